@@ -1,0 +1,44 @@
+# Makefile -- builds cudarem: the shim (libcudarem.so), the daemon (cudarem-server),
+# the CPU-emulated device (libcudarem-emu.so), the tests and their CUDA programs.
+#
+#   make            build everything into build/
+#   make test       unit + end-to-end suites, then the same under ASan/UBSan
+#   make SAN=1 ...  build into build-san/ with AddressSanitizer + UBSan
+
+CC        ?= gcc
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+PYTHON    ?= python3
+SAN       ?= 0
+
+ifeq ($(SAN),1)
+BUILD     := build-san
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD     := build
+SANFLAGS  :=
+endif
+GEN       := $(BUILD)/gen
+
+CFLAGS    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC $(SANFLAGS) \
+             -I. -I$(GEN) -I$(CUDA_HOME)/include -I/usr/include/tirpc
+LDFLAGS   := $(SANFLAGS)
+NVCCFLAGS := -cudart shared -O2 -Wno-deprecated-gpu-targets
+
+.PHONY: all test clean
+all:
+
+include common/common.mk
+include common/util.mk
+include server/emu/emu.mk
+include protocol/protocol.mk
+include client/client.mk
+include interpose/interpose.mk
+include server/server.mk
+include tests/tests.mk
+
+$(BUILD) $(GEN) $(BUILD)/obj:
+	mkdir -p $@
+
+clean:
+	rm -rf build build-san

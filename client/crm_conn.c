@@ -1,0 +1,281 @@
+/* crm_conn.c -- connection to the server: lazy connect, HELLO, batched EXEC calls,
+ * SIGPIPE-safe sends, and the mapping of transport failures to CUDA errors. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "common/crm_addr.h"
+#include "common/crm_log.h"
+#include "protocol/crm_wire.h"
+
+enum crm_conn_state { CRM_CONN_NONE, CRM_CONN_OPEN, CRM_CONN_UNREACHABLE, CRM_CONN_LOST };
+
+static struct {
+    pthread_mutex_t lock;      /* serialises every use of clnt */
+    enum crm_conn_state state;
+    pid_t pid;                 /* process that opened the connection */
+    int fd;                    /* the socket, owned */
+    CLIENT *clnt;              /* libtirpc client over fd */
+    char addr[300];            /* server address as text, for messages */
+    crm_session_info info;     /* from HELLO */
+    int srv_device;            /* device currently selected on the server */
+    struct timeval timeout;    /* per call; CUDAREM_TIMEOUT seconds */
+    crm_conn_stats stats;
+} crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* Reads CUDAREM_SERVER (or the default) and CUDAREM_TIMEOUT. */
+static int crm__config(crm_addr *addr, char *err, size_t errlen)
+{
+    const char *text = getenv("CUDAREM_SERVER");
+    if (text == NULL || *text == '\0')
+        text = CRM_DEFAULT_SERVER;
+    snprintf(crm__conn.addr, sizeof crm__conn.addr, "%s", text);
+    const char *t = getenv("CUDAREM_TIMEOUT");
+    long secs = t ? strtol(t, NULL, 10) : 300;
+    crm__conn.timeout.tv_sec = secs > 0 ? secs : 365L * 24 * 3600;
+    return crm_addr_parse(text, addr, err, errlen);
+}
+
+static int crm__hello(char *err, size_t errlen)
+{
+    crm_hello_args args;
+    crm_hello_res res;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    memset(&args, 0, sizeof args);
+    memset(&res, 0, sizeof res);
+    args.proto_version = CRM_PROTO_VERSION;
+    args.prop_size = sizeof(struct cudaDeviceProp);
+    args.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
+    args.pid = (unsigned)getpid();
+    args.host = host;
+    enum clnt_stat st = clnt_call(crm__conn.clnt, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args,
+                                  (xdrproc_t)xdr_crm_hello_res, (char *)&res, crm__conn.timeout);
+    if (st != RPC_SUCCESS) {
+        snprintf(err, errlen, "handshake failed: %s", clnt_sperrno(st));
+        return -1;
+    }
+    int rc = 0;
+    if (res.status != 0) {
+        snprintf(err, errlen, "server refused the session: %s", res.message);
+        rc = -1;
+    } else if (res.proto_version != CRM_PROTO_VERSION) {
+        snprintf(err, errlen, "protocol version mismatch: client %d, server %u", CRM_PROTO_VERSION,
+                 res.proto_version);
+        rc = -1;
+    } else {
+        crm__conn.info.device_count = res.device_count;
+        crm__conn.info.driver_version = res.driver_version;
+        crm__conn.info.runtime_version = res.runtime_version;
+        snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
+    }
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
+    return rc;
+}
+
+static int crm__connect(char *err, size_t errlen)
+{
+    crm_addr addr;
+    struct sockaddr_storage ss;
+    socklen_t sslen = sizeof ss;
+    if (crm__config(&addr, err, errlen) != 0)
+        return -1;
+    crm__conn.fd = crm_addr_connect(&addr, 10000, err, errlen);
+    if (crm__conn.fd < 0)
+        return -1;
+    getpeername(crm__conn.fd, (struct sockaddr *)&ss, &sslen);
+    struct netbuf raddr = {.maxlen = sizeof ss, .len = sslen, .buf = &ss};
+    crm__conn.clnt = clnt_vc_create(crm__conn.fd, &raddr, CRM_PROG, CRM_VERS, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
+    if (crm__conn.clnt == NULL) {
+        snprintf(err, errlen, "cannot create RPC client: %s", clnt_spcreateerror(""));
+        return -1;
+    }
+    return crm__hello(err, errlen);
+}
+
+static void crm__drop(void)
+{
+    if (crm__conn.clnt != NULL)
+        clnt_destroy(crm__conn.clnt);
+    if (crm__conn.fd >= 0)
+        close(crm__conn.fd);
+    crm__conn.clnt = NULL;
+    crm__conn.fd = -1;
+}
+
+/* A forked child must not share the parent's session: it opens its own. */
+static void crm__forget_parent(void)
+{
+    if (crm__conn.state == CRM_CONN_NONE || crm__conn.pid == getpid())
+        return;
+    if (crm__conn.fd >= 0)
+        close(crm__conn.fd);
+    crm__conn.clnt = NULL; /* belongs to the parent's copy; never used again */
+    crm__conn.fd = -1;
+    crm__conn.state = CRM_CONN_NONE;
+    memset(&crm__conn.stats, 0, sizeof crm__conn.stats);
+}
+
+static cudaError_t crm__state_error(void)
+{
+    return crm__conn.state == CRM_CONN_LOST ? cudaErrorDevicesUnavailable : cudaErrorNoDevice;
+}
+
+/* Opens the session if needed; caller holds the lock. */
+static cudaError_t crm__ensure_open(void)
+{
+    char err[512] = "";
+    crm__forget_parent();
+    if (crm__conn.state == CRM_CONN_OPEN)
+        return cudaSuccess;
+    if (crm__conn.state != CRM_CONN_NONE)
+        return crm__state_error();
+    crm__conn.pid = getpid();
+    crm__conn.srv_device = 0;
+    if (crm__connect(err, sizeof err) != 0) {
+        crm_error("cannot use cudarem server %s: %s; CUDA calls will fail", crm__conn.addr, err);
+        crm__drop();
+        crm__conn.state = CRM_CONN_UNREACHABLE;
+        return cudaErrorNoDevice;
+    }
+    crm__conn.state = CRM_CONN_OPEN;
+    return cudaSuccess;
+}
+
+cudaError_t crm_conn_session(crm_session_info *info)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    cudaError_t err = crm__ensure_open();
+    if (err == cudaSuccess && info != NULL)
+        *info = crm__conn.info;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+/* The batch being sent and the replies it expects, for the reply decoder. */
+typedef struct crm__exchange {
+    crm_call *calls;
+    crm_reply *replies;
+    unsigned n;
+} crm__exchange;
+
+static bool_t crm__xdr_calls(XDR *xdrs, crm__exchange *x)
+{
+    crm_calls batch = {.crm_calls_len = x->n, .crm_calls_val = x->calls};
+    return xdr_crm_calls(xdrs, &batch);
+}
+
+/* Decodes the reply array in place, so preset bulk destinations receive the data. */
+static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
+{
+    u_int n;
+    if (xdrs->x_op != XDR_DECODE)
+        return FALSE;
+    if (!xdr_u_int(xdrs, &n) || n != x->n)
+        return FALSE;
+    for (u_int i = 0; i < n; i++) {
+        if (!xdr_crm_reply(xdrs, &x->replies[i]) || x->replies[i].api != x->calls[i].api)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Runs clnt_call with SIGPIPE blocked in this thread, so a dead server cannot kill
+ * the program; a SIGPIPE raised meanwhile is consumed unless one was pending. */
+static enum clnt_stat crm__call_nosigpipe(crm__exchange *x)
+{
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    sigpending(&pending);
+    int was_pending = sigismember(&pending, SIGPIPE);
+    enum clnt_stat st = clnt_call(crm__conn.clnt, CRM_EXEC, (xdrproc_t)crm__xdr_calls, (char *)x,
+                                  (xdrproc_t)crm__xdr_replies, (char *)x, crm__conn.timeout);
+    if (!was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st;
+}
+
+static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
+{
+    crm__exchange x = {calls, replies, n};
+    enum clnt_stat st = crm__call_nosigpipe(&x);
+    crm__conn.stats.round_trips++;
+    crm__conn.stats.calls += n;
+    if (st == RPC_SUCCESS)
+        return cudaSuccess;
+    crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
+              crm__conn.addr, clnt_sperrno(st));
+    crm__drop();
+    crm__conn.state = CRM_CONN_LOST;
+    return cudaErrorDevicesUnavailable;
+}
+
+/* Selects the calling thread's device on the server before its calls run. */
+static cudaError_t crm__select_device(void)
+{
+    int device = crm_thread_device();
+    if (device == crm__conn.srv_device)
+        return cudaSuccess;
+    crm_call call = {.api = CRM_API_cudaSetDevice};
+    crm_reply reply;
+    memset(&reply, 0, sizeof reply);
+    call.crm_call_u.cudaSetDevice.device = device;
+    cudaError_t err = crm__send(&call, &reply, 1);
+    if (err == cudaSuccess && (err = reply.crm_reply_u.cudaSetDevice.err) == cudaSuccess)
+        crm__conn.srv_device = device;
+    return err;
+}
+
+cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    cudaError_t err = crm__ensure_open();
+    if (err == cudaSuccess)
+        err = crm__select_device();
+    if (err == cudaSuccess)
+        err = crm__send(calls, replies, n);
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
+{
+    cudaError_t err = crm_conn_exec(call, reply, 1);
+    if (err != cudaSuccess)
+        return err;
+    /* Every result struct starts with its int err. */
+    return (cudaError_t) * (const int *)&reply->crm_reply_u;
+}
+
+void crm_conn_reply_free(crm_reply *reply)
+{
+    xdr_free((xdrproc_t)xdr_crm_reply, (char *)reply);
+}
+
+void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    crm__conn.stats.bytes_h2d += h2d;
+    crm__conn.stats.bytes_d2h += d2h;
+    pthread_mutex_unlock(&crm__conn.lock);
+}
+
+void crm_conn_get_stats(crm_conn_stats *out)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    *out = crm__conn.stats;
+    pthread_mutex_unlock(&crm__conn.lock);
+}

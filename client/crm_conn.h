@@ -1,0 +1,47 @@
+/* crm_conn.h -- the client's one connection to cudarem-server: opened lazily at the
+ * first CUDA call, shared by all threads, turned into CUDA errors when it fails. */
+#ifndef CRM_CONN_H
+#define CRM_CONN_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "crm_api.h"
+
+/* What HELLO told us about the session. */
+typedef struct crm_session_info {
+    int device_count;      /* devices the session may use */
+    int driver_version;    /* server's driver version */
+    int runtime_version;   /* server backend's runtime version */
+    char backend[16];      /* "cuda" or "emu" */
+} crm_session_info;
+
+/* Counters kept since the connection opened (CUDAREM_STATS prints them at exit). */
+typedef struct crm_conn_stats {
+    uint64_t round_trips;  /* RPC messages that waited for an answer */
+    uint64_t calls;        /* CUDA calls carried in them */
+    uint64_t bytes_h2d;    /* bulk payload bytes sent */
+    uint64_t bytes_d2h;    /* bulk payload bytes received */
+} crm_conn_stats;
+
+/* Opens the session if needed. Returns cudaSuccess and fills *info, or
+ * cudaErrorNoDevice when the server cannot be reached (logged once), or
+ * cudaErrorDevicesUnavailable once the server was lost. */
+cudaError_t crm_conn_session(crm_session_info *info);
+
+/* Sends n calls in one message and decodes their replies into replies[], whose
+ * bulk destinations the caller preset. Returns cudaSuccess when every reply came
+ * back (each carries its own error), else the transport error mapped to CUDA. */
+cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n);
+
+/* crm_conn_exec of one call; returns the transport error or else the call's error. */
+cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
+
+/* Frees what decoding a reply allocated. */
+void crm_conn_reply_free(crm_reply *reply);
+
+/* Adds bulk byte counts to the statistics. */
+void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
+/* Snapshot of the counters. */
+void crm_conn_get_stats(crm_conn_stats *out);
+
+#endif

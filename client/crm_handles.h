@@ -1,0 +1,36 @@
+/* crm_handles.h -- per-thread CUDA state kept by the client: last error, current
+ * device, per-thread default stream; and the mapping between the stream and event
+ * handles programs hold and the ids the wire carries (chosen by the client). */
+#ifndef CRM_HANDLES_H
+#define CRM_HANDLES_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#define CRM_PTDS_OFF 0   /* stream 0 means the legacy default stream */
+#define CRM_PTDS_ON  1   /* stream 0 means the per-thread default stream (_ptds/_ptsz) */
+
+#define CRM_WIRE_LEGACY_STREAM 0ull          /* wire id of the legacy default stream */
+#define CRM_WIRE_BAD_HANDLE    UINT64_MAX    /* never a live id: the server rejects it */
+
+/* Records err as the thread's last error when it is not cudaSuccess; returns err. */
+cudaError_t crm_set_error(cudaError_t err);
+/* Returns the thread's last error and resets it to cudaSuccess. */
+cudaError_t crm_take_error(void);
+/* Returns the thread's last error, leaving it set. */
+cudaError_t crm_peek_error(void);
+
+int crm_thread_device(void);
+void crm_set_thread_device(int device);
+
+/* New handles with fresh wire ids (the server learns them at creation). */
+cudaStream_t crm_stream_new(uint64_t *id);
+cudaEvent_t crm_event_new(uint64_t *id);
+/* Wire id of a handle; stream 0 follows ptds. The per-thread default stream is
+ * created on the server at its first use by the thread. */
+uint64_t crm_stream_wire(cudaStream_t stream, int ptds);
+uint64_t crm_event_wire(cudaEvent_t event);
+/* Forgets the per-thread streams of every thread (after cudaDeviceReset). */
+void crm_handles_reset(void);
+
+#endif

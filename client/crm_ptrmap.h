@@ -1,0 +1,26 @@
+/* crm_ptrmap.h -- what the client knows about addresses: device allocations it
+ * made through the server, and host memory it allocated as pinned or registered.
+ * Classifies pointers for cudaMemcpyDefault and cudaPointerGetAttributes. Locked. */
+#ifndef CRM_PTRMAP_H
+#define CRM_PTRMAP_H
+
+#include <stdint.h>
+#include "common/crm_rangemap.h"
+
+enum crm_mem_kind {
+    CRM_MEM_NONE = 0,          /* unknown to cudarem: plain host memory */
+    CRM_MEM_DEVICE = 1,        /* device allocation (cudaMalloc, cudaMallocPitch) */
+    CRM_MEM_PINNED = 2,        /* cudaMallocHost / cudaHostAlloc */
+    CRM_MEM_REGISTERED = 3     /* cudaHostRegister */
+};
+
+/* Records a range; 0, or -1 when it overlaps a known range of the same side. */
+int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int device, uint32_t flags);
+/* Removes the range of `kind` starting at base into *out (may be NULL); -1 if none. */
+int crm_ptrmap_remove(enum crm_mem_kind kind, uint64_t base, crm_range *out);
+/* Kind of memory containing addr (device ranges first), and that range in *out. */
+enum crm_mem_kind crm_ptrmap_classify(uint64_t addr, crm_range *out);
+/* Forgets every device range of `device` (cudaDeviceReset). */
+void crm_ptrmap_drop_device(int device);
+
+#endif

@@ -1,0 +1,49 @@
+/* crm_init.c -- load and unload of libcudarem.so: logging level, the reservation of
+ * the emulated-device address window, and the CUDAREM_STATS report at exit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "client/crm_conn.h"
+#include "common/crm_emu_window.h"
+#include "common/crm_log.h"
+
+__attribute__((constructor)) static void crm__load(void)
+{
+    const char *level = getenv("CUDAREM_LOG_LEVEL");
+    int lvl = level ? crm_log_parse_level(level) : -1;
+    crm_log_init("cudarem", lvl >= 0 ? (enum crm_log_level)lvl : CRM_LOG_WARN);
+    /* Emulated device pointers live in this window on the server; reserving it here
+     * means they can never alias (or be dereferenced as) host memory of ours. */
+    void *w = mmap((void *)CRM_EMU_WINDOW_BASE, CRM_EMU_WINDOW_SIZE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (w == MAP_FAILED)
+        crm_debug("could not reserve the emulated-device address window");
+}
+
+static void crm__write_stats(const char *where, const crm_conn_stats *s)
+{
+    if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
+        fprintf(stderr, "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu\n",
+                (unsigned long long)s->round_trips, (unsigned long long)s->calls,
+                (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h);
+        return;
+    }
+    FILE *f = fopen(where, "w");
+    if (f == NULL)
+        return;
+    fprintf(f, "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu}\n",
+            (unsigned long long)s->round_trips, (unsigned long long)s->calls,
+            (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h);
+    fclose(f);
+}
+
+__attribute__((destructor)) static void crm__unload(void)
+{
+    const char *where = getenv("CUDAREM_STATS");
+    if (where != NULL && *where != '\0') {
+        crm_conn_stats s;
+        crm_conn_get_stats(&s);
+        crm__write_stats(where, &s);
+    }
+}

@@ -1,0 +1,212 @@
+/* crm_rt_copy.c -- exported copy and memset calls, 1D and 2D, sync and async, with
+ * their per-thread-default-stream twins. Every copy is a pitched 2D copy inside:
+ * host-to-host stays local, the rest becomes one bulk or device-side call. */
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "client/crm_ptrmap.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_export.h"
+
+/* One copy request, as the exported functions receive it. */
+typedef struct crm__copy {
+    void *dst;
+    size_t dpitch;
+    const void *src;
+    size_t spitch;
+    size_t width;
+    size_t height;
+    enum cudaMemcpyKind kind;
+    uint64_t stream;   /* wire id */
+    int async;
+} crm__copy;
+
+static int crm__is_device(const void *p)
+{
+    return crm_ptrmap_classify((uint64_t)(uintptr_t)p, NULL) == CRM_MEM_DEVICE;
+}
+
+/* Resolves cudaMemcpyDefault from the pointers, and refuses a kind that would make
+ * the client touch a device address as host memory. */
+static cudaError_t crm__resolve_kind(crm__copy *c)
+{
+    int dst_dev = crm__is_device(c->dst), src_dev = crm__is_device(c->src);
+    switch (c->kind) {
+    case cudaMemcpyDefault:
+        c->kind = src_dev ? (dst_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                          : (dst_dev ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+        return cudaSuccess;
+    case cudaMemcpyHostToHost:
+        return dst_dev || src_dev ? cudaErrorInvalidValue : cudaSuccess;
+    case cudaMemcpyHostToDevice:
+        return src_dev ? cudaErrorInvalidValue : cudaSuccess;
+    case cudaMemcpyDeviceToHost:
+        return dst_dev ? cudaErrorInvalidValue : cudaSuccess;
+    case cudaMemcpyDeviceToDevice:
+        return cudaSuccess;
+    default:
+        return cudaErrorInvalidMemcpyDirection;
+    }
+}
+
+static cudaError_t crm__copy_h2d(const crm__copy *c)
+{
+    crm_h2d_args args = {
+        .dst = (uint64_t)(uintptr_t)c->dst, .dpitch = c->dpitch, .width = c->width, .height = c->height,
+        .stream = c->stream, .async = c->async, .src = c->src, .spitch = c->spitch,
+    };
+    cudaError_t err = crm_rpc_crm_memcpy_h2d(&args);
+    if (err == cudaSuccess)
+        crm_conn_count_bulk(c->width * c->height, 0);
+    return err;
+}
+
+static cudaError_t crm__copy_d2h(const crm__copy *c)
+{
+    crm_d2h_res data = {.dst = c->dst, .dpitch = c->dpitch, .width = c->width, .height = c->height};
+    cudaError_t err = crm_rpc_crm_memcpy_d2h((uint64_t)(uintptr_t)c->src, c->spitch, c->width, c->height,
+                                             c->stream, c->async, &data);
+    if (err == cudaSuccess)
+        crm_conn_count_bulk(0, c->width * c->height);
+    return err;
+}
+
+static void crm__copy_h2h(const crm__copy *c)
+{
+    for (size_t row = 0; row < c->height; row++)
+        memmove((char *)c->dst + row * c->dpitch, (const char *)c->src + row * c->spitch, c->width);
+}
+
+static cudaError_t crm__memcpy(crm__copy *c)
+{
+    if (c->width == 0 || c->height == 0)
+        return c->kind > cudaMemcpyDefault ? cudaErrorInvalidMemcpyDirection : cudaSuccess;
+    if (c->dpitch < c->width || c->spitch < c->width)
+        return cudaErrorInvalidPitchValue;
+    if (c->dst == NULL || c->src == NULL)
+        return cudaErrorInvalidValue;
+    cudaError_t err = crm__resolve_kind(c);
+    if (err != cudaSuccess)
+        return err;
+    switch (c->kind) {
+    case cudaMemcpyHostToHost:
+        crm__copy_h2h(c);
+        return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+        return crm__copy_h2d(c);
+    case cudaMemcpyDeviceToHost:
+        return crm__copy_d2h(c);
+    default:
+        return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src,
+                                      c->spitch, c->width, c->height, c->stream, c->async);
+    }
+}
+
+static cudaError_t crm__memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, int async,
+                                 int ptds)
+{
+    crm__copy c = {dst, dpitch, src, spitch, width, height, kind, 0, async};
+    if (width > 0 && height > 0)
+        c.stream = crm_stream_wire(stream, ptds);
+    return crm_set_error(crm__memcpy(&c));
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return crm__memcpy2d(dst, count, src, count, count, 1, kind, 0, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return crm__memcpy2d(dst, count, src, count, count, 1, kind, 0, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                       cudaStream_t stream)
+{
+    return crm__memcpy2d(dst, count, src, count, count, 1, kind, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                            cudaStream_t stream)
+{
+    return crm__memcpy2d(dst, count, src, count, count, 1, kind, stream, 1, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                    size_t height, enum cudaMemcpyKind kind)
+{
+    return crm__memcpy2d(dst, dpitch, src, spitch, width, height, kind, 0, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                         size_t height, enum cudaMemcpyKind kind)
+{
+    return crm__memcpy2d(dst, dpitch, src, spitch, width, height, kind, 0, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                         size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return crm__memcpy2d(dst, dpitch, src, spitch, width, height, kind, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                                              cudaStream_t stream)
+{
+    return crm__memcpy2d(dst, dpitch, src, spitch, width, height, kind, stream, 1, CRM_PTDS_ON);
+}
+
+static cudaError_t crm__memset2d(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                 cudaStream_t stream, int async, int ptds)
+{
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    uint64_t wire = crm_stream_wire(stream, ptds);
+    return crm_set_error(crm_rpc_crm_memset((uint64_t)(uintptr_t)dst, pitch, value, width, height, wire, async));
+}
+
+CRM_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+    return crm__memset2d(devPtr, count, value, count, 1, 0, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
+{
+    return crm__memset2d(devPtr, count, value, count, 1, 0, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    return crm__memset2d(devPtr, count, value, count, 1, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    return crm__memset2d(devPtr, count, value, count, 1, stream, 1, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return crm__memset2d(devPtr, pitch, value, width, height, 0, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return crm__memset2d(devPtr, pitch, value, width, height, 0, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                                         cudaStream_t stream)
+{
+    return crm__memset2d(devPtr, pitch, value, width, height, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                              size_t height, cudaStream_t stream)
+{
+    return crm__memset2d(devPtr, pitch, value, width, height, stream, 1, CRM_PTDS_ON);
+}

@@ -1,0 +1,168 @@
+/* crm_rt_device.c -- exported device-management calls: count, selection, properties
+ * and attributes (cached per session), versions and reset. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "client/crm_ptrmap.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_export.h"
+
+#define CRM_MAX_DEVICES 64
+#define CRM_MAX_ATTRS   512
+
+static pthread_mutex_t crm__cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cudaDeviceProp *crm__props[CRM_MAX_DEVICES];      /* fetched once each */
+static int *crm__attrs[CRM_MAX_DEVICES];                        /* CRM_MAX_ATTRS each */
+static unsigned char *crm__attr_known[CRM_MAX_DEVICES];
+
+/* Checks that `device` exists in the session; returns the CUDA error if not. */
+static cudaError_t crm__check_device(int device)
+{
+    crm_session_info info;
+    cudaError_t err = crm_conn_session(&info);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= info.device_count || device >= CRM_MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+    crm_session_info info;
+    if (count == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm_conn_session(&info);
+    *count = err == cudaSuccess ? info.device_count : 0;
+    if (err == cudaSuccess && info.device_count == 0)
+        err = cudaErrorNoDevice;
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaGetDevice(int *device)
+{
+    if (device == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm_conn_session(NULL);
+    if (err == cudaSuccess)
+        *device = crm_thread_device();
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaSetDevice(int device)
+{
+    cudaError_t err = crm__check_device(device);
+    if (err == cudaSuccess)
+        crm_set_thread_device(device);
+    return crm_set_error(err);
+}
+
+static cudaError_t crm__fetch_props(int device, struct cudaDeviceProp **out)
+{
+    crm_prop wire = {0, NULL};
+    cudaError_t err = crm_rpc_cudaGetDeviceProperties(device, &wire);
+    if (err == cudaSuccess && wire.crm_prop_len != sizeof(struct cudaDeviceProp))
+        err = cudaErrorInvalidValue; /* refused at HELLO already; belt and braces */
+    if (err == cudaSuccess) {
+        *out = malloc(sizeof **out);
+        if (*out == NULL)
+            err = cudaErrorMemoryAllocation;
+        else
+            memcpy(*out, wire.crm_prop_val, sizeof **out);
+    }
+    xdr_free((xdrproc_t)xdr_crm_prop, (char *)&wire);
+    return err;
+}
+
+CRM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    if (prop == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm__check_device(device);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    pthread_mutex_lock(&crm__cache_lock);
+    if (crm__props[device] == NULL)
+        err = crm__fetch_props(device, &crm__props[device]);
+    if (err == cudaSuccess)
+        *prop = *crm__props[device];
+    pthread_mutex_unlock(&crm__cache_lock);
+    return crm_set_error(err);
+}
+
+/* Cached attribute value, or -1 when not cached yet. Caller holds the lock. */
+static int crm__attr_cached(int device, int attr, int *value)
+{
+    if (attr < 0 || attr >= CRM_MAX_ATTRS || crm__attrs[device] == NULL || !crm__attr_known[device][attr])
+        return -1;
+    *value = crm__attrs[device][attr];
+    return 0;
+}
+
+static void crm__attr_store(int device, int attr, int value)
+{
+    if (attr < 0 || attr >= CRM_MAX_ATTRS)
+        return;
+    if (crm__attrs[device] == NULL) {
+        crm__attrs[device] = calloc(CRM_MAX_ATTRS, sizeof(int));
+        crm__attr_known[device] = calloc(CRM_MAX_ATTRS, 1);
+        if (crm__attrs[device] == NULL || crm__attr_known[device] == NULL)
+            return;
+    }
+    crm__attrs[device][attr] = value;
+    crm__attr_known[device][attr] = 1;
+}
+
+CRM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (value == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm__check_device(device);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    pthread_mutex_lock(&crm__cache_lock);
+    int cached = crm__attr_cached(device, (int)attr, value);
+    pthread_mutex_unlock(&crm__cache_lock);
+    if (cached == 0)
+        return cudaSuccess;
+    int got;
+    err = crm_rpc_cudaDeviceGetAttribute((int)attr, device, &got);
+    if (err == cudaSuccess) {
+        *value = got;
+        pthread_mutex_lock(&crm__cache_lock);
+        crm__attr_store(device, (int)attr, got);
+        pthread_mutex_unlock(&crm__cache_lock);
+    }
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)
+{
+    crm_session_info info;
+    if (driverVersion == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    /* Like a machine without a driver: version 0 and success when unreachable. */
+    *driverVersion = crm_conn_session(&info) == cudaSuccess ? info.driver_version : 0;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
+{
+    if (runtimeVersion == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    *runtimeVersion = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaDeviceReset(void)
+{
+    cudaError_t err = crm_rpc_cudaDeviceReset();
+    if (err == cudaSuccess) {
+        crm_ptrmap_drop_device(crm_thread_device());
+        crm_handles_reset();
+    }
+    return crm_set_error(err);
+}

@@ -1,0 +1,160 @@
+/* crm_rt_memory.c -- exported allocation calls: device memory through the server,
+ * "pinned" host memory kept in the client (page aligned, recorded for pointer
+ * classification), and cudaPointerGetAttributes answered from those records. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_handles.h"
+#include "client/crm_ptrmap.h"
+#include "common/crm_log.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_export.h"
+
+CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    uint64_t ptr = 0;
+    if (devPtr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm_rpc_cudaMalloc(size, &ptr);
+    if (err == cudaSuccess && ptr != 0)
+        crm_ptrmap_add(CRM_MEM_DEVICE, ptr, size, crm_thread_device(), 0);
+    if (err == cudaSuccess)
+        *devPtr = (void *)(uintptr_t)ptr;
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    uint64_t ptr = 0, got_pitch = 0;
+    if (devPtr == NULL || pitch == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm_rpc_cudaMallocPitch(width, height, &ptr, &got_pitch);
+    if (err == cudaSuccess && ptr != 0)
+        crm_ptrmap_add(CRM_MEM_DEVICE, ptr, got_pitch * height, crm_thread_device(), 0);
+    if (err == cudaSuccess) {
+        *devPtr = (void *)(uintptr_t)ptr;
+        *pitch = got_pitch;
+    }
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaFree(void *devPtr)
+{
+    if (devPtr == NULL)
+        return cudaSuccess;
+    cudaError_t err = crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
+    if (err == cudaSuccess)
+        crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, NULL);
+    return crm_set_error(err);
+}
+
+/* Page-aligned client memory standing in for page-locked memory: the bytes move
+ * over the network, so what matters to programs is alignment and classification. */
+static cudaError_t crm__host_alloc(void **ptr, size_t size, unsigned int flags)
+{
+    if (ptr == NULL)
+        return cudaErrorInvalidValue;
+    if (size == 0) {
+        *ptr = NULL;
+        return cudaSuccess;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)sysconf(_SC_PAGESIZE), size) != 0)
+        return cudaErrorMemoryAllocation;
+    if (crm_ptrmap_add(CRM_MEM_PINNED, (uint64_t)(uintptr_t)p, size, crm_thread_device(), flags) != 0) {
+        free(p);
+        return cudaErrorMemoryAllocation;
+    }
+    *ptr = p;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    return crm_set_error(crm__host_alloc(ptr, size, cudaHostAllocDefault));
+}
+
+CRM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    const unsigned valid = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+    if (flags & ~valid)
+        return crm_set_error(cudaErrorInvalidValue);
+    return crm_set_error(crm__host_alloc(pHost, size, flags));
+}
+
+CRM_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+    if (ptr == NULL)
+        return cudaSuccess;
+    if (crm_ptrmap_remove(CRM_MEM_PINNED, (uint64_t)(uintptr_t)ptr, NULL) != 0)
+        return crm_set_error(cudaErrorInvalidValue);
+    free(ptr);
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    const unsigned valid = cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
+                           cudaHostRegisterReadOnly;
+    if (ptr == NULL || size == 0 || (flags & ~valid))
+        return crm_set_error(cudaErrorInvalidValue);
+    if (crm_ptrmap_add(CRM_MEM_REGISTERED, (uint64_t)(uintptr_t)ptr, size, crm_thread_device(), flags) != 0)
+        return crm_set_error(cudaErrorHostMemoryAlreadyRegistered);
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+    if (ptr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    if (crm_ptrmap_remove(CRM_MEM_REGISTERED, (uint64_t)(uintptr_t)ptr, NULL) != 0)
+        return crm_set_error(cudaErrorHostMemoryNotRegistered);
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+    crm_range r;
+    if (pFlags == NULL || crm_ptrmap_classify((uint64_t)(uintptr_t)pHost, &r) != CRM_MEM_PINNED)
+        return crm_set_error(cudaErrorInvalidValue);
+    *pFlags = r.kind >> 8;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    static int logged;
+    if (pDevice == NULL || pHost == NULL || flags != 0)
+        return crm_set_error(cudaErrorInvalidValue);
+    if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+        crm_warn("cudaHostGetDevicePointer: mapped host memory lives in this client and cannot be "
+                 "reached by the remote GPU; returning cudaErrorNotSupported");
+    return crm_set_error(cudaErrorNotSupported);
+}
+
+CRM_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    crm_range r;
+    if (attributes == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    memset(attributes, 0, sizeof *attributes);
+    switch (crm_ptrmap_classify((uint64_t)(uintptr_t)ptr, &r)) {
+    case CRM_MEM_DEVICE:
+        attributes->type = cudaMemoryTypeDevice;
+        attributes->device = r.device;
+        attributes->devicePointer = (void *)ptr;
+        break;
+    case CRM_MEM_PINNED:
+    case CRM_MEM_REGISTERED:
+        attributes->type = cudaMemoryTypeHost;
+        attributes->device = r.device;
+        attributes->hostPointer = (void *)ptr;
+        break;
+    default:
+        attributes->type = cudaMemoryTypeUnregistered;
+        attributes->device = -2;
+        break;
+    }
+    return cudaSuccess;
+}

@@ -1,0 +1,18 @@
+/* crm_wire.h -- constants both ends agree on: default port, capability bits, names. */
+#ifndef CRM_WIRE_H
+#define CRM_WIRE_H
+
+#define CRM_DEFAULT_PORT 7470          /* TCP port of cudarem-server when none is given */
+#define CRM_DEFAULT_SERVER "tcp:127.0.0.1:7470"
+
+/* Capability bits exchanged in HELLO; a peer ignores bits it does not know. */
+#define CRM_CAP_BATCH   (1ull << 0)    /* CRM_EXEC takes more than one call */
+#define CRM_CAP_BULK2D  (1ull << 1)    /* pitched bulk payloads */
+
+/* Transfer buffer size of the RPC record streams (both ends). */
+#define CRM_RPC_BUFSZ   (1u << 20)
+
+/* Name of an API number from protocol/cudart.api, "unknown" when none. */
+const char *crm_api_name(int num);
+
+#endif

@@ -1,0 +1,39 @@
+# protocol.mk -- generates the wire format from protocol/cudart.api and builds it.
+#
+# gen_api.py splices the generated types into cudarem.x -> $(GEN)/crm_api.x;
+# rpcgen turns that into crm_api.h and the XDR routines crm_api_xdr.c.
+
+API_SPEC      := protocol/cudart.api
+API_GENERATED := $(GEN)/crm_api.x $(GEN)/crm_client_gen.h $(GEN)/crm_client_gen.c \
+                 $(GEN)/crm_interpose_gen.c $(GEN)/crm_server_gen.h $(GEN)/crm_server_gen.c \
+                 $(GEN)/crm_rt_fns_gen.h $(GEN)/crm_api_names.c
+
+$(API_GENERATED) &: $(API_SPEC) protocol/cudarem.x protocol/gen_api.py | $(GEN)
+	$(PYTHON) protocol/gen_api.py $(API_SPEC) protocol/cudarem.x $(GEN)
+
+$(GEN)/crm_api.h: $(GEN)/crm_api.x
+	rm -f $@ && cd $(GEN) && rpcgen -h -o crm_api.h crm_api.x
+
+$(GEN)/crm_api_xdr.c: $(GEN)/crm_api.x $(GEN)/crm_api.h
+	rm -f $@ && cd $(GEN) && rpcgen -c -o crm_api_xdr.c crm_api.x
+
+# Every object that includes a generated header waits for it.
+GEN_HEADERS := $(GEN)/crm_api.h $(GEN)/crm_client_gen.h $(GEN)/crm_server_gen.h $(GEN)/crm_rt_fns_gen.h
+
+PROTO_OBJS := $(BUILD)/obj/protocol/crm_api_xdr.o $(BUILD)/obj/protocol/crm_bulk.o \
+              $(BUILD)/obj/protocol/crm_api_names.o
+
+$(BUILD)/obj/protocol/crm_api_xdr.o: $(GEN)/crm_api_xdr.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-variable -Wno-unused-parameter -c $< -o $@
+
+$(BUILD)/obj/protocol/crm_api_names.o: $(GEN)/crm_api_names.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# Hand-written sources anywhere in the tree: one object each under $(BUILD)/obj.
+$(BUILD)/obj/%.o: %.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

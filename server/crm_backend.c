@@ -1,0 +1,112 @@
+/* crm_backend.c -- loading the execution backend and probing for a usable GPU. */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common/crm_log.h"
+#include "server/crm_backend.h"
+
+crm_rt_table crm_rt;
+static enum crm_backend_kind crm__kind = CRM_BACKEND_EMU;
+
+const char *crm_backend_name(enum crm_backend_kind kind)
+{
+    return kind == CRM_BACKEND_CUDA ? "cuda" : "emu";
+}
+
+enum crm_backend_kind crm_backend_kind(void)
+{
+    return crm__kind;
+}
+
+int crm_backend_host_addressable(void)
+{
+    return crm__kind == CRM_BACKEND_EMU;
+}
+
+/* CUDAREM_EMU_LIB, else libcudarem-emu.so next to the server binary. */
+static void crm__emu_path(char *path, size_t len)
+{
+    const char *env = getenv("CUDAREM_EMU_LIB");
+    char exe[PATH_MAX];
+    ssize_t n;
+    if (env != NULL && *env != '\0') {
+        snprintf(path, len, "%s", env);
+        return;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(path, len, "libcudarem-emu.so");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(path, len, "%s/libcudarem-emu.so", dirname(exe));
+}
+
+static void *crm__open(enum crm_backend_kind kind, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    if (kind == CRM_BACKEND_CUDA)
+        snprintf(path, sizeof path, "libcudart.so.13");
+    else
+        crm__emu_path(path, sizeof path);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
+        snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+    return lib;
+}
+
+int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
+{
+    void *lib = crm__open(kind, err, errlen);
+    if (lib == NULL)
+        return -1;
+#define CRM_RT_FN(name)                                                            \
+    if ((*(void **)&crm_rt.name = dlsym(lib, #name)) == NULL) {                    \
+        snprintf(err, errlen, "backend %s lacks %s", crm_backend_name(kind), #name); \
+        return -1;                                                                 \
+    }
+#include "crm_rt_fns_gen.h"
+#include "server/crm_rt_manual.def"
+#undef CRM_RT_FN
+    crm__kind = kind;
+    return 0;
+}
+
+/* Child side of the probe: exit status 0 when device `gpu` exists. */
+static void crm__probe_child(int gpu)
+{
+    char err[256];
+    int count = 0;
+    if (crm_backend_load(CRM_BACKEND_CUDA, err, sizeof err) != 0)
+        _exit(2);
+    cudaError_t rc = crm_rt.cudaGetDeviceCount(&count);
+    if (rc != cudaSuccess)
+        _exit(3);
+    _exit(gpu >= 0 && gpu < count ? 0 : 4);
+}
+
+int crm_backend_probe_cuda(int gpu, char *why, size_t whylen)
+{
+    pid_t pid = fork();
+    int status = 0;
+    if (pid == 0)
+        crm__probe_child(gpu);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        snprintf(why, whylen, "cannot run the GPU probe");
+        return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 1;
+    switch (WIFEXITED(status) ? WEXITSTATUS(status) : -1) {
+    case 2: snprintf(why, whylen, "libcudart.so.13 cannot be loaded"); break;
+    case 3: snprintf(why, whylen, "the CUDA runtime reports no usable device or driver"); break;
+    case 4: snprintf(why, whylen, "GPU %d does not exist", gpu); break;
+    default: snprintf(why, whylen, "the GPU probe crashed"); break;
+    }
+    return 0;
+}

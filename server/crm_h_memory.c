@@ -1,0 +1,106 @@
+/* crm_h_memory.c -- handlers of device memory calls: allocation, free, memset and
+ * copies, each checking addresses against the session's allocation table first. */
+#include <stdlib.h>
+#include "crm_server_gen.h"
+#include "server/crm_backend.h"
+#include "server/crm_session.h"
+#include "server/crm_xfer.h"
+
+/* Records a fresh allocation; frees it again if the table cannot hold it. */
+static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size)
+{
+    if (ptr == NULL)
+        return cudaSuccess;
+    crm_range r = {.base = (uint64_t)(uintptr_t)ptr, .size = size ? size : 1, .device = crm_session_device()};
+    if (crm_rangemap_add(&s->allocs, r) != 0) {
+        crm_rt.cudaFree(ptr);
+        return cudaErrorMemoryAllocation;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t crm_srv_cudaMalloc(crm_session *s, uint64_t size, uint64_t *devPtr)
+{
+    void *ptr = NULL;
+    cudaError_t err = crm_rt.cudaMalloc(&ptr, size);
+    if (err == cudaSuccess && (err = crm__track(s, ptr, size)) == cudaSuccess)
+        *devPtr = (uint64_t)(uintptr_t)ptr;
+    return err;
+}
+
+cudaError_t crm_srv_cudaMallocPitch(crm_session *s, uint64_t width, uint64_t height, uint64_t *devPtr,
+                                    uint64_t *pitch)
+{
+    void *ptr = NULL;
+    size_t got_pitch = 0;
+    cudaError_t err = crm_rt.cudaMallocPitch(&ptr, &got_pitch, width, height);
+    if (err == cudaSuccess && (err = crm__track(s, ptr, (uint64_t)got_pitch * height)) == cudaSuccess) {
+        *devPtr = (uint64_t)(uintptr_t)ptr;
+        *pitch = got_pitch;
+    }
+    return err;
+}
+
+cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
+{
+    const crm_range *r = crm_rangemap_find(&s->allocs, devPtr);
+    if (devPtr == 0)
+        return cudaSuccess;
+    if (r == NULL || r->base != devPtr)
+        return cudaErrorInvalidValue;
+    cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
+    if (err == cudaSuccess)
+        crm_rangemap_remove(&s->allocs, devPtr, NULL);
+    return err;
+}
+
+cudaError_t crm_srv_crm_memset(crm_session *s, uint64_t dst, uint64_t pitch, int value, uint64_t width,
+                               uint64_t height, uint64_t stream, int async)
+{
+    cudaStream_t h;
+    void *p = (void *)(uintptr_t)dst;
+    cudaError_t err = crm_session_check_region(s, dst, pitch, width, height);
+    if (err == cudaSuccess)
+        err = crm_session_stream(s, stream, &h);
+    if (err != cudaSuccess)
+        return err;
+    if (height == 1 && pitch == width)
+        return async ? crm_rt.cudaMemsetAsync(p, value, width, h) : crm_rt.cudaMemset(p, value, width);
+    return async ? crm_rt.cudaMemset2DAsync(p, pitch, value, width, height, h)
+                 : crm_rt.cudaMemset2D(p, pitch, value, width, height);
+}
+
+cudaError_t crm_srv_crm_memcpy_h2d(crm_session *s, const crm_h2d_args *data)
+{
+    (void)s;
+    return data->status; /* the sink copied while decoding */
+}
+
+cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t width,
+                                   uint64_t height, uint64_t stream, int async, crm_d2h_res *data)
+{
+    cudaStream_t h;
+    cudaError_t err = crm_session_check_region(s, src, spitch, width, height);
+    if (err == cudaSuccess)
+        err = crm_session_stream(s, stream, &h);
+    if (err == cudaSuccess)
+        err = crm_xfer_d2h(s, src, spitch, width, height, h, async, data);
+    return err;
+}
+
+cudaError_t crm_srv_crm_memcpy_d2d(crm_session *s, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch,
+                                   uint64_t width, uint64_t height, uint64_t stream, int async)
+{
+    cudaStream_t h;
+    cudaError_t err = crm_session_check_region(s, dst, dpitch, width, height);
+    if (err == cudaSuccess)
+        err = crm_session_check_region(s, src, spitch, width, height);
+    if (err == cudaSuccess)
+        err = crm_session_stream(s, stream, &h);
+    if (err != cudaSuccess)
+        return err;
+    void *d = (void *)(uintptr_t)dst;
+    const void *sp = (const void *)(uintptr_t)src;
+    return async ? crm_rt.cudaMemcpy2DAsync(d, dpitch, sp, spitch, width, height, cudaMemcpyDeviceToDevice, h)
+                 : crm_rt.cudaMemcpy2D(d, dpitch, sp, spitch, width, height, cudaMemcpyDeviceToDevice);
+}

@@ -1,0 +1,185 @@
+/* crm_h_objects.c -- handlers of device-wide calls and of the streams and events the
+ * client creates under its own ids; the session tables they maintain and check. */
+#include <stdlib.h>
+#include "crm_server_gen.h"
+#include "server/crm_backend.h"
+#include "server/crm_session.h"
+
+int crm_session_device(void)
+{
+    int device = 0;
+    crm_rt.cudaGetDevice(&device);
+    return device;
+}
+
+static cudaError_t crm__lookup(crm_idmap *m, uint64_t id, void **out)
+{
+    void *v;
+    if (crm_idmap_get(m, id, &v) != 0)
+        return cudaErrorInvalidResourceHandle;
+    *out = ((crm_session_obj *)v)->handle;
+    return cudaSuccess;
+}
+
+cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out)
+{
+    if (id == 0) {
+        *out = 0; /* the legacy default stream */
+        return cudaSuccess;
+    }
+    return crm__lookup(&s->streams, id, (void **)out);
+}
+
+cudaError_t crm_session_event(crm_session *s, uint64_t id, cudaEvent_t *out)
+{
+    return crm__lookup(&s->events, id, (void **)out);
+}
+
+cudaError_t crm_session_check_region(crm_session *s, uint64_t addr, uint64_t pitch, uint64_t width,
+                                     uint64_t height)
+{
+    uint64_t extent;
+    if (height > 1 && width > pitch)
+        return cudaErrorInvalidPitchValue;
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    if (height > 1 && pitch > (UINT64_MAX - width) / (height - 1))
+        return cudaErrorInvalidValue;
+    extent = pitch * (height - 1) + width;
+    return crm_rangemap_find_span(&s->allocs, addr, extent) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* Remembers a created backend object under the client's id. */
+static cudaError_t crm__remember(crm_idmap *m, uint64_t id, void *handle)
+{
+    crm_session_obj *o = malloc(sizeof *o);
+    if (o == NULL)
+        return cudaErrorMemoryAllocation;
+    o->handle = handle;
+    o->device = crm_session_device();
+    if (crm_idmap_put(m, id, o) != 0) {
+        free(o);
+        return cudaErrorMemoryAllocation;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t crm_srv_crm_stream_create(crm_session *s, uint64_t id, unsigned int flags, int priority)
+{
+    cudaStream_t h;
+    if (id == 0 || crm_idmap_get(&s->streams, id, NULL) == 0)
+        return cudaErrorInvalidValue;
+    cudaError_t err = crm_rt.cudaStreamCreateWithPriority(&h, flags, priority);
+    if (err == cudaSuccess && (err = crm__remember(&s->streams, id, h)) != cudaSuccess)
+        crm_rt.cudaStreamDestroy(h);
+    return err;
+}
+
+cudaError_t crm_srv_cudaStreamDestroy(crm_session *s, uint64_t stream)
+{
+    void *v;
+    if (crm_idmap_get(&s->streams, stream, &v) != 0)
+        return cudaErrorInvalidResourceHandle;
+    cudaError_t err = crm_rt.cudaStreamDestroy(((crm_session_obj *)v)->handle);
+    crm_idmap_del(&s->streams, stream, NULL);
+    free(v);
+    return err;
+}
+
+cudaError_t crm_srv_crm_event_create(crm_session *s, uint64_t id, unsigned int flags)
+{
+    cudaEvent_t h;
+    if (id == 0 || crm_idmap_get(&s->events, id, NULL) == 0)
+        return cudaErrorInvalidValue;
+    cudaError_t err = crm_rt.cudaEventCreateWithFlags(&h, flags);
+    if (err == cudaSuccess && (err = crm__remember(&s->events, id, h)) != cudaSuccess)
+        crm_rt.cudaEventDestroy(h);
+    return err;
+}
+
+cudaError_t crm_srv_cudaEventDestroy(crm_session *s, uint64_t event)
+{
+    void *v;
+    if (crm_idmap_get(&s->events, event, &v) != 0)
+        return cudaErrorInvalidResourceHandle;
+    cudaError_t err = crm_rt.cudaEventDestroy(((crm_session_obj *)v)->handle);
+    crm_idmap_del(&s->events, event, NULL);
+    free(v);
+    return err;
+}
+
+cudaError_t crm_srv_cudaGetDeviceProperties(crm_session *s, int device, crm_prop *prop)
+{
+    (void)s;
+    struct cudaDeviceProp *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return cudaErrorMemoryAllocation;
+    cudaError_t err = crm_rt.cudaGetDeviceProperties(p, device);
+    if (err != cudaSuccess) {
+        free(p);
+        return err;
+    }
+    prop->crm_prop_len = sizeof *p;
+    prop->crm_prop_val = (char *)p;
+    return cudaSuccess;
+}
+
+cudaError_t crm_srv_cudaDeviceReset(crm_session *s)
+{
+    int device = crm_session_device();
+    cudaError_t err = crm_rt.cudaDeviceReset();
+    crm_session_release(s, device, 1); /* the reset destroyed them already */
+    return err;
+}
+
+/* Collects the ids of objects on one device, so they can be removed after the walk. */
+typedef struct crm__sweep {
+    int device;
+    uint64_t *ids;
+    size_t count;
+} crm__sweep;
+
+static void crm__collect(uint64_t id, void *value, void *arg)
+{
+    crm__sweep *sw = arg;
+    if (sw->device < 0 || ((crm_session_obj *)value)->device == sw->device)
+        sw->ids[sw->count++] = id;
+}
+
+static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_stream)
+{
+    crm__sweep sw = {device, malloc((m->used + 1) * sizeof(uint64_t)), 0};
+    if (sw.ids == NULL)
+        return;
+    crm_idmap_each(m, crm__collect, &sw);
+    for (size_t i = 0; i < sw.count; i++) {
+        void *v;
+        crm_idmap_del(m, sw.ids[i], &v);
+        crm_session_obj *o = v;
+        if (!forget_only && is_stream)
+            crm_rt.cudaStreamDestroy(o->handle);
+        else if (!forget_only)
+            crm_rt.cudaEventDestroy(o->handle);
+        free(o);
+    }
+    free(sw.ids);
+}
+
+void crm_session_release(crm_session *s, int device, int forget_only)
+{
+    crm__release_objs(&s->streams, device, forget_only, 1);
+    crm__release_objs(&s->events, device, forget_only, 0);
+    crm_rangemap *m = &s->allocs;
+    for (size_t i = m->count; i-- > 0;) {
+        if (device >= 0 && m->ranges[i].device != device)
+            continue;
+        if (!forget_only)
+            crm_rt.cudaFree((void *)(uintptr_t)m->ranges[i].base);
+        crm_rangemap_remove(m, m->ranges[i].base, NULL);
+    }
+    if (device < 0) {
+        crm_rangemap_free(&s->allocs);
+        crm_idmap_free(&s->streams);
+        crm_idmap_free(&s->events);
+    }
+}

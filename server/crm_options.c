@@ -1,0 +1,125 @@
+/* crm_options.c -- parsing and help text of cudarem-server's command line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/crm_log.h"
+#include <cuda_runtime_api.h>
+#include "crm_api.h"
+#include "protocol/crm_wire.h"
+#include "server/crm_options.h"
+
+#define CRM_VERSION_TEXT "cudarem-server 0.1.0 (protocol %d, CUDA runtime API %d)\n"
+
+static void crm__usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: cudarem-server [OPTION]...\n"
+            "Serve CUDA runtime calls of cudarem clients (LD_PRELOAD=libcudarem.so) on this host.\n"
+            "Each client connection is a session in its own process with its own CUDA context.\n"
+            "\n"
+            "  --listen ADDR        listen on ADDR: tcp:HOST:PORT, HOST:PORT or unix:PATH;\n"
+            "                       repeatable (default: tcp:0.0.0.0:%d)\n"
+            "  --device KIND        cuda: the real GPU; emu: the CPU-emulated device;\n"
+            "                       auto (default): the GPU when one is usable, else emu\n"
+            "  --gpu N              serve GPU N only (sets CUDA_VISIBLE_DEVICES)\n"
+            "  --max-sessions N     refuse sessions beyond N at once (default 64)\n"
+            "  --log-level LEVEL    error, warn, info (default) or debug\n"
+            "  --help               show this help and exit\n"
+            "  --version            show the version and exit\n"
+            "\n"
+            "Environment: CUDAREM_EMU_MEM (emulated device memory, e.g. 8G),\n"
+            "CUDAREM_EMU_DEVICES (number of emulated devices), CUDAREM_EMU_LIB (path of\n"
+            "libcudarem-emu.so; default: next to this binary).\n"
+            "There is no authentication yet: expose the port only to trusted clients.\n",
+            CRM_DEFAULT_PORT);
+}
+
+static int crm__int_arg(const char *name, const char *text, int min, int *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < min || v > 1000000) {
+        fprintf(stderr, "cudarem-server: bad %s '%s'\n", name, text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int crm__add_listen(crm_options *o, const char *text)
+{
+    char err[256];
+    if (o->nlisten == CRM_MAX_LISTEN) {
+        fprintf(stderr, "cudarem-server: at most %d --listen addresses\n", CRM_MAX_LISTEN);
+        return -1;
+    }
+    if (crm_addr_parse(text, &o->listen[o->nlisten], err, sizeof err) != 0) {
+        fprintf(stderr, "cudarem-server: --listen %s: %s\n", text, err);
+        return -1;
+    }
+    o->nlisten++;
+    return 0;
+}
+
+static int crm__device_arg(crm_options *o, const char *text)
+{
+    if (strcmp(text, "cuda") == 0)
+        o->device = CRM_DEVICE_CUDA;
+    else if (strcmp(text, "emu") == 0)
+        o->device = CRM_DEVICE_EMU;
+    else if (strcmp(text, "auto") == 0)
+        o->device = CRM_DEVICE_AUTO;
+    else {
+        fprintf(stderr, "cudarem-server: --device must be cuda, emu or auto\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int crm__one(crm_options *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'l': return crm__add_listen(o, arg);
+    case 'd': return crm__device_arg(o, arg);
+    case 'g': return crm__int_arg("--gpu", arg, 0, &o->gpu);
+    case 'm': return crm__int_arg("--max-sessions", arg, 1, &o->max_sessions);
+    case 'L':
+        if ((o->log_level = crm_log_parse_level(arg)) < 0) {
+            fprintf(stderr, "cudarem-server: --log-level must be error, warn, info or debug\n");
+            return -1;
+        }
+        return 0;
+    case 'h': crm__usage(stdout); return 1;
+    case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
+    default: crm__usage(stderr); return -1;
+    }
+}
+
+int crm_options_parse(int argc, char **argv, crm_options *o)
+{
+    static const struct option longs[] = {
+        {"listen", required_argument, NULL, 'l'},       {"device", required_argument, NULL, 'd'},
+        {"gpu", required_argument, NULL, 'g'},          {"max-sessions", required_argument, NULL, 'm'},
+        {"log-level", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},            {NULL, 0, NULL, 0},
+    };
+    int opt, rc;
+    memset(o, 0, sizeof *o);
+    o->gpu = -1;
+    o->max_sessions = 64;
+    o->log_level = CRM_LOG_INFO;
+    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1)
+        if ((rc = crm__one(o, opt, optarg)) != 0)
+            return rc;
+    if (optind < argc) {
+        fprintf(stderr, "cudarem-server: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if (o->nlisten == 0) {
+        char dflt[32];
+        snprintf(dflt, sizeof dflt, "tcp:0.0.0.0:%d", CRM_DEFAULT_PORT);
+        return crm__add_listen(o, dflt);
+    }
+    return 0;
+}

@@ -1,0 +1,24 @@
+/* crm_options.h -- command line of cudarem-server. */
+#ifndef CRM_OPTIONS_H
+#define CRM_OPTIONS_H
+
+#include "common/crm_addr.h"
+
+#define CRM_MAX_LISTEN 16
+
+enum crm_device_choice { CRM_DEVICE_AUTO, CRM_DEVICE_CUDA, CRM_DEVICE_EMU };
+
+typedef struct crm_options {
+    crm_addr listen[CRM_MAX_LISTEN]; /* --listen, in order given */
+    int nlisten;
+    enum crm_device_choice device;   /* --device */
+    int gpu;                         /* --gpu, -1 when not given */
+    int max_sessions;                /* --max-sessions */
+    int log_level;                   /* --log-level */
+} crm_options;
+
+/* Parses argv; returns 0 to run, 1 when --help/--version was answered, -1 on a
+ * usage error (already reported on stderr). */
+int crm_options_parse(int argc, char **argv, crm_options *o);
+
+#endif

@@ -1,0 +1,192 @@
+/* crm_session.c -- a session process: RPC loop over one connection, HELLO and EXEC,
+ * release of everything the client owned when it leaves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rpc/rpc.h>
+#include "common/crm_log.h"
+#include "crm_api.h"
+#include "crm_server_gen.h"
+#include "protocol/crm_bulk.h"
+#include "protocol/crm_wire.h"
+#include "server/crm_backend.h"
+#include "server/crm_session.h"
+#include "server/crm_xfer.h"
+
+static crm_session crm__session;            /* the one session of this process */
+static volatile sig_atomic_t crm__stopping; /* SIGTERM received */
+
+static void crm__on_term(int sig)
+{
+    (void)sig;
+    crm__stopping = 1;
+}
+
+static void crm__hello(SVCXPRT *x, crm_session *s)
+{
+    crm_hello_args args;
+    crm_hello_res res;
+    memset(&args, 0, sizeof args);
+    memset(&res, 0, sizeof res);
+    if (!svc_getargs(x, (xdrproc_t)xdr_crm_hello_args, (char *)&args)) {
+        svcerr_decode(x);
+        return;
+    }
+    res.proto_version = CRM_PROTO_VERSION;
+    res.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
+    res.session_id = s->id;
+    res.backend = (char *)crm_backend_name(crm_backend_kind());
+    res.message = "";
+    if (s->refuse != NULL) {
+        res.status = 1;
+        res.message = (char *)s->refuse;
+    } else if (args.proto_version != CRM_PROTO_VERSION) {
+        res.status = 1;
+        res.message = "protocol version mismatch";
+    } else if (args.prop_size != sizeof(struct cudaDeviceProp)) {
+        res.status = 1;
+        res.message = "cudaDeviceProp size differs: client and server use different CUDA headers";
+    } else {
+        crm_rt.cudaGetDeviceCount(&res.device_count);
+        crm_rt.cudaDriverGetVersion(&res.driver_version);
+        crm_rt.cudaRuntimeGetVersion(&res.runtime_version);
+        crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
+        s->hello_done = 1;
+    }
+    size_t n = strlen(s->peer);
+    snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
+    if (res.status != 0)
+        crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
+                 s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
+    svc_sendreply(x, (xdrproc_t)xdr_crm_hello_res, (char *)&res);
+    svc_freeargs(x, (xdrproc_t)xdr_crm_hello_args, (char *)&args);
+}
+
+/* A batch being executed as it is decoded, and the replies it produced. */
+typedef struct crm__exec {
+    crm_session *s;
+    crm_replies replies;
+} crm__exec;
+
+/* Decodes one call at a time and runs it at once, so bulk data lands in order and
+ * a large batch never sits whole in memory. */
+static bool_t crm__xdr_exec(XDR *xdrs, crm__exec *ex)
+{
+    u_int n;
+    if (xdrs->x_op != XDR_DECODE)
+        return TRUE;
+    if (!xdr_u_int(xdrs, &n) || n > CRM_MAX_BATCH)
+        return FALSE;
+    ex->replies.crm_replies_val = calloc(n ? n : 1, sizeof(crm_reply));
+    if (ex->replies.crm_replies_val == NULL)
+        return FALSE;
+    ex->s->batch_len = n;
+    for (u_int i = 0; i < n; i++) {
+        crm_call call;
+        memset(&call, 0, sizeof call);
+        ex->s->batch_index = i;
+        if (!xdr_crm_call(xdrs, &call)) {
+            xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+            return FALSE;
+        }
+        crm_dispatch_call(ex->s, &call, &ex->replies.crm_replies_val[i]);
+        ex->replies.crm_replies_len = i + 1;
+        ex->s->calls++;
+        xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+    }
+    return TRUE;
+}
+
+static void crm__exec_batch(SVCXPRT *x, crm_session *s)
+{
+    crm__exec ex = {.s = s};
+    if (!s->hello_done) {
+        crm_warn("session %llu: call before HELLO from %s", (unsigned long long)s->id, s->peer);
+        svcerr_systemerr(x);
+        return;
+    }
+    if (!svc_getargs(x, (xdrproc_t)crm__xdr_exec, (char *)&ex))
+        svcerr_decode(x);
+    else
+        svc_sendreply(x, (xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
+}
+
+static void crm__dispatch(struct svc_req *rq, SVCXPRT *x)
+{
+    switch (rq->rq_proc) {
+    case CRM_NULL:
+        svc_sendreply(x, (xdrproc_t)(void (*)(void))xdr_void, NULL);
+        break;
+    case CRM_HELLO:
+        crm__hello(x, &crm__session);
+        break;
+    case CRM_EXEC:
+        crm__exec_batch(x, &crm__session);
+        break;
+    default:
+        svcerr_noproc(x);
+    }
+}
+
+static void crm__log_end(crm_session *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs = (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
+    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out",
+             (unsigned long long)s->id, s->peer, secs, (unsigned long long)s->calls,
+             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out);
+}
+
+/* Serves requests until the transport is destroyed (client gone) or SIGTERM. */
+static void crm__serve(int fd)
+{
+    SVCXPRT *x = svc_fd_create(fd, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
+    if (x == NULL || !svc_reg(x, CRM_PROG, CRM_VERS, crm__dispatch, NULL)) {
+        crm_error("session %llu: cannot set up the RPC transport", (unsigned long long)crm__session.id);
+        return;
+    }
+    while (!crm__stopping) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int rc = poll(&p, 1, 500);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (rc > 0)
+            svc_getreq_common(fd);
+        if (fcntl(fd, F_GETFD) < 0) /* libtirpc closed it: the client is gone */
+            return;
+    }
+    svc_destroy(x);
+}
+
+int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
+{
+    crm_session *s = &crm__session;
+    struct sigaction sa = {.sa_handler = crm__on_term};
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    s->fd = fd;
+    s->refuse = refuse;
+    snprintf(s->peer, sizeof s->peer, "%s", peer);
+    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    crm_rangemap_init(&s->allocs);
+    crm_idmap_init(&s->streams);
+    crm_idmap_init(&s->events);
+    crm_xfer_init(s);
+    if (refuse == NULL)
+        crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
+                 crm_backend_name(crm_backend_kind()));
+    crm__serve(fd);
+    crm_session_release(s, -1, 0);
+    crm_xfer_fini();
+    if (refuse == NULL)
+        crm__log_end(s);
+    return 0;
+}

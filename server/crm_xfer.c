@@ -1,0 +1,105 @@
+/* crm_xfer.c -- moving bulk payloads between the RPC stream and device memory. */
+#include <stdlib.h>
+#include <string.h>
+#include "server/crm_backend.h"
+#include "server/crm_xfer.h"
+
+#define CRM_STAGING_BYTES (8u << 20) /* pinned staging for the GPU path */
+
+static crm_session *crm__s;
+static char *crm__staging;          /* page-locked when the backend is a GPU */
+static size_t crm__staging_size;
+
+static int crm__ensure_staging(size_t need)
+{
+    if (crm__staging != NULL && crm__staging_size >= need)
+        return 0;
+    if (crm__staging != NULL)
+        crm_rt.cudaFreeHost(crm__staging);
+    crm__staging = NULL;
+    crm__staging_size = need > CRM_STAGING_BYTES ? need : CRM_STAGING_BYTES;
+    if (crm_rt.cudaMallocHost((void **)&crm__staging, crm__staging_size) != cudaSuccess) {
+        crm__staging = NULL;
+        crm__staging_size = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* GPU path: rows go through the staging buffer, as many rows at a time as fit. */
+static bool_t crm__h2d_staged(XDR *xdrs, crm_h2d_args *a, cudaStream_t stream)
+{
+    uint64_t rows_per_chunk;
+    if (crm__ensure_staging(a->width) != 0) {
+        a->status = cudaErrorMemoryAllocation;
+        return crm_bulk_skip(xdrs, a->width * a->height);
+    }
+    rows_per_chunk = crm__staging_size / a->width;
+    for (uint64_t row = 0; row < a->height; row += rows_per_chunk) {
+        uint64_t rows = a->height - row < rows_per_chunk ? a->height - row : rows_per_chunk;
+        if (!crm_bulk_get_rows(xdrs, crm__staging, a->width, a->width, rows))
+            return FALSE;
+        if (a->status != cudaSuccess)
+            continue; /* keep consuming the payload */
+        void *dst = (void *)(uintptr_t)(a->dst + row * a->dpitch);
+        a->status = crm_rt.cudaMemcpy2DAsync(dst, a->dpitch, crm__staging, a->width, a->width, rows,
+                                             cudaMemcpyHostToDevice, stream);
+        if (a->status == cudaSuccess) /* the staging buffer is reused next */
+            a->status = crm_rt.cudaStreamSynchronize(stream);
+    }
+    return TRUE;
+}
+
+static bool_t crm__h2d_sink(XDR *xdrs, crm_h2d_args *a)
+{
+    cudaStream_t stream = 0;
+    uint64_t bytes = a->width * a->height; /* bounded by crm_bulk_size already */
+    a->status = crm_session_check_region(crm__s, a->dst, a->dpitch, a->width, a->height);
+    if (a->status == cudaSuccess)
+        a->status = crm_session_stream(crm__s, a->stream, &stream);
+    if (a->status != cudaSuccess)
+        return crm_bulk_skip(xdrs, bytes);
+    crm__s->bytes_in += bytes;
+    if (crm_backend_host_addressable()) /* emulated device: decode in place */
+        return crm_bulk_get_rows(xdrs, (char *)(uintptr_t)a->dst, a->dpitch, a->width, a->height);
+    return crm__h2d_staged(xdrs, a, stream);
+}
+
+void crm_xfer_init(crm_session *s)
+{
+    crm__s = s;
+    crm_h2d_sink = crm__h2d_sink;
+}
+
+void crm_xfer_fini(void)
+{
+    if (crm__staging != NULL)
+        crm_rt.cudaFreeHost(crm__staging);
+    crm__staging = NULL;
+    crm__staging_size = 0;
+    crm_h2d_sink = NULL;
+}
+
+cudaError_t crm_xfer_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height,
+                         cudaStream_t stream, int async, crm_d2h_res *out)
+{
+    uint64_t bytes = width * height;
+    char *buf = malloc(bytes ? bytes : 1);
+    if (buf == NULL)
+        return cudaErrorMemoryAllocation;
+    cudaError_t err = async ? crm_rt.cudaMemcpy2DAsync(buf, width, (const void *)(uintptr_t)src, spitch, width,
+                                                       height, cudaMemcpyDeviceToHost, stream)
+                            : crm_rt.cudaMemcpy2D(buf, width, (const void *)(uintptr_t)src, spitch, width, height,
+                                                  cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess && async) /* the bytes must be there before the reply leaves */
+        err = crm_rt.cudaStreamSynchronize(stream);
+    if (err != cudaSuccess) {
+        free(buf);
+        return err;
+    }
+    out->len = bytes;
+    out->src = buf;
+    out->owned = buf;
+    s->bytes_out += bytes;
+    return cudaSuccess;
+}

@@ -1,0 +1,225 @@
+/* main.c -- cudarem-server: listens, forks one session process per client, reaps
+ * them, and shuts down cleanly on SIGTERM (sessions first, then the sockets). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/crm_log.h"
+#include "server/crm_backend.h"
+#include "server/crm_options.h"
+#include "server/crm_session.h"
+
+#define CRM_MAX_CHILDREN 4096
+
+typedef struct crm__child {
+    pid_t pid;
+    int refused;           /* a refusing process, not counted as a session */
+} crm__child;
+
+static volatile sig_atomic_t crm__stop;
+static crm__child crm__children[CRM_MAX_CHILDREN];
+static int crm__nchildren;
+static uint64_t crm__next_session = 1;
+
+static void crm__on_signal(int sig)
+{
+    (void)sig;
+    crm__stop = 1;
+}
+
+static void crm__signals(void)
+{
+    struct sigaction sa = {.sa_handler = crm__on_signal}; /* no SA_RESTART: poll wakes */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static enum crm_backend_kind crm__choose_backend(const crm_options *o, int *ok)
+{
+    char why[256] = "";
+    *ok = 1;
+    if (o->device == CRM_DEVICE_EMU)
+        return CRM_BACKEND_EMU;
+    if (o->gpu >= 0) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", o->gpu);
+        setenv("CUDA_VISIBLE_DEVICES", n, 1);
+    }
+    if (crm_backend_probe_cuda(0, why, sizeof why))
+        return CRM_BACKEND_CUDA;
+    if (o->device == CRM_DEVICE_CUDA) {
+        crm_error("--device cuda: no usable GPU: %s", why);
+        *ok = 0;
+    } else {
+        crm_info("no usable GPU (%s): serving the CPU-emulated device", why);
+    }
+    return CRM_BACKEND_EMU;
+}
+
+static int crm__open_listeners(const crm_options *o, struct pollfd *fds)
+{
+    for (int i = 0; i < o->nlisten; i++) {
+        char err[256], text[320];
+        crm_addr_format(&o->listen[i], text, sizeof text);
+        fds[i].fd = crm_addr_listen(&o->listen[i], err, sizeof err);
+        fds[i].events = POLLIN;
+        if (fds[i].fd < 0) {
+            crm_error("cannot listen on %s: %s", text, err);
+            return -1;
+        }
+        crm_info("listening on %s", text);
+    }
+    return 0;
+}
+
+static void crm__peer_name(int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family == AF_UNIX) {
+        struct ucred cred;
+        socklen_t cl = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+            snprintf(buf, len, "unix peer pid %d uid %d", (int)cred.pid, (int)cred.uid);
+        else
+            snprintf(buf, len, "unix peer");
+        return;
+    }
+    if (ss.ss_family == AF_INET) {
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        snprintf(buf, len, "%s:%d", host, ntohs(in->sin_port));
+    } else {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+        snprintf(buf, len, "[%s]:%d", host, ntohs(in6->sin6_port));
+    }
+}
+
+static int crm__active_sessions(void)
+{
+    int n = 0;
+    for (int i = 0; i < crm__nchildren; i++)
+        n += !crm__children[i].refused;
+    return n;
+}
+
+/* Session process: loads the backend, serves the client, exits. */
+static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, enum crm_backend_kind kind,
+                               const char *refuse, uint64_t id)
+{
+    char peer[128], err[256];
+    for (int i = 0; i < nlisten; i++)
+        close(listeners[i].fd);
+    signal(SIGINT, SIG_IGN); /* a terminal ^C reaches the parent, which stops us */
+    crm__peer_name(fd, peer, sizeof peer);
+    if (refuse == NULL && crm_backend_load(kind, err, sizeof err) != 0) {
+        crm_error("session %llu: %s", (unsigned long long)id, err);
+        refuse = "the server cannot load its CUDA backend";
+    }
+    exit(crm_session_run(id, fd, peer, refuse));
+}
+
+static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum crm_backend_kind kind,
+                        int max_sessions)
+{
+    int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    const char *refuse = crm__active_sessions() >= max_sessions ? "server full (--max-sessions reached)" : NULL;
+    if (crm__nchildren == CRM_MAX_CHILDREN) {
+        close(fd);
+        return;
+    }
+    uint64_t id = crm__next_session++;
+    pid_t pid = fork();
+    if (pid == 0)
+        crm__session_child(fd, all, nlisten, kind, refuse, id);
+    close(fd);
+    if (pid > 0)
+        crm__children[crm__nchildren++] = (crm__child){pid, refuse != NULL};
+    else
+        crm_error("cannot fork a session: %s", strerror(errno));
+}
+
+static void crm__reap(void)
+{
+    pid_t pid;
+    int status;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (int i = 0; i < crm__nchildren; i++)
+            if (crm__children[i].pid == pid) {
+                crm__children[i] = crm__children[--crm__nchildren];
+                break;
+            }
+        if (WIFSIGNALED(status))
+            crm_warn("session process %d died of signal %d", (int)pid, WTERMSIG(status));
+    }
+}
+
+/* Stops every session (SIGTERM, then SIGKILL after 10 s) and waits for them. */
+static void crm__stop_sessions(void)
+{
+    for (int i = 0; i < crm__nchildren; i++)
+        kill(crm__children[i].pid, SIGTERM);
+    for (int tries = 0; crm__nchildren > 0 && tries < 200; tries++) {
+        crm__reap();
+        if (crm__nchildren > 0)
+            usleep(50000);
+    }
+    for (int i = 0; i < crm__nchildren; i++)
+        kill(crm__children[i].pid, SIGKILL);
+    while (crm__nchildren > 0 && waitpid(-1, NULL, 0) > 0)
+        crm__reap();
+}
+
+static void crm__close_listeners(const crm_options *o, struct pollfd *fds)
+{
+    for (int i = 0; i < o->nlisten; i++) {
+        close(fds[i].fd);
+        if (o->listen[i].kind == CRM_ADDR_UNIX)
+            unlink(o->listen[i].path);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    crm_options o;
+    struct pollfd fds[CRM_MAX_LISTEN];
+    int rc = crm_options_parse(argc, argv, &o), ok;
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    crm_log_init("cudarem-server", (enum crm_log_level)o.log_level);
+    crm__signals();
+    enum crm_backend_kind kind = crm__choose_backend(&o, &ok);
+    if (!ok)
+        return 1;
+    if (crm__open_listeners(&o, fds) != 0)
+        return 1;
+    crm_info("serving the %s device, at most %d sessions", crm_backend_name(kind), o.max_sessions);
+    while (!crm__stop) {
+        int n = poll(fds, (nfds_t)o.nlisten, 500);
+        for (int i = 0; n > 0 && i < o.nlisten; i++)
+            if (fds[i].revents & POLLIN)
+                crm__accept(&fds[i], fds, o.nlisten, kind, o.max_sessions);
+        crm__reap();
+    }
+    crm_info("shutting down: stopping %d session(s)", crm__nchildren);
+    crm__close_listeners(&o, fds);
+    crm__stop_sessions();
+    return 0;
+}

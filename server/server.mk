@@ -1,0 +1,16 @@
+# server.mk -- links cudarem-server. The backend (libcudart.so.13 or
+# libcudarem-emu.so) is loaded at run time, so the server builds and runs on a
+# machine without a GPU driver.
+
+SERVER := $(BUILD)/cudarem-server
+SERVER_SRCS := $(wildcard server/*.c)
+SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(BUILD)/obj/server/crm_server_gen.o
+
+$(BUILD)/obj/server/crm_server_gen.o: $(GEN)/crm_server_gen.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(SERVER): $(SERVER_OBJS) $(PROTO_OBJS) $(UTIL_OBJS)
+	$(CC) -o $@ $^ $(LDFLAGS) -ltirpc -ldl
+
+all: $(SERVER) $(EMU_LIB)

@@ -1,0 +1,26 @@
+# tests.mk -- test binaries and the `make test` target.
+#
+# Each module's .mk appends Check binaries to UNIT_TESTS (pure logic) or E2E_TESTS
+# (start a real server on loopback); tests/cuda/cuda.mk builds the nvcc programs
+# the end-to-end suites run through the shim.
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+include tests/cuda/cuda.mk
+
+$(BUILD)/tests:
+	mkdir -p $@
+
+.PHONY: test test-unit test-e2e test-once
+all: $(UNIT_TESTS) $(E2E_TESTS) $(CUDA_TEST_PROGS)
+
+# One pass over every suite in this build flavour.
+test-once: all
+	@set -e; for t in $(UNIT_TESTS) $(E2E_TESTS); do echo "== $$t"; CK_FORK=yes $$t; done
+
+# The README's test command: the plain build, then the same suites under ASan/UBSan.
+test:
+	$(MAKE) SAN=0 test-once
+	$(MAKE) SAN=1 test-once
+include tests/e2e/e2e.mk
