@@ -35,6 +35,7 @@ include protocol/protocol.mk
 include client/client.mk
 include interpose/interpose.mk
 include server/server.mk
+include examples/examples.mk
 include tests/tests.mk
 
 $(BUILD) $(GEN) $(BUILD)/obj:

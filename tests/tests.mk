@@ -7,20 +7,28 @@
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
-include tests/cuda/cuda.mk
-
 $(BUILD)/tests:
 	mkdir -p $@
+
+include tests/cuda/cuda.mk
+include tests/unit/unit.mk
+include tests/e2e/e2e.mk
+include tests/robust/robust.mk
 
 .PHONY: test test-unit test-e2e test-once
 all: $(UNIT_TESTS) $(E2E_TESTS) $(CUDA_TEST_PROGS)
 
 # One pass over every suite in this build flavour.
 test-once: all
-	@set -e; for t in $(UNIT_TESTS) $(E2E_TESTS); do echo "== $$t"; CK_FORK=yes $$t; done
+	tests/run-tests.sh $(UNIT_TESTS) $(E2E_TESTS)
+
+test-unit: $(UNIT_TESTS)
+	tests/run-tests.sh $(UNIT_TESTS)
+
+test-e2e: all
+	tests/run-tests.sh $(E2E_TESTS)
 
 # The README's test command: the plain build, then the same suites under ASan/UBSan.
 test:
 	$(MAKE) SAN=0 test-once
 	$(MAKE) SAN=1 test-once
-include tests/e2e/e2e.mk

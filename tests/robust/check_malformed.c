@@ -1,0 +1,255 @@
+/* check_malformed.c -- the server against malformed and hostile requests: garbage
+ * bytes, calls before HELLO, a wrong protocol version, bad pointers, lengths and
+ * handles inside well-formed calls, truncated messages. After each, the server
+ * must still be alive and serve a fresh session correctly. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <cuda_runtime_api.h>
+#include "common/crm_addr.h"
+#include "crm_api.h"
+#include "protocol/crm_wire.h"
+#include "tests/unit/crm_check.h"
+
+static pid_t crm__server;
+static char crm__sock[108];
+static const struct timeval crm__timeout = {20, 0};
+
+static void crm__start_server(void)
+{
+    snprintf(crm__sock, sizeof crm__sock, "/tmp/crm-malformed-%d.sock", (int)getpid());
+    char listen[160];
+    snprintf(listen, sizeof listen, "unix:%s", crm__sock);
+    crm__server = fork();
+    if (crm__server == 0) {
+        execl(CRM_TEST_SERVER, CRM_TEST_SERVER, "--device", "emu", "--listen", listen, "--log-level", "error",
+              (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 200 && access(crm__sock, F_OK) != 0; i++)
+        usleep(20000);
+}
+
+static void crm__stop_server(void)
+{
+    int status = 0;
+    kill(crm__server, SIGTERM);
+    waitpid(crm__server, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server did not exit cleanly: %d", status);
+}
+
+static int crm__connect(void)
+{
+    crm_addr a = {.kind = CRM_ADDR_UNIX};
+    char err[128];
+    snprintf(a.path, sizeof a.path, "%s", crm__sock);
+    int fd = crm_addr_connect(&a, 5000, err, sizeof err);
+    ck_assert_msg(fd >= 0, "connect: %s", err);
+    return fd;
+}
+
+static CLIENT *crm__client(int fd)
+{
+    static struct sockaddr_un peer;
+    struct netbuf raddr = {.maxlen = sizeof peer, .len = sizeof peer, .buf = &peer};
+    peer.sun_family = AF_UNIX;
+    snprintf(peer.sun_path, sizeof peer.sun_path, "%s", crm__sock);
+    CLIENT *c = clnt_vc_create(fd, &raddr, CRM_PROG, CRM_VERS, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res)
+{
+    crm_hello_args args = {.proto_version = version, .prop_size = sizeof(struct cudaDeviceProp), .host = "t"};
+    memset(res, 0, sizeof *res);
+    return clnt_call(c, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args, (xdrproc_t)xdr_crm_hello_res,
+                     (char *)res, crm__timeout);
+}
+
+static enum clnt_stat crm__exec(CLIENT *c, crm_call *calls, unsigned n, crm_replies *out)
+{
+    crm_calls batch = {.crm_calls_len = n, .crm_calls_val = calls};
+    memset(out, 0, sizeof *out);
+    return clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
+                     (char *)out, crm__timeout);
+}
+
+/* A fresh, well-behaved session: HELLO, cudaMalloc, cudaFree all succeed. */
+static void crm__assert_server_healthy(void)
+{
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert_int_eq(h.status, 0);
+    ck_assert_int_ge(h.device_count, 1);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    crm_call call = {.api = CRM_API_cudaMalloc};
+    call.crm_call_u.cudaMalloc.size = 4096;
+    crm_replies r;
+    ck_assert_int_eq(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaMalloc.err, cudaSuccess);
+    uint64_t ptr = r.crm_replies_val[0].crm_reply_u.cudaMalloc.devPtr;
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    call.api = CRM_API_cudaFree;
+    call.crm_call_u.cudaFree.devPtr = ptr;
+    ck_assert_int_eq(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaFree.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    clnt_destroy(c);
+    close(fd);
+}
+
+START_TEST(test_garbage_bytes_end_only_that_session)
+{
+    crm__start_server();
+    srand(1234);
+    for (int round = 0; round < 20; round++) {
+        char junk[4096];
+        int fd = crm__connect();
+        for (size_t i = 0; i < sizeof junk; i++)
+            junk[i] = (char)rand();
+        ssize_t sent = send(fd, junk, (size_t)(rand() % (int)sizeof junk) + 1, MSG_NOSIGNAL);
+        ck_assert_int_gt(sent, 0);
+        close(fd);
+    }
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+START_TEST(test_exec_before_hello_is_refused)
+{
+    crm__start_server();
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_call call = {.api = CRM_API_cudaDeviceSynchronize};
+    crm_replies r;
+    ck_assert_int_ne(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+START_TEST(test_wrong_protocol_version_gets_clear_refusal)
+{
+    crm__start_server();
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION + 7, &h), RPC_SUCCESS);
+    ck_assert_int_ne(h.status, 0);
+    ck_assert_ptr_nonnull(strstr(h.message, "version"));
+    ck_assert_uint_eq(h.proto_version, CRM_PROTO_VERSION);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+/* Bad pointers, regions and handles in well-formed calls: CUDA errors, session goes on. */
+START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
+{
+    crm__start_server();
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+
+    crm_call calls[6];
+    memset(calls, 0, sizeof calls);
+    calls[0].api = CRM_API_cudaFree;                         /* never allocated */
+    calls[0].crm_call_u.cudaFree.devPtr = 0x1234;
+    calls[1].api = CRM_API_crm_memcpy_d2h;                   /* wild source */
+    calls[1].crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){.src = 0x7fff0000, .spitch = 64,
+                                                                   .width = 64, .height = 4};
+    calls[2].api = CRM_API_crm_memset;                       /* pitch * height overflows */
+    calls[2].crm_call_u.crm_memset = (crm_args_crm_memset){.dst = 0x1000, .pitch = UINT64_MAX / 2,
+                                                           .width = 8, .height = 8};
+    calls[3].api = CRM_API_cudaStreamSynchronize;            /* unknown stream id */
+    calls[3].crm_call_u.cudaStreamSynchronize.stream = 99;
+    calls[4].api = CRM_API_cudaEventElapsedTime;             /* unknown event ids */
+    calls[4].crm_call_u.cudaEventElapsedTime = (crm_args_cudaEventElapsedTime){.start = 5, .end = 6};
+    static const char payload[100];
+    calls[5].api = CRM_API_crm_memcpy_h2d;                   /* wild destination, payload follows */
+    calls[5].crm_call_u.crm_memcpy_h2d.data = (crm_h2d_args){.dst = 0x42, .dpitch = 100, .width = 100,
+                                                             .height = 1, .src = payload, .spitch = 100};
+    crm_replies r;
+    ck_assert_int_eq(crm__exec(c, calls, 6, &r), RPC_SUCCESS);
+    ck_assert_uint_eq(r.crm_replies_len, 6);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaFree.err, cudaErrorInvalidValue);
+    ck_assert_int_eq(r.crm_replies_val[1].crm_reply_u.crm_memcpy_d2h.err, cudaErrorInvalidValue);
+    ck_assert_uint_eq(r.crm_replies_val[1].crm_reply_u.crm_memcpy_d2h.data.len, 0);
+    ck_assert_int_eq(r.crm_replies_val[2].crm_reply_u.crm_memset.err, cudaErrorInvalidValue);
+    ck_assert_int_eq(r.crm_replies_val[3].crm_reply_u.cudaStreamSynchronize.err, cudaErrorInvalidResourceHandle);
+    ck_assert_int_eq(r.crm_replies_val[4].crm_reply_u.cudaEventElapsedTime.err, cudaErrorInvalidResourceHandle);
+    ck_assert_int_eq(r.crm_replies_val[5].crm_reply_u.crm_memcpy_h2d.err, cudaErrorInvalidValue);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    /* The skipped payload left the stream in sync: the session still works. */
+    calls[0].api = CRM_API_cudaDeviceSynchronize;
+    ck_assert_int_eq(crm__exec(c, calls, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaDeviceSynchronize.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+/* A record claiming a huge batch, an oversized bulk length, then a cut-off stream. */
+START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
+{
+    crm__start_server();
+    /* RPC call header of CRM_EXEC (xid, CALL, rpcvers 2, prog, vers, proc, null auth x2). */
+    uint32_t words[] = {7, 0, 2, CRM_PROG, CRM_VERS, CRM_EXEC, 0, 0, 0, 0, 0xffffffffu};
+    uint32_t bulk[] = {7, 0, 2, CRM_PROG, CRM_VERS, CRM_EXEC, 0, 0, 0, 0, 1, CRM_API_crm_memcpy_h2d,
+                       0, 0x1000, 0, 1, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0, 0};
+    const uint32_t *msgs[] = {words, bulk};
+    size_t lens[] = {sizeof words, sizeof bulk};
+    for (int m = 0; m < 2; m++) {
+        for (int cut = 0; cut < 2; cut++) {
+            int fd = crm__connect();
+            uint32_t buf[64];
+            size_t n = lens[m] / 4;
+            buf[0] = htonl(0x80000000u | (uint32_t)(cut ? lens[m] + 4096 : lens[m]));
+            for (size_t i = 0; i < n; i++)
+                buf[i + 1] = htonl(msgs[m][i]);
+            send(fd, buf, (n + 1) * 4, MSG_NOSIGNAL);
+            usleep(50000);
+            close(fd);
+        }
+    }
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+static Suite *crm_malformed_suite(void)
+{
+    Suite *s = suite_create("malformed");
+    TCase *tc = tcase_create("server");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_garbage_bytes_end_only_that_session);
+    tcase_add_test(tc, test_exec_before_hello_is_refused);
+    tcase_add_test(tc, test_wrong_protocol_version_gets_clear_refusal);
+    tcase_add_test(tc, test_bad_pointers_and_handles_get_cuda_errors);
+    tcase_add_test(tc, test_lying_lengths_and_truncation_end_only_that_session);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(crm_malformed_suite)

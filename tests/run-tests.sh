@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# run-tests.sh -- runs Check test binaries one after another, keeps going after a
+# failure, and ends with one summary line: "N passed, N failed".
+#   usage: tests/run-tests.sh BINARY...
+set -u
+passed=0
+failed=0
+failed_bins=()
+for t in "$@"; do
+    echo "== $t"
+    out=$(CK_FORK=yes "$t" 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -1)
+    if [ -n "$summary" ]; then
+        checks=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$summary")
+        bad=$(sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/' <<<"$summary")
+        bad=$((bad))
+        passed=$((passed + checks - bad))
+        failed=$((failed + bad))
+    fi
+    if [ $rc -ne 0 ]; then
+        failed_bins+=("$t")
+        [ -n "$summary" ] || failed=$((failed + 1))
+    fi
+done
+[ ${#failed_bins[@]} -eq 0 ] || echo "failing binaries: ${failed_bins[*]}"
+echo "$passed passed, $failed failed"
+[ ${#failed_bins[@]} -eq 0 ]

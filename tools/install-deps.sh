@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# install-deps.sh -- installs what cudarem needs to build and test on Debian or
+# Ubuntu (apt-get; uses sudo when not root), and checks for the CUDA 13 toolkit,
+# which comes from NVIDIA rather than the distribution.
+set -euo pipefail
+
+packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev
+          check libsubunit-dev libopenblas-dev iproute2 util-linux procps)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    as_root=()
+    [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+    echo "install-deps: installing ${missing[*]}"
+    "${as_root[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cuda=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -x "$cuda/bin/nvcc" ] || ! grep -q "define CUDART_VERSION 13" "$cuda/include/cuda_runtime_api.h" 2>/dev/null; then
+    echo "install-deps: the CUDA 13 toolkit was not found at $cuda (set CUDA_HOME)." >&2
+    echo "install-deps: cudarem compiles against its headers and tests with nvcc-built programs;" >&2
+    echo "install-deps: install it from NVIDIA's repository (package cuda-toolkit-13-0)." >&2
+    exit 1
+fi
+echo "install-deps: all dependencies present (CUDA toolkit at $cuda)"
