@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -117,9 +119,13 @@ static int crm__active_sessions(void)
 
 /* Session process: loads the backend, serves the client, exits. */
 static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, enum crm_backend_kind kind,
-                               const char *refuse, uint64_t id)
+                               const char *refuse, uint64_t id, pid_t daemon)
 {
     char peer[128], err[256];
+    /* A session never outlives its daemon: it is stopped like on SIGTERM. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != daemon)
+        exit(0);
     for (int i = 0; i < nlisten; i++)
         close(listeners[i].fd);
     signal(SIGINT, SIG_IGN); /* a terminal ^C reaches the parent, which stops us */
@@ -146,9 +152,9 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
         return;
     }
     uint64_t id = crm__next_session++;
-    pid_t pid = fork();
+    pid_t daemon = getpid(), pid = fork();
     if (pid == 0)
-        crm__session_child(fd, all, nlisten, kind, refuse, id);
+        crm__session_child(fd, all, nlisten, kind, refuse, id, daemon);
     close(fd);
     if (pid > 0)
         crm__children[crm__nchildren++] = (crm__child){pid, refuse != NULL};
@@ -210,6 +216,11 @@ int main(int argc, char **argv)
         return 1;
     if (crm__open_listeners(&o, fds) != 0)
         return 1;
+    char pool[64] = "";
+    if (kind == CRM_BACKEND_EMU) { /* sessions share one emulated device's memory */
+        snprintf(pool, sizeof pool, "/cudarem-emu-%d", (int)getpid());
+        setenv("CUDAREM_EMU_POOL", pool, 1);
+    }
     crm_info("serving the %s device, at most %d sessions", crm_backend_name(kind), o.max_sessions);
     while (!crm__stop) {
         int n = poll(fds, (nfds_t)o.nlisten, 500);
@@ -221,5 +232,7 @@ int main(int argc, char **argv)
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);
     crm__close_listeners(&o, fds);
     crm__stop_sessions();
+    if (pool[0] != '\0')
+        shm_unlink(pool);
     return 0;
 }

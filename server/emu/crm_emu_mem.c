@@ -1,0 +1,190 @@
+/* crm_emu_mem.c -- emulated device memory: the fixed window and its live-allocation table.
+ *
+ * The window is reserved PROT_NONE at the first allocation. An allocation maps its
+ * pages read-write in place (device pointers are ordinary addresses inside this
+ * process) and is followed by one PROT_NONE guard page, so overruns fault. Freeing
+ * maps fresh PROT_NONE pages over it, which returns the memory to the system.
+ * Placement is first-fit over the gaps between live allocations, so freed ranges
+ * are reused. The table is an array sorted by address.
+ */
+#include "server/emu/crm_emu.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/crm_emu_window.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+typedef struct crm__alloc {
+    uintptr_t base;  /* first byte, page aligned */
+    size_t size;     /* bytes the caller asked for (the valid range) */
+    size_t mapped;   /* size rounded up to pages: what is charged to dev */
+    int dev;         /* owning device */
+} crm__alloc;
+
+static crm__alloc *crm__allocs;  /* live allocations sorted by base */
+static size_t crm__nallocs;      /* entries in use */
+static size_t crm__cap;          /* entries allocated */
+static int crm__window_ready;    /* 1 once the window is reserved */
+
+static size_t crm__page(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Reserves the whole window PROT_NONE. Returns 0, or -1 when the range is taken. */
+static int crm__window_reserve(void)
+{
+    if (crm__window_ready)
+        return 0;
+    void *want = (void *)CRM_EMU_WINDOW_BASE;
+    void *got = mmap(want, CRM_EMU_WINDOW_SIZE, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED)
+        return -1;
+    if (got != want) { /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+        munmap(got, CRM_EMU_WINDOW_SIZE);
+        return -1;
+    }
+    crm__window_ready = 1;
+    return 0;
+}
+
+/* Returns the index of the first allocation whose base is > a. */
+static size_t crm__upper(uintptr_t a)
+{
+    size_t lo = 0, hi = crm__nallocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (crm__allocs[mid].base <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Finds the first gap holding span bytes. Returns 0 and sets *base and *idx (the
+ * insertion index), or -1 when the window is full. */
+static int crm__find_gap(size_t span, uintptr_t *base, size_t *idx)
+{
+    uintptr_t prev_end = CRM_EMU_WINDOW_BASE;
+    size_t guard = crm__page();
+    for (size_t i = 0; i <= crm__nallocs; i++) {
+        uintptr_t next = i < crm__nallocs ? crm__allocs[i].base
+                                          : CRM_EMU_WINDOW_BASE + CRM_EMU_WINDOW_SIZE;
+        if (next - prev_end >= span) {
+            *base = prev_end;
+            *idx = i;
+            return 0;
+        }
+        if (i < crm__nallocs)
+            prev_end = crm__allocs[i].base + crm__allocs[i].mapped + guard;
+    }
+    return -1;
+}
+
+/* Inserts a at index idx. Returns 0, or -1 on ENOMEM. */
+static int crm__table_insert(size_t idx, const crm__alloc *a)
+{
+    if (crm__nallocs == crm__cap) {
+        size_t cap = crm__cap ? crm__cap * 2 : 64;
+        crm__alloc *n = realloc(crm__allocs, cap * sizeof *n);
+        if (n == NULL)
+            return -1;
+        crm__allocs = n;
+        crm__cap = cap;
+    }
+    memmove(&crm__allocs[idx + 1], &crm__allocs[idx], (crm__nallocs - idx) * sizeof *a);
+    crm__allocs[idx] = *a;
+    crm__nallocs++;
+    return 0;
+}
+
+/* Returns pages [base, base + len) to PROT_NONE, dropping their contents. */
+static void crm__unmap(uintptr_t base, size_t len)
+{
+    void *p = mmap((void *)base, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    assert(p == (void *)base);
+    (void)p;
+}
+
+/* Removes entry idx from the table and releases its pages. */
+static void crm__table_remove(size_t idx)
+{
+    crm__alloc a = crm__allocs[idx];
+    crm__unmap(a.base, a.mapped);
+    crm__pool_release(a.dev, a.mapped);
+    memmove(&crm__allocs[idx], &crm__allocs[idx + 1], (crm__nallocs - idx - 1) * sizeof a);
+    crm__nallocs--;
+}
+
+cudaError_t crm__mem_alloc(int dev, size_t size, void **out)
+{
+    size_t page = crm__page();
+    assert(crm__emu_valid_device(dev) && size > 0);
+    if (size > SIZE_MAX - 2 * page)
+        return cudaErrorMemoryAllocation;
+    size_t mapped = (size + page - 1) / page * page;
+    if (crm__window_reserve() != 0 || crm__pool_charge(dev, mapped, crm__emu_mem_size()) != 0)
+        return cudaErrorMemoryAllocation;
+    crm__alloc a = { .size = size, .mapped = mapped, .dev = dev };
+    size_t idx;
+    void *p = MAP_FAILED;
+    if (crm__find_gap(mapped + page, &a.base, &idx) == 0)
+        p = mmap((void *)a.base, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED && crm__table_insert(idx, &a) != 0) {
+        crm__unmap(a.base, mapped);
+        p = MAP_FAILED;
+    }
+    if (p == MAP_FAILED) {
+        crm__pool_release(dev, mapped);
+        return cudaErrorMemoryAllocation;
+    }
+    *out = p;
+    return cudaSuccess;
+}
+
+cudaError_t crm__mem_free(void *p)
+{
+    size_t i = crm__upper((uintptr_t)p);
+    if (i == 0 || crm__allocs[i - 1].base != (uintptr_t)p)
+        return cudaErrorInvalidValue;
+    crm__table_remove(i - 1);
+    return cudaSuccess;
+}
+
+int crm__mem_range(const void *p, size_t n, int *dev)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t i = crm__upper(a);
+    if (i == 0)
+        return 0;
+    const crm__alloc *al = &crm__allocs[i - 1];
+    size_t off = a - al->base;
+    if (off >= al->size || n > al->size - off)
+        return 0;
+    if (dev != NULL)
+        *dev = al->dev;
+    return 1;
+}
+
+size_t crm__mem_used(int dev)
+{
+    return crm__pool_used(dev);
+}
+
+void crm__mem_release_device(int dev)
+{
+    for (size_t i = crm__nallocs; i-- > 0;)
+        if (crm__allocs[i].dev == dev)
+            crm__table_remove(i);
+}

@@ -1,0 +1,30 @@
+# emu.mk -- the CPU-emulated CUDA device, $(BUILD)/libcudarem-emu.so, and its unit test.
+#
+# The library exports only CUDA runtime names: everything is compiled with hidden
+# visibility and the CUDA entry points are marked CRM_EXPORT.
+
+EMU_SRCS   := $(wildcard server/emu/*.c)
+EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS))
+EMU_LIB    := $(BUILD)/libcudarem-emu.so
+EMU_CFLAGS := -fvisibility=hidden -MMD -MP
+
+all: $(EMU_LIB) $(BUILD)/tests/check_emu
+UNIT_TESTS += $(BUILD)/tests/check_emu
+
+$(BUILD)/obj/emu:
+	mkdir -p $@
+
+$(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
+	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
+
+$(EMU_LIB): $(EMU_OBJS) $(COMMON_OBJS)
+	$(CC) -shared -Wl,-soname,libcudarem-emu.so $(LDFLAGS) -o $@ $^ -lpthread
+
+# The test links the library itself, plus the pure parsing object (not exported).
+$(BUILD)/tests/check_emu: tests/unit/check_emu.c tests/unit/crm_check.h $(EMU_LIB) \
+                          $(BUILD)/obj/emu/crm_emu_env.o | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/obj/emu/crm_emu_env.o \
+	    $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so -Wl,-rpath,'$$ORIGIN/..' \
+	    $(CHECK_LIBS) -ldl -lpthread
+
+-include $(EMU_OBJS:.o=.d)

@@ -1,0 +1,144 @@
+/* check_e2e_programs.c -- end-to-end suite: every self-checking CUDA program passes
+ * through the shim against a real cudarem-server (emulated device), over TCP,
+ * over a Unix socket, and with the CUDA libraries hidden from the client.
+ *
+ * Each test starts its own server, runs one program from tests/cuda (bounded
+ * to E2E_RUN_TIMEOUT_MS: a hang fails), requires exit 0 with "PASS <name>",
+ * then stops the server with SIGTERM and requires it to exit 0.
+ */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *const programs[] = {
+    "device", "memory", "copy", "stream", "event", "errors", "threads", "ptds",
+};
+#define NPROGRAMS ((int)(sizeof programs / sizeof programs[0]))
+
+enum transport { VIA_TCP, VIA_UNIX };
+
+/* Runs program NAME through the shim; TRANSPORT picks the address, NDEV the
+ * emulated device count, HIDE the namespace without CUDA libraries. */
+static void run_program(const char *name, enum transport t, int ndev, int hide)
+{
+    char dir[64], err[512], prog[E2E_PATH_LEN], rel[64], how[64], verdict[64];
+    e2e_server srv;
+    e2e_proc p;
+    int spawned, srv_status;
+
+    snprintf(rel, sizeof rel, "cuda/%s", name);
+    e2e_build_path(rel, prog, sizeof prog);
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    if (e2e_server_start(&srv, dir, ndev, err, sizeof err) != 0) {
+        char *log = e2e_read_file(srv.log_path);
+        e2e_dump("server log", log, 4000);
+        free(log);
+        e2e_dir_remove(dir);
+        ck_abort_msg("%s: server start: %s", name, err);
+    }
+    e2e_proc_opts o = { t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide };
+    char *argv[] = { prog, NULL };
+    spawned = e2e_run(&p, dir, name, prog, argv, &o) == 0;
+    srv_status = e2e_server_stop(&srv);
+
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
+    char *log = e2e_read_file(srv.log_path), pass[64];
+    snprintf(pass, sizeof pass, "PASS %s\n", name);
+    snprintf(how, sizeof how, "%s%s", t == VIA_TCP ? "tcp" : "unix", hide ? " hidden-cuda" : "");
+    e2e_describe(&p, verdict, sizeof verdict);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
+             strstr(out, pass) != NULL;
+    int srv_ok = srv_status >= 0 && WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 0;
+    if (!ok || !srv_ok) {
+        fprintf(stderr, "===== %s over %s: program %s, server %s\n", name, how, verdict,
+                srv_status < 0 ? "did not stop on SIGTERM" : "stopped");
+        e2e_dump("program stdout", out, 6000);
+        e2e_dump("program stderr", perr, 3000);
+        e2e_dump("server log", log, 3000);
+    }
+    free(perr);
+    free(log);
+    e2e_dir_remove(dir);
+    if (!ok) {
+        char first[200] = "";
+        const char *f = strstr(out, "FAIL");
+        if (f != NULL)
+            snprintf(first, sizeof first, "; first: %.*s", (int)strcspn(f, "\n"), f);
+        free(out);
+        ck_abort_msg("%s over %s: %s, expected exit 0 and PASS%s", name, how, verdict, first);
+    }
+    free(out);
+    ck_assert_msg(srv_ok, "%s over %s: server status 0x%x after SIGTERM, expected exit 0", name,
+                  how, (unsigned)srv_status);
+}
+
+/* Two emulated devices over TCP, so the multi-device paths are exercised. */
+START_TEST(test_program_tcp)
+{
+    run_program(programs[_i], VIA_TCP, 2, 0);
+}
+END_TEST
+
+START_TEST(test_program_unix)
+{
+    run_program(programs[_i], VIA_UNIX, 0, 0);
+}
+END_TEST
+
+START_TEST(test_program_hidden_cuda)
+{
+    run_program(programs[_i], VIA_TCP, 0, 1);
+}
+END_TEST
+
+/* The hiding itself works: without the shim the program cannot even load. */
+START_TEST(test_hidden_cuda_really_hidden)
+{
+    char dir[64], prog[E2E_PATH_LEN], verdict[64];
+    e2e_proc p;
+    e2e_build_path("cuda/meminfo", prog, sizeof prog);
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_proc_opts o = { NULL, 0, 1 };
+    char *argv[] = { prog, NULL };
+    ck_assert(e2e_run(&p, dir, "bare", prog, argv, &o) == 0);
+    char *perr = e2e_read_file(p.err_path);
+    e2e_describe(&p, verdict, sizeof verdict);
+    e2e_dir_remove(dir);
+    int setup_failed = WIFEXITED(p.status) && (WEXITSTATUS(p.status) == 125 ||
+                                               WEXITSTATUS(p.status) == 126);
+    if (setup_failed)
+        e2e_dump("namespace setup", perr, 2000);
+    ck_assert_msg(!setup_failed, "could not build the namespace without CUDA (unshare/mount): %s",
+                  perr);
+    int loader_failed = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 127 &&
+                        strstr(perr, "libcudart") != NULL;
+    if (!loader_failed)
+        e2e_dump("bare program stderr", perr, 2000);
+    free(perr);
+    ck_assert_msg(loader_failed, "without the shim the program should fail to load libcudart in "
+                  "the hidden namespace, got %s", verdict);
+}
+END_TEST
+
+static Suite *e2e_programs_suite(void)
+{
+    Suite *s = suite_create("e2e_programs");
+    TCase *tcp = tcase_create("tcp"), *ux = tcase_create("unix"), *hid = tcase_create("hidden");
+    tcase_set_timeout(tcp, 120);
+    tcase_set_timeout(ux, 120);
+    tcase_set_timeout(hid, 120);
+    tcase_add_loop_test(tcp, test_program_tcp, 0, NPROGRAMS);
+    tcase_add_loop_test(ux, test_program_unix, 0, NPROGRAMS);
+    tcase_add_test(hid, test_hidden_cuda_really_hidden);
+    tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS);
+    suite_add_tcase(s, tcp);
+    suite_add_tcase(s, ux);
+    suite_add_tcase(s, hid);
+    return s;
+}
+
+CRM_CHECK_MAIN(e2e_programs_suite)
