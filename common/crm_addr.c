@@ -14,30 +14,64 @@
 #include "common/crm_addr.h"
 #include "protocol/crm_wire.h"
 
+/* Digits only, 1..65535. */
 static int crm__parse_port(const char *s, int *port)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v <= 0 || v > 65535)
+    long v = 0;
+    if (*s == '\0' || strlen(s) > 5)
+        return -1;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        v = v * 10 + (*c - '0');
+    }
+    if (v <= 0 || v > 65535)
         return -1;
     *port = (int)v;
     return 0;
 }
 
-static int crm__parse_tcp(const char *hp, crm_addr *out, char *err, size_t errlen)
+/* Splits "HOST[:PORT]" or "[V6HOST][:PORT]" into host bytes and port text (NULL
+ * when absent); -1 with a reason when the shape is wrong. */
+static int crm__split_host_port(const char *hp, const char **host, size_t *hostlen, const char **port,
+                                char *err, size_t errlen)
 {
-    const char *colon = strrchr(hp, ':');
-    const char *host = hp;
-    size_t hostlen = colon ? (size_t)(colon - hp) : strlen(hp);
-    out->kind = CRM_ADDR_TCP;
-    out->port = CRM_DEFAULT_PORT;
-    if (colon && crm__parse_port(colon + 1, &out->port) != 0) {
-        snprintf(err, errlen, "bad port in '%s'", hp);
+    *port = NULL;
+    if (hp[0] == '[') {
+        const char *close = strchr(hp, ']');
+        if (close == NULL || (close[1] != '\0' && close[1] != ':')) {
+            snprintf(err, errlen, "bad bracketed host in '%s'", hp);
+            return -1;
+        }
+        *host = hp + 1;
+        *hostlen = (size_t)(close - *host);
+        if (close[1] == ':')
+            *port = close + 2;
+        return 0;
+    }
+    const char *colon = strchr(hp, ':');
+    if (colon != NULL && strchr(colon + 1, ':') != NULL) {
+        snprintf(err, errlen, "IPv6 address needs brackets, as in [::1]:%d: '%s'", CRM_DEFAULT_PORT, hp);
         return -1;
     }
-    if (hostlen >= 2 && host[0] == '[' && host[hostlen - 1] == ']') {
-        host++;
-        hostlen -= 2;
+    *host = hp;
+    *hostlen = colon ? (size_t)(colon - hp) : strlen(hp);
+    if (colon != NULL)
+        *port = colon + 1;
+    return 0;
+}
+
+static int crm__parse_tcp(const char *hp, crm_addr *out, char *err, size_t errlen)
+{
+    const char *host, *port;
+    size_t hostlen;
+    out->kind = CRM_ADDR_TCP;
+    out->port = CRM_DEFAULT_PORT;
+    if (crm__split_host_port(hp, &host, &hostlen, &port, err, errlen) != 0)
+        return -1;
+    if (port != NULL && crm__parse_port(port, &out->port) != 0) {
+        snprintf(err, errlen, "bad port in '%s'", hp);
+        return -1;
     }
     if (hostlen == 0 || hostlen >= sizeof out->host) {
         snprintf(err, errlen, "bad host in '%s'", hp);

@@ -21,17 +21,16 @@ static const char *const programs[] = {
 
 enum transport { VIA_TCP, VIA_UNIX };
 
-/* Runs program NAME through the shim; TRANSPORT picks the address, NDEV the
- * emulated device count, HIDE the namespace without CUDA libraries. */
-static void run_program(const char *name, enum transport t, int ndev, int hide)
+/* Runs ARGV (program PROG, reporting "PASS NAME") through the shim; TRANSPORT picks
+ * the address, NDEV the emulated device count, HIDE the namespace without CUDA
+ * libraries. */
+static void run_argv(const char *name, const char *prog, char **argv, enum transport t, int ndev, int hide)
 {
-    char dir[64], err[512], prog[E2E_PATH_LEN], rel[64], how[64], verdict[64];
+    char dir[64], err[512], how[64], verdict[64];
     e2e_server srv;
     e2e_proc p;
     int spawned, srv_status;
 
-    snprintf(rel, sizeof rel, "cuda/%s", name);
-    e2e_build_path(rel, prog, sizeof prog);
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
     if (e2e_server_start(&srv, dir, ndev, err, sizeof err) != 0) {
         char *log = e2e_read_file(srv.log_path);
@@ -41,7 +40,6 @@ static void run_program(const char *name, enum transport t, int ndev, int hide)
         ck_abort_msg("%s: server start: %s", name, err);
     }
     e2e_proc_opts o = { t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide };
-    char *argv[] = { prog, NULL };
     spawned = e2e_run(&p, dir, name, prog, argv, &o) == 0;
     srv_status = e2e_server_stop(&srv);
 
@@ -75,6 +73,36 @@ static void run_program(const char *name, enum transport t, int ndev, int hide)
     ck_assert_msg(srv_ok, "%s over %s: server status 0x%x after SIGTERM, expected exit 0", name,
                   how, (unsigned)srv_status);
 }
+
+static void run_program(const char *name, enum transport t, int ndev, int hide)
+{
+    char prog[E2E_PATH_LEN], rel[64];
+    snprintf(rel, sizeof rel, "cuda/%s", name);
+    e2e_build_path(rel, prog, sizeof prog);
+    char *argv[] = { prog, NULL };
+    run_argv(name, prog, argv, t, ndev, hide);
+}
+
+/* A Python program loading the runtime by name with ctypes reaches the shim. */
+static void run_python(enum transport t, int hide)
+{
+    char script[E2E_PATH_LEN];
+    snprintf(script, sizeof script, "%s/tests/python/runtime_ctypes.py", E2E_SOURCE_DIR);
+    char *argv[] = { E2E_PYTHON, script, NULL };
+    run_argv("runtime_ctypes", E2E_PYTHON, argv, t, 0, hide);
+}
+
+START_TEST(test_python_ctypes_tcp)
+{
+    run_python(VIA_TCP, 0);
+}
+END_TEST
+
+START_TEST(test_python_ctypes_hidden_cuda)
+{
+    run_python(VIA_UNIX, 1);
+}
+END_TEST
 
 /* Two emulated devices over TCP, so the multi-device paths are exercised. */
 START_TEST(test_program_tcp)
@@ -135,6 +163,8 @@ static Suite *e2e_programs_suite(void)
     tcase_add_loop_test(ux, test_program_unix, 0, NPROGRAMS);
     tcase_add_test(hid, test_hidden_cuda_really_hidden);
     tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS);
+    tcase_add_test(tcp, test_python_ctypes_tcp);
+    tcase_add_test(hid, test_python_ctypes_hidden_cuda);
     suite_add_tcase(s, tcp);
     suite_add_tcase(s, ux);
     suite_add_tcase(s, hid);

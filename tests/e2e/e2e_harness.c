@@ -366,8 +366,10 @@ int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t
         return -1;
     }
     if (pid == 0) {
+        /* CUDAREM_TEST_DEVICE=cuda runs the same suites against a real GPU (make gpu-check). */
+        const char *device = getenv("CUDAREM_TEST_DEVICE");
         char *argv[] = { bin, "--listen", tcp_listen, "--listen", unix_listen,
-                         "--device", "emu", "--log-level", "info", NULL };
+                         "--device", (char *)(device && *device ? device : "emu"), "--log-level", "info", NULL };
         char nd[16];
         if (e2e__child_setup(parent, s->log_path, s->log_path) != 0)
             _exit(126);

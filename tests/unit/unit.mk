@@ -1,0 +1,30 @@
+# unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
+# endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR)
+# and the client's pointer table. One binary per module, $(BUILD)/tests/check_<module>.
+
+UNIT_PURE := rangemap idmap addr wire ptrmap
+UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
+
+# Compiles the test source ($<) and links it with the objects among the prerequisites.
+UNIT_LINK = $(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(filter %.o,$^) $(LDFLAGS) $(CHECK_LIBS)
+
+$(BUILD)/tests/check_rangemap: tests/unit/check_rangemap.c tests/unit/crm_check.h \
+                               common/crm_rangemap.h $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK)
+
+$(BUILD)/tests/check_idmap: tests/unit/check_idmap.c tests/unit/crm_check.h \
+                            common/crm_idmap.h $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK)
+
+$(BUILD)/tests/check_addr: tests/unit/check_addr.c tests/unit/crm_check.h \
+                           common/crm_addr.h protocol/crm_wire.h $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK)
+
+$(BUILD)/tests/check_wire: tests/unit/check_wire.c tests/unit/crm_check.h \
+                           protocol/crm_bulk.h $(GEN_HEADERS) $(PROTO_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -ltirpc
+
+$(BUILD)/tests/check_ptrmap: tests/unit/check_ptrmap.c tests/unit/crm_check.h \
+                             client/crm_ptrmap.h common/crm_rangemap.h \
+                             $(BUILD)/obj/client/crm_ptrmap.o $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lpthread
