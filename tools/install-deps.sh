@@ -20,7 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cuda=${CUDA_HOME:-/usr/local/cuda}
-if [ ! -x "$cuda/bin/nvcc" ] || ! grep -q "define CUDART_VERSION 13" "$cuda/include/cuda_runtime_api.h" 2>/dev/null; then
+if [ ! -x "$cuda/bin/nvcc" ] || ! grep -Eq "define CUDART_VERSION +13[0-9]{3}" "$cuda/include/cuda_runtime_api.h" 2>/dev/null; then
     echo "install-deps: the CUDA 13 toolkit was not found at $cuda (set CUDA_HOME)." >&2
     echo "install-deps: cudarem compiles against its headers and tests with nvcc-built programs;" >&2
     echo "install-deps: install it from NVIDIA's repository (package cuda-toolkit-13-0)." >&2
