@@ -9,6 +9,7 @@
 
 #define CRM_STREAM_TAG 0x5c00000000000000ull
 #define CRM_EVENT_TAG  0x5e00000000000000ull
+#define CRM_HANDLE_TAG 0x5a00000000000000ull
 
 static _Thread_local cudaError_t crm__last_error = cudaSuccess;
 static _Thread_local int crm__device = 0;
@@ -58,6 +59,11 @@ cudaEvent_t crm_event_new(uint64_t *id)
 {
     *id = CRM_EVENT_TAG | atomic_fetch_add(&crm__next_id, 1);
     return (cudaEvent_t)(uintptr_t)*id;
+}
+
+uint64_t crm_handle_new_id(void)
+{
+    return CRM_HANDLE_TAG | atomic_fetch_add(&crm__next_id, 1);
 }
 
 /* The thread's per-thread default stream, created on first use per device. */

@@ -26,6 +26,8 @@ void crm_set_thread_device(int device);
 /* New handles with fresh wire ids (the server learns them at creation). */
 cudaStream_t crm_stream_new(uint64_t *id);
 cudaEvent_t crm_event_new(uint64_t *id);
+/* A fresh wire id for a library handle (cuBLAS, cuDNN), also its handle value. */
+uint64_t crm_handle_new_id(void);
 /* Wire id of a handle; stream 0 follows ptds. The per-thread default stream is
  * created on the server at its first use by the thread. */
 uint64_t crm_stream_wire(cudaStream_t stream, int ptds);

@@ -1,35 +1,48 @@
 #!/usr/bin/env python3
-"""gen_api.py -- expands protocol/cudart.api into the wire format, client stubs and
-server dispatch, so each remoted CUDA call is declared exactly once.
+"""gen_api.py -- expands the API spec files (protocol/*.api) into the wire format,
+client stubs and server dispatch, so each remoted call is declared exactly once.
 
-usage: gen_api.py SPEC TEMPLATE_X OUTDIR
+usage: gen_api.py TEMPLATE_X OUTDIR SPEC...
 
-Writes into OUTDIR: crm_api.x (TEMPLATE_X with the generated types spliced in at
-the line `%%API%%`, then compiled by rpcgen), crm_client_gen.[ch] (crm_rpc_NAME
-marshalling), crm_interpose_gen.c (exported CUDA functions of client=auto rows),
-crm_server_gen.[ch] (dispatch, handler prototypes, server=auto handlers),
-crm_rt_fns.h (X-macro list of backend functions the generated handlers call) and
+Writes into OUTDIR: crm_api.x (TEMPLATE_X with the companion type files
+SPECSTEM_types.x spliced in at `%%TYPES%%` and the generated types at `%%API%%`,
+then compiled by rpcgen), crm_client_gen.[ch] (crm_rpc_NAME marshalling),
+crm_interpose_gen.c (exported functions of client=auto rows), crm_server_gen.[ch]
+(dispatch, handler prototypes, server=auto handlers), crm_rt_fns_gen.h (X-macro
+CRM_RT_FN(LIBRARY, NAME) of the backend functions generated handlers call) and
 crm_api_names.c (number -> name, for logs).
+
+A spec file may start with directives:
+  @library NAME        backend library its server=auto rows call (cudart, cublas, cudnn)
+  @status TYPE OK LOST BADHANDLE UNSUPPORTED
+                       status type of its calls, its success value, the value a lost
+                       server turns into (TRANSPORT: the connection's cudaError_t),
+                       the value for an unknown handle id, and for a backend function
+                       the server cannot load
+  @header FILE         header declaring its CUDA prototypes
 """
-import re
+import os
 import sys
 
 # spec type -> (wire .x type, handler C type, CUDA C type)
 SCALARS = {
     "int":    ("int",            "int",          "int"),
     "uint":   ("unsigned int",   "unsigned int", "unsigned int"),
+    "i64":    ("hyper",          "int64_t",      "int64_t"),
     "u64":    ("unsigned hyper", "uint64_t",     "uint64_t"),
     "size":   ("unsigned hyper", "uint64_t",     "size_t"),
     "float":  ("float",          "float",        "float"),
+    "double": ("double",         "double",       "double"),
     "devptr": ("unsigned hyper", "uint64_t",     "void *"),
     "stream": ("unsigned hyper", "uint64_t",     "cudaStream_t"),
     "event":  ("unsigned hyper", "uint64_t",     "cudaEvent_t"),
 }
-# bulk and struct types: (wire type, handler C type) -- handlers get a pointer
+# bulk, struct and opaque types: (wire type, handler C type) -- handlers get a pointer
 SPECIAL = {
-    "prop": ("crm_prop",    "crm_prop"),
-    "h2d":  ("crm_h2d_args", "crm_h2d_args"),
-    "d2h":  ("crm_d2h_res",  "crm_d2h_res"),
+    "prop":  ("crm_prop",     "crm_prop"),
+    "h2d":   ("crm_h2d_args", "crm_h2d_args"),
+    "d2h":   ("crm_d2h_res",  "crm_d2h_res"),
+    "bytes": ("crm_bytes",    "crm_bytes"),
 }
 
 
@@ -39,35 +52,58 @@ class Param:
         if len(parts) != 3 or parts[0] not in ("in", "out"):
             raise ValueError("bad parameter: %r" % text)
         self.dir, self.type, self.name = parts
-        self.enum = None
+        self.enum = self.handle = self.struct = None
         if self.type.startswith("enum:"):
             self.enum = self.type[5:]
+        elif self.type.startswith("handle:"):
+            self.handle = self.type[7:]
+        elif self.type.startswith("struct:"):
+            self.struct = self.type[7:]
         elif self.type not in SCALARS and self.type not in SPECIAL:
             raise ValueError("unknown type %r" % self.type)
 
     @property
     def special(self):
-        return self.type in SPECIAL
+        return self.type in SPECIAL or self.struct is not None
 
     def wire(self):
         if self.enum:
             return "int"
-        return SPECIAL[self.type][0] if self.special else SCALARS[self.type][0]
+        if self.handle:
+            return "unsigned hyper"
+        if self.struct:
+            return self.struct
+        return SPECIAL[self.type][0] if self.type in SPECIAL else SCALARS[self.type][0]
 
     def handler_c(self):
         if self.enum:
             return "int"
-        return SPECIAL[self.type][1] if self.special else SCALARS[self.type][1]
+        if self.handle:
+            return "uint64_t"
+        if self.struct:
+            return self.struct
+        return SPECIAL[self.type][1] if self.type in SPECIAL else SCALARS[self.type][1]
 
     def cuda_c(self):
         if self.enum:
-            return "enum " + self.enum
+            return self.enum if self.enum.endswith("_t") else "enum " + self.enum
+        if self.handle:
+            return self.handle
         return SCALARS[self.type][2]
 
 
+class Lib:
+    """The directives of one spec file."""
+    def __init__(self):
+        self.library = "cudart"
+        self.status, self.ok, self.lost = "cudaError_t", "cudaSuccess", "TRANSPORT"
+        self.badhandle, self.unsupported = "cudaErrorInvalidResourceHandle", "cudaErrorNotSupported"
+        self.header = "cuda_runtime_api.h"
+
+
 class Fn:
-    def __init__(self, num, name, flags, params):
-        self.num, self.name, self.params = num, name, params
+    def __init__(self, num, name, flags, params, lib):
+        self.num, self.name, self.params, self.lib = num, name, params, lib
         self.client = flags.get("client", "manual")
         self.server = flags.get("server", "manual")
         self.ptsz = flags.get("ptsz") or flags.get("ptds")
@@ -76,10 +112,21 @@ class Fn:
 
 
 def parse(path):
-    fns = []
-    for lineno, raw in enumerate(open(path), 1):
+    fns, lib = [], Lib()
+    for raw in open(path):
         line = raw.split("#", 1)[0].strip()
         if not line:
+            continue
+        if line.startswith("@"):
+            words = line[1:].split()
+            if words[0] == "library":
+                lib.library = words[1]
+            elif words[0] == "status":
+                lib.status, lib.ok, lib.lost, lib.badhandle, lib.unsupported = words[1:6]
+            elif words[0] == "header":
+                lib.header = words[1]
+            else:
+                sys.exit("%s: unknown directive %s" % (path, words[0]))
             continue
         head, _, tail = line.partition(":")
         words = head.split()
@@ -88,14 +135,11 @@ def parse(path):
             k, _, v = w.partition("=")
             flags[k] = v or k
         params = [Param(p.strip()) for p in tail.split(",") if p.strip()]
-        fns.append(Fn(int(words[0]), words[1], flags, params))
-    nums = [f.num for f in fns]
-    if len(set(nums)) != len(nums):
-        sys.exit("%s: duplicate procedure number" % path)
+        fns.append(Fn(int(words[0]), words[1], flags, params, lib))
     return fns
 
 
-def gen_x(fns, template):
+def gen_x(fns, template, types):
     out = ["enum crm_api {"]
     out.append(",\n".join("    CRM_API_%s = %d" % (f.name, f.num) for f in fns))
     out.append("};\n")
@@ -116,7 +160,7 @@ def gen_x(fns, template):
     for f in fns:
         out.append("case CRM_API_%s:\n    crm_res_%s %s;" % (f.name, f.name, f.name))
     out.append("};")
-    return template.replace("%%API%%", "\n".join(out))
+    return template.replace("%%TYPES%%", types).replace("%%API%%", "\n".join(out))
 
 
 def rpc_params(f):
@@ -126,17 +170,25 @@ def rpc_params(f):
     return ", ".join(ps) or "void"
 
 
+def headers(fns):
+    seen = []
+    for f in fns:
+        if f.lib.header not in seen:
+            seen.append(f.lib.header)
+    return ["#include <%s>" % h for h in seen]
+
+
 def gen_client(fns):
     h = ["/* crm_client_gen.h -- generated by protocol/gen_api.py; do not edit. */",
-         "#ifndef CRM_CLIENT_GEN_H", "#define CRM_CLIENT_GEN_H",
-         "#include <cuda_runtime_api.h>", '#include "crm_api.h"', ""]
+         "#ifndef CRM_CLIENT_GEN_H", "#define CRM_CLIENT_GEN_H"] + headers(fns) + \
+        ['#include "crm_api.h"', ""]
     c = ["/* crm_client_gen.c -- generated by protocol/gen_api.py; do not edit.",
          " * One marshalling function per remoted call: fill the union arm, run it",
          " * through the connection, copy the results out. */",
          "#include <string.h>", '#include "crm_client_gen.h"',
          '#include "client/crm_conn.h"', ""]
     for f in fns:
-        proto = "cudaError_t crm_rpc_%s(%s)" % (f.name, rpc_params(f))
+        proto = "%s crm_rpc_%s(%s)" % (f.lib.status, f.name, rpc_params(f))
         h.append(proto + ";")
         c.append(proto + "\n{")
         c.append("    crm_call call;\n    crm_reply reply;")
@@ -148,17 +200,21 @@ def gen_client(fns):
         for p in f.outs:
             if p.special:  # caller presets where decoded bulk data must land
                 c.append("    reply.crm_reply_u.%s.%s = *%s;" % (f.name, p.name, p.name))
-        c.append("    cudaError_t err = crm_conn_call(&call, &reply);")
+        c.append("    cudaError_t transport = crm_conn_exec(&call, &reply, 1);")
+        lost = "transport" if f.lib.lost == "TRANSPORT" else f.lib.lost
+        c.append("    %s err = transport != cudaSuccess ? %s : (%s)reply.crm_reply_u.%s.err;"
+                 % (f.lib.status, lost, f.lib.status, f.name))
         if f.outs:
-            c.append("    if (err == cudaSuccess) {")
+            c.append("    if (err == %s) {" % f.lib.ok)
             for p in f.outs:
                 c.append("        *%s = reply.crm_reply_u.%s.%s;" % (p.name, f.name, p.name))
-            c.append("        memset(&reply.crm_reply_u.%s, 0, sizeof reply.crm_reply_u.%s);"
-                     % (f.name, f.name) if any(p.special for p in f.outs) else "")
+            if any(p.special for p in f.outs):
+                c.append("        memset(&reply.crm_reply_u.%s, 0, sizeof reply.crm_reply_u.%s);"
+                         % (f.name, f.name))
             c.append("    }")
         c.append("    crm_conn_reply_free(&reply);\n    return err;\n}\n")
     h += ["", "#endif"]
-    return "\n".join(h) + "\n", "\n".join(l for l in c if l != "") + "\n"
+    return "\n".join(h) + "\n", "\n".join(c) + "\n"
 
 
 def wire_of(p, ptds):
@@ -166,7 +222,7 @@ def wire_of(p, ptds):
         return "crm_stream_wire(%s, %s)" % (p.name, ptds)
     if p.type == "event":
         return "crm_event_wire(%s)" % p.name
-    if p.type == "devptr":
+    if p.type == "devptr" or p.handle:
         return "(uint64_t)(uintptr_t)%s" % p.name
     if p.enum:
         return "(int)%s" % p.name
@@ -175,44 +231,48 @@ def wire_of(p, ptds):
 
 def gen_interpose(fns):
     c = ["/* crm_interpose_gen.c -- generated by protocol/gen_api.py; do not edit.",
-         " * The exported CUDA functions of client=auto rows. */",
-         "#include <stdint.h>", "#include <cuda_runtime_api.h>",
+         " * The exported functions of client=auto rows. */",
+         "#include <stdint.h>"] + headers(fns) + [
          '#include "crm_client_gen.h"', '#include "client/crm_handles.h"',
          '#include "interpose/crm_export.h"', ""]
     for f in fns:
         if f.client != "auto":
             continue
+        st = f.lib.status
+        cudart = st == "cudaError_t"
+        bad = "cudaErrorInvalidValue" if cudart else f.lib.badhandle
+        ret = "crm_set_error(%s)" if cudart else "%s"
         cparams = ", ".join("%s%s %s" % (p.cuda_c(), " *" if p.dir == "out" else "", p.name)
                             for p in f.params) or "void"
         cargs = ", ".join(p.name for p in f.params)
-        c.append("static cudaError_t crm__%s(%s%sint ptds)\n{"
-                 % (f.name, cparams if f.params else "", ", " if f.params else ""))
+        c.append("static %s crm__%s(%s%sint ptds)\n{" % (st, f.name, cparams if f.params else "",
+                                                       ", " if f.params else ""))
         c.append("    (void)ptds;")
         for p in f.outs:
-            c.append("    if (%s == NULL)\n        return crm_set_error(cudaErrorInvalidValue);" % p.name)
+            c.append("    if (%s == NULL)\n        return %s;" % (p.name, ret % bad))
         for p in f.outs:
             c.append("    %s o_%s;" % (p.handler_c(), p.name))
         args = [wire_of(p, "ptds") for p in f.ins] + ["&o_" + p.name for p in f.outs]
-        c.append("    cudaError_t err = crm_rpc_%s(%s);" % (f.name, ", ".join(args)))
+        c.append("    %s err = crm_rpc_%s(%s);" % (st, f.name, ", ".join(args)))
         if f.outs:
-            c.append("    if (err == cudaSuccess) {")
+            c.append("    if (err == %s) {" % f.lib.ok)
             for p in f.outs:
                 c.append("        *%s = (%s)o_%s;" % (p.name, p.cuda_c(), p.name))
             c.append("    }")
-        c.append("    return crm_set_error(err);\n}\n")
-        c.append("CRM_EXPORT cudaError_t %s(%s)\n{\n    return crm__%s(%s%sCRM_PTDS_OFF);\n}\n"
-                 % (f.name, cparams, f.name, cargs, ", " if cargs else ""))
+        c.append("    return %s;\n}\n" % (ret % "err"))
+        c.append("CRM_EXPORT %s %s(%s)\n{\n    return crm__%s(%s%sCRM_PTDS_OFF);\n}\n"
+                 % (st, f.name, cparams, f.name, cargs, ", " if cargs else ""))
         if f.ptsz:
-            c.append("CRM_EXPORT cudaError_t %s_%s(%s)\n{\n    return crm__%s(%s%sCRM_PTDS_ON);\n}\n"
-                     % (f.name, f.ptsz, cparams, f.name, cargs, ", " if cargs else ""))
+            c.append("CRM_EXPORT %s %s_%s(%s)\n{\n    return crm__%s(%s%sCRM_PTDS_ON);\n}\n"
+                     % (st, f.name, f.ptsz, cparams, f.name, cargs, ", " if cargs else ""))
     return "\n".join(c)
 
 
 def gen_server(fns):
     h = ["/* crm_server_gen.h -- generated by protocol/gen_api.py; do not edit.",
          " * One handler per remoted call; server=manual ones are hand-written in server/. */",
-         "#ifndef CRM_SERVER_GEN_H", "#define CRM_SERVER_GEN_H",
-         "#include <cuda_runtime_api.h>", '#include "crm_api.h"', "",
+         "#ifndef CRM_SERVER_GEN_H", "#define CRM_SERVER_GEN_H"] + headers(fns) + [
+         '#include "crm_api.h"', "",
          "typedef struct crm_session crm_session;", "",
          "/* Runs one decoded call and fills its reply arm (reply->api included). */",
          "void crm_dispatch_call(crm_session *s, crm_call *call, crm_reply *reply);", ""]
@@ -220,8 +280,8 @@ def gen_server(fns):
          '#include "crm_server_gen.h"', '#include "server/crm_session.h"',
          '#include "server/crm_backend.h"', ""]
     for f in fns:
-        proto = "cudaError_t crm_srv_%s(crm_session *s%s%s)" % (
-            f.name, ", " if f.params else "", rpc_params(f) if f.params else "")
+        proto = "%s crm_srv_%s(crm_session *s%s%s)" % (
+            f.lib.status, f.name, ", " if f.params else "", rpc_params(f) if f.params else "")
         h.append(proto + ";")
         if f.server == "auto":
             c += gen_auto_handler(f, proto)
@@ -235,19 +295,26 @@ def gen_server(fns):
         if f.ins:
             c.append("        crm_args_%s *a = &call->crm_call_u.%s;" % (f.name, f.name))
         c.append("        crm_res_%s *r = &reply->crm_reply_u.%s;" % (f.name, f.name))
-        c.append("        r->err = crm_srv_%s(%s);\n        break;\n    }" % (f.name, ", ".join(args)))
+        c.append("        r->err = (int)crm_srv_%s(%s);\n        break;\n    }" % (f.name, ", ".join(args)))
     c.append("    }\n}")
     h += ["", "#endif"]
     return "\n".join(h) + "\n", "\n".join(c) + "\n"
 
 
 def gen_auto_handler(f, proto):
-    c = [proto + "\n{", "    cudaError_t err = cudaSuccess;"]
+    lib = f.lib
+    c = [proto + "\n{", "    %s err = %s;" % (lib.status, lib.ok)]
+    c.append("    if (crm_rt.%s == NULL)\n        return %s;" % (f.name, lib.unsupported))
     for p in f.ins:
         if p.type in ("stream", "event"):
             c.append("    %s h_%s;" % ("cudaStream_t" if p.type == "stream" else "cudaEvent_t", p.name))
-            c.append("    if ((err = crm_session_%s(s, %s, &h_%s)) != cudaSuccess)\n        return err;"
-                     % (p.type, p.name, p.name))
+            c.append("    if (crm_session_%s(s, %s, &h_%s) != cudaSuccess)\n        return %s;"
+                     % (p.type, p.name, p.name,
+                        "cudaErrorInvalidResourceHandle" if lib.status == "cudaError_t" else lib.badhandle))
+        elif p.handle:
+            c.append("    void *h_%s;" % p.name)
+            c.append("    if (crm_session_handle(s, CRM_HANDLE_%s, %s, &h_%s) != 0)\n        return %s;"
+                     % (p.handle, p.name, p.name, lib.badhandle))
     for p in f.outs:
         c.append("    %s o_%s = 0;" % (p.cuda_c(), p.name))
     args = []
@@ -256,8 +323,10 @@ def gen_auto_handler(f, proto):
             args.append("&o_" + p.name)
         elif p.type in ("stream", "event"):
             args.append("h_" + p.name)
+        elif p.handle:
+            args.append("(%s)h_%s" % (p.handle, p.name))
         elif p.enum:
-            args.append("(enum %s)%s" % (p.enum, p.name))
+            args.append("(%s)%s" % (p.cuda_c(), p.name))
         elif p.type == "devptr":
             args.append("(void *)(uintptr_t)%s" % p.name)
         else:
@@ -271,9 +340,18 @@ def gen_auto_handler(f, proto):
 
 
 def main():
-    spec, template, outdir = sys.argv[1:4]
-    fns = parse(spec)
-    write(outdir + "/crm_api.x", gen_x(fns, open(template).read()))
+    template, outdir, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    fns, types = [], []
+    for spec in specs:
+        fns += parse(spec)
+        companion = spec[:-len(".api")] + "_types.x"
+        if os.path.exists(companion):
+            types.append(open(companion).read())
+    nums = [f.num for f in fns]
+    dup = {n for n in nums if nums.count(n) > 1}
+    if dup:
+        sys.exit("gen_api.py: duplicate procedure numbers %s" % sorted(dup))
+    write(outdir + "/crm_api.x", gen_x(fns, open(template).read(), "\n".join(types)))
     ch, cc = gen_client(fns)
     write(outdir + "/crm_client_gen.h", ch)
     write(outdir + "/crm_client_gen.c", cc)
@@ -281,10 +359,9 @@ def main():
     sh, sc = gen_server(fns)
     write(outdir + "/crm_server_gen.h", sh)
     write(outdir + "/crm_server_gen.c", sc)
-    rt = [f.name for f in fns if f.server == "auto"]
     write(outdir + "/crm_rt_fns_gen.h",
           "/* crm_rt_fns_gen.h -- generated; backend functions of server=auto rows. */\n"
-          + "".join("CRM_RT_FN(%s)\n" % n for n in rt))
+          + "".join("CRM_RT_FN(%s, %s)\n" % (f.lib.library, f.name) for f in fns if f.server == "auto"))
     names = ["/* crm_api_names.c -- generated by protocol/gen_api.py; do not edit. */",
              '#include "protocol/crm_wire.h"', "",
              "const char *crm_api_name(int num)\n{\n    switch (num) {"]
@@ -294,6 +371,9 @@ def main():
 
 
 def write(path, text):
+    # Leave unchanged files alone so make does not rebuild what depends on them.
+    if os.path.exists(path) and open(path).read() == text:
+        return
     with open(path, "w") as fh:
         fh.write(text)
 

@@ -1,15 +1,17 @@
 # protocol.mk -- generates the wire format from protocol/cudart.api and builds it.
 #
-# gen_api.py splices the generated types into cudarem.x -> $(GEN)/crm_api.x;
+# gen_api.py splices the types generated from protocol/*.api into cudarem.x ->
+# $(GEN)/crm_api.x;
 # rpcgen turns that into crm_api.h and the XDR routines crm_api_xdr.c.
 
-API_SPEC      := protocol/cudart.api
+API_SPECS     := $(wildcard protocol/*.api)
+API_TYPES     := $(wildcard protocol/*_types.x)
 API_GENERATED := $(GEN)/crm_api.x $(GEN)/crm_client_gen.h $(GEN)/crm_client_gen.c \
                  $(GEN)/crm_interpose_gen.c $(GEN)/crm_server_gen.h $(GEN)/crm_server_gen.c \
                  $(GEN)/crm_rt_fns_gen.h $(GEN)/crm_api_names.c
 
-$(API_GENERATED) &: $(API_SPEC) protocol/cudarem.x protocol/gen_api.py | $(GEN)
-	$(PYTHON) protocol/gen_api.py $(API_SPEC) protocol/cudarem.x $(GEN)
+$(API_GENERATED) &: $(API_SPECS) $(API_TYPES) protocol/cudarem.x protocol/gen_api.py | $(GEN)
+	$(PYTHON) protocol/gen_api.py protocol/cudarem.x $(GEN) $(API_SPECS)
 
 $(GEN)/crm_api.h: $(GEN)/crm_api.x
 	rm -f $@ && cd $(GEN) && rpcgen -h -o crm_api.h crm_api.x

@@ -47,29 +47,68 @@ static void crm__emu_path(char *path, size_t len)
     snprintf(path, len, "%s/libcudarem-emu.so", dirname(exe));
 }
 
-static void *crm__open(enum crm_backend_kind kind, char *err, size_t errlen)
+/* The real libraries of the GPU backend; the emulated device exports them all. */
+static const struct {
+    const char *name;      /* library tag used in the API specs */
+    const char *soname;    /* what the GPU backend loads */
+} crm__libraries[] = {
+    {"cudart", "libcudart.so.13"},
+    {"cublas", "libcublas.so.13"},
+    {"cudnn", "libcudnn.so.9"},
+};
+
+static void *crm__handles[sizeof crm__libraries / sizeof crm__libraries[0]];
+
+static void *crm__open(enum crm_backend_kind kind, size_t which, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     if (kind == CRM_BACKEND_CUDA)
-        snprintf(path, sizeof path, "libcudart.so.13");
+        snprintf(path, sizeof path, "%s", crm__libraries[which].soname);
     else
         crm__emu_path(path, sizeof path);
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL)
-        snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+        snprintf(err, errlen, "cannot load %.200s: %.200s", path, dlerror());
     return lib;
+}
+
+/* Handle of library `name`, opened at first use; NULL when it cannot be loaded
+ * (fatal only for the CUDA runtime itself). */
+static void *crm__library(enum crm_backend_kind kind, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof crm__libraries / sizeof crm__libraries[0]; i++) {
+        if (strcmp(crm__libraries[i].name, name) != 0)
+            continue;
+        if (crm__handles[i] == NULL)
+            crm__handles[i] = crm__open(kind, i, err, errlen);
+        return crm__handles[i];
+    }
+    snprintf(err, errlen, "unknown library %s", name);
+    return NULL;
+}
+
+/* Resolves one function; a missing CUDA runtime function is fatal, a missing
+ * function of another library leaves its entry NULL. */
+static int crm__resolve(enum crm_backend_kind kind, const char *lib, const char *name, void **slot, char *err,
+                        size_t errlen)
+{
+    char why[1024] = "";
+    void *h = crm__library(kind, lib, why, sizeof why);
+    *slot = h ? dlsym(h, name) : NULL;
+    if (*slot != NULL || strcmp(lib, "cudart") != 0) {
+        if (*slot == NULL)
+            crm_debug("backend %s: %s unavailable%s%s", crm_backend_name(kind), name, why[0] ? ": " : "", why);
+        return 0;
+    }
+    snprintf(err, errlen, "backend %s lacks %s%s%s", crm_backend_name(kind), name, why[0] ? ": " : "", why);
+    return -1;
 }
 
 int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
 {
-    void *lib = crm__open(kind, err, errlen);
-    if (lib == NULL)
+#define CRM_RT_FN(lib, name)                                                          \
+    if (crm__resolve(kind, #lib, #name, (void **)&crm_rt.name, err, errlen) != 0) \
         return -1;
-#define CRM_RT_FN(name)                                                            \
-    if ((*(void **)&crm_rt.name = dlsym(lib, #name)) == NULL) {                    \
-        snprintf(err, errlen, "backend %s lacks %s", crm_backend_name(kind), #name); \
-        return -1;                                                                 \
-    }
 #include "crm_rt_fns_gen.h"
 #include "server/crm_rt_manual.def"
 #undef CRM_RT_FN

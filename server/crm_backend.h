@@ -5,13 +5,15 @@
 #define CRM_BACKEND_H
 
 #include <stddef.h>
-#include <cuda_runtime_api.h>
+#include "crm_server_gen.h" /* the headers of every remoted library */
 
 enum crm_backend_kind { CRM_BACKEND_CUDA, CRM_BACKEND_EMU };
 
-/* Every runtime function the server calls: generated (server=auto rows) + manual. */
+/* Every library function the server calls: generated (server=auto rows) + manual.
+ * Functions of libraries other than the CUDA runtime are NULL when the library
+ * cannot be loaded; handlers then answer "not supported". */
 typedef struct crm_rt_table {
-#define CRM_RT_FN(name) __typeof__(name) *name;
+#define CRM_RT_FN(lib, name) __typeof__(name) *name;
 #include "crm_rt_fns_gen.h"
 #include "server/crm_rt_manual.def"
 #undef CRM_RT_FN

@@ -49,14 +49,45 @@ cudaError_t crm_session_check_region(crm_session *s, uint64_t addr, uint64_t pit
     return crm_rangemap_find_span(&s->allocs, addr, extent) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+int crm_session_handle(crm_session *s, int kind, uint64_t id, void **out)
+{
+    void *v;
+    if (crm_idmap_get(&s->handles, id, &v) != 0 || ((crm_session_obj *)v)->kind != kind)
+        return -1;
+    *out = ((crm_session_obj *)v)->handle;
+    return 0;
+}
+
+int crm_session_handle_add(crm_session *s, int kind, uint64_t id, void *handle, void (*destroy)(void *))
+{
+    crm_session_obj *o = malloc(sizeof *o);
+    if (o == NULL)
+        return -1;
+    *o = (crm_session_obj){.handle = handle, .device = crm_session_device(), .kind = kind, .destroy = destroy};
+    if (id == 0 || crm_idmap_put(&s->handles, id, o) != 0) {
+        free(o);
+        return -1;
+    }
+    return 0;
+}
+
+int crm_session_handle_del(crm_session *s, int kind, uint64_t id, void **out)
+{
+    void *v;
+    if (crm_session_handle(s, kind, id, out) != 0)
+        return -1;
+    crm_idmap_del(&s->handles, id, &v);
+    free(v);
+    return 0;
+}
+
 /* Remembers a created backend object under the client's id. */
 static cudaError_t crm__remember(crm_idmap *m, uint64_t id, void *handle)
 {
     crm_session_obj *o = malloc(sizeof *o);
     if (o == NULL)
         return cudaErrorMemoryAllocation;
-    o->handle = handle;
-    o->device = crm_session_device();
+    *o = (crm_session_obj){.handle = handle, .device = crm_session_device()};
     if (crm_idmap_put(m, id, o) != 0) {
         free(o);
         return cudaErrorMemoryAllocation;
@@ -146,6 +177,19 @@ static void crm__collect(uint64_t id, void *value, void *arg)
         sw->ids[sw->count++] = id;
 }
 
+/* Releases one object: library handles through their destroy function. */
+static void crm__release_obj(crm_session_obj *o, int forget_only, int is_stream)
+{
+    if (forget_only)
+        return;
+    if (o->destroy != NULL)
+        o->destroy(o->handle);
+    else if (is_stream)
+        crm_rt.cudaStreamDestroy(o->handle);
+    else
+        crm_rt.cudaEventDestroy(o->handle);
+}
+
 static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_stream)
 {
     crm__sweep sw = {device, malloc((m->used + 1) * sizeof(uint64_t)), 0};
@@ -155,18 +199,15 @@ static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_
     for (size_t i = 0; i < sw.count; i++) {
         void *v;
         crm_idmap_del(m, sw.ids[i], &v);
-        crm_session_obj *o = v;
-        if (!forget_only && is_stream)
-            crm_rt.cudaStreamDestroy(o->handle);
-        else if (!forget_only)
-            crm_rt.cudaEventDestroy(o->handle);
-        free(o);
+        crm__release_obj(v, forget_only, is_stream);
+        free(v);
     }
     free(sw.ids);
 }
 
 void crm_session_release(crm_session *s, int device, int forget_only)
 {
+    crm__release_objs(&s->handles, device, forget_only, 0); /* they may use streams */
     crm__release_objs(&s->streams, device, forget_only, 1);
     crm__release_objs(&s->events, device, forget_only, 0);
     crm_rangemap *m = &s->allocs;
@@ -181,5 +222,6 @@ void crm_session_release(crm_session *s, int device, int forget_only)
         crm_rangemap_free(&s->allocs);
         crm_idmap_free(&s->streams);
         crm_idmap_free(&s->events);
+        crm_idmap_free(&s->handles);
     }
 }

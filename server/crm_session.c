@@ -179,6 +179,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_rangemap_init(&s->allocs);
     crm_idmap_init(&s->streams);
     crm_idmap_init(&s->events);
+    crm_idmap_init(&s->handles);
     crm_xfer_init(s);
     if (refuse == NULL)
         crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,

@@ -10,11 +10,20 @@
 #include "common/crm_idmap.h"
 #include "common/crm_rangemap.h"
 
-/* A stream or event the client created under its own id. */
+/* A stream, event or library handle the client created under its own id. */
 typedef struct crm_session_obj {
-    void *handle;          /* cudaStream_t or cudaEvent_t of the backend */
-    int device;            /* device current when it was created */
+    void *handle;                  /* cudaStream_t, cudaEvent_t, cublasHandle_t, ... */
+    int device;                    /* device current when it was created */
+    int kind;                      /* crm_handle_kind, for library handles */
+    void (*destroy)(void *handle); /* releases a library handle at session end */
 } crm_session_obj;
+
+/* Kinds of library handles in crm_session.handles; the generated handlers name
+ * them CRM_HANDLE_<C type>. */
+enum crm_handle_kind {
+    CRM_HANDLE_cublasHandle_t = 1,
+    CRM_HANDLE_cudnnHandle_t = 2,
+};
 
 typedef struct crm_session {
     uint64_t id;           /* session number, unique per server run */
@@ -25,6 +34,7 @@ typedef struct crm_session {
     crm_rangemap allocs;   /* device memory the client owns (base, size, device) */
     crm_idmap streams;     /* client id -> crm_session_obj */
     crm_idmap events;      /* client id -> crm_session_obj */
+    crm_idmap handles;     /* client id -> crm_session_obj of a library handle */
     struct timespec start; /* for the end-of-session log line */
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */
@@ -45,6 +55,13 @@ cudaError_t crm_session_event(crm_session *s, uint64_t id, cudaEvent_t *out);
  * several rows; cudaErrorInvalidValue otherwise. */
 cudaError_t crm_session_check_region(crm_session *s, uint64_t addr, uint64_t pitch, uint64_t width,
                                      uint64_t height);
+/* Library handle `id` of `kind`: 0 and *out, or -1 when unknown or of another kind. */
+int crm_session_handle(crm_session *s, int kind, uint64_t id, void **out);
+/* Remembers a library handle created for the client; `destroy` releases it if the
+ * session ends first. 0, or -1 when id is taken or memory runs out. */
+int crm_session_handle_add(crm_session *s, int kind, uint64_t id, void *handle, void (*destroy)(void *));
+/* Forgets handle `id` of `kind`, storing it in *out: 0, or -1 when unknown. */
+int crm_session_handle_del(crm_session *s, int kind, uint64_t id, void **out);
 /* Device current in the backend. */
 int crm_session_device(void);
 /* Frees every allocation, stream and event of `device` (-1: of every device),
