@@ -260,6 +260,15 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
     return (cudaError_t) * (const int *)&reply->crm_reply_u;
 }
 
+cudaError_t crm_conn_async(crm_call *call)
+{
+    crm_reply reply;
+    memset(&reply, 0, sizeof reply);
+    cudaError_t err = crm_conn_call(call, &reply);
+    crm_conn_reply_free(&reply);
+    return err;
+}
+
 void crm_conn_reply_free(crm_reply *reply)
 {
     xdr_free((xdrproc_t)xdr_crm_reply, (char *)reply);

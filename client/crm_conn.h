@@ -33,6 +33,14 @@ cudaError_t crm_conn_session(crm_session_info *info);
  * back (each carries its own error), else the transport error mapped to CUDA. */
 cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n);
 
+/* Sends a call whose failure CUDA reports asynchronously (kernel launches, async
+ * memsets and copies to the device, event records, library compute calls): it may
+ * be queued and sent with the next call that needs an answer. Returns the error to
+ * report now; an error of the call itself surfaces at the next synchronising call
+ * and through cudaGetLastError, as on a local GPU. Bulk data the call points to is
+ * captured before this returns. */
+cudaError_t crm_conn_async(crm_call *call);
+
 /* crm_conn_exec of one call; returns the transport error or else the call's error. */
 cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
 

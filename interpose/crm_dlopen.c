@@ -1,5 +1,6 @@
-/* crm_dlopen.c -- makes programs that load the CUDA runtime by name (ctypes,
- * frameworks) reach the shim: dlopen of any libcudart.so* returns this library.
+/* crm_dlopen.c -- makes programs that load the CUDA libraries by name (ctypes,
+ * frameworks) reach the shim: dlopen of any libcudart.so*, libcublas.so* or
+ * libcudnn.so* returns this library (not libcublasLt, whose name differs).
  * Both glibc versions of dlopen are interposed (GLIBC_2.2.5 and GLIBC_2.34). */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -7,7 +8,7 @@
 
 typedef void *(*crm__dlopen_fn)(const char *file, int mode);
 
-static const char *const crm__our_libraries[] = {"libcudart.so"};
+static const char *const crm__our_libraries[] = {"libcudart.so", "libcublas.so", "libcudnn.so"};
 
 static int crm__is_ours(const char *file)
 {

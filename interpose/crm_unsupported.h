@@ -1,18 +1,21 @@
-/* crm_unsupported.h -- weak stand-ins for every libcudart.so.13 export cudarem does
- * not implement: each returns cudaErrorNotSupported and logs its name once. A
- * strong definition elsewhere in the library replaces the stand-in at link time. */
+/* crm_unsupported.h -- weak stand-ins for every export of the libraries cudarem
+ * replaces (libcudart.so.13, libcublas.so.13, libcudnn.so.9) that it does not
+ * implement: each returns its library's "not supported" status and logs its name
+ * once. A strong definition elsewhere in the library replaces the stand-in at link
+ * time. Functions whose result is not a status must be implemented for real. */
 #ifndef CRM_UNSUPPORTED_H
 #define CRM_UNSUPPORTED_H
 
-/* Logs `name` once (per *logged flag) and returns cudaErrorNotSupported. */
-int crm_unsupported(const char *name, int *logged);
+/* Logs `name` once (per *logged flag) and returns `status`, the library's "not
+ * supported" code; for the CUDA runtime it also becomes the thread's last error. */
+int crm_unsupported(const char *name, int *logged, int status);
 
-#define CRM_UNSUPPORTED(NAME)                                              \
+#define CRM_UNSUPPORTED(NAME, STATUS)                                      \
     __attribute__((weak, visibility("default"))) int NAME(void);           \
     __attribute__((weak, visibility("default"))) int NAME(void)            \
     {                                                                      \
         static int logged;                                                 \
-        return crm_unsupported(#NAME, &logged);                            \
+        return crm_unsupported(#NAME, &logged, STATUS);                    \
     }
 
 #endif

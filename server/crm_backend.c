@@ -111,6 +111,9 @@ int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
         return -1;
 #include "crm_rt_fns_gen.h"
 #include "server/crm_rt_manual.def"
+#include "server/crm_rt_kernels.def"
+#include "server/crm_rt_blas.def"
+#include "server/crm_rt_dnn.def"
 #undef CRM_RT_FN
     crm__kind = kind;
     return 0;

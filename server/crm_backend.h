@@ -16,6 +16,9 @@ typedef struct crm_rt_table {
 #define CRM_RT_FN(lib, name) __typeof__(name) *name;
 #include "crm_rt_fns_gen.h"
 #include "server/crm_rt_manual.def"
+#include "server/crm_rt_kernels.def"
+#include "server/crm_rt_blas.def"
+#include "server/crm_rt_dnn.def"
 #undef CRM_RT_FN
 } crm_rt_table;
 

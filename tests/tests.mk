@@ -10,10 +10,8 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsu
 $(BUILD)/tests:
 	mkdir -p $@
 
-include tests/cuda/cuda.mk
-include tests/unit/unit.mk
-include tests/e2e/e2e.mk
-include tests/robust/robust.mk
+# Every tests/<area>/<area>.mk: each appends its own binaries.
+include $(sort $(wildcard tests/*/*.mk))
 
 .PHONY: test test-unit test-e2e test-once
 all: $(UNIT_TESTS) $(E2E_TESTS) $(CUDA_TEST_PROGS)
