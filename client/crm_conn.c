@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
+#include "client/crm_queue.h"
 #include "common/crm_addr.h"
 #include "common/crm_log.h"
 #include "protocol/crm_wire.h"
@@ -27,6 +28,9 @@ static struct {
     crm_session_info info;     /* from HELLO */
     int srv_device;            /* device currently selected on the server */
     struct timeval timeout;    /* per call; CUDAREM_TIMEOUT seconds */
+    crm_queue queue;           /* asynchronous calls waiting for the next message */
+    int deferred_api;          /* first queued call that failed, 0 = none */
+    int deferred_status;       /* and the status it returned */
     crm_conn_stats stats;
 } crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
@@ -120,6 +124,8 @@ static void crm__forget_parent(void)
     crm__conn.clnt = NULL; /* belongs to the parent's copy; never used again */
     crm__conn.fd = -1;
     crm__conn.state = CRM_CONN_NONE;
+    crm_queue_clear(&crm__conn.queue); /* the parent's calls, not ours */
+    crm__conn.deferred_api = 0;
     memset(&crm__conn.stats, 0, sizeof crm__conn.stats);
 }
 
@@ -159,28 +165,66 @@ cudaError_t crm_conn_session(crm_session_info *info)
     return err;
 }
 
-/* The batch being sent and the replies it expects, for the reply decoder. */
+/* The caller's calls and their replies; queued calls travel in front of them. */
 typedef struct crm__exchange {
     crm_call *calls;
     crm_reply *replies;
     unsigned n;
 } crm__exchange;
 
+/* Queue limits: past them the queue is sent on its own. */
+#define CRM_QUEUE_MAX_BYTES (4u << 20)
+#define CRM_QUEUE_MAX_CALLS 4096
+
 static bool_t crm__xdr_calls(XDR *xdrs, crm__exchange *x)
 {
-    crm_calls batch = {.crm_calls_len = x->n, .crm_calls_val = x->calls};
-    return xdr_crm_calls(xdrs, &batch);
+    u_int total = crm__conn.queue.count + x->n;
+    if (!xdr_u_int(xdrs, &total) || !crm_queue_put(xdrs, &crm__conn.queue))
+        return FALSE;
+    for (unsigned i = 0; i < x->n; i++)
+        if (!xdr_crm_call(xdrs, &x->calls[i]))
+            return FALSE;
+    return TRUE;
 }
 
-/* Decodes the reply array in place, so preset bulk destinations receive the data. */
+/* Keeps the first failure of a queued call for the next synchronising call. */
+static void crm__defer(int api, int status)
+{
+    crm_warn("queued %s failed with status %d; reported at the next synchronising call", crm_api_name(api),
+             status);
+    if (crm__conn.deferred_api != 0)
+        return;
+    crm__conn.deferred_api = api;
+    crm__conn.deferred_status = status;
+}
+
+/* Replies of queued calls: only their status matters. */
+static bool_t crm__xdr_queued_replies(XDR *xdrs)
+{
+    const crm_queue *q = &crm__conn.queue;
+    for (unsigned i = 0; i < q->count; i++) {
+        crm_reply r;
+        memset(&r, 0, sizeof r);
+        bool_t ok = xdr_crm_reply(xdrs, &r) && (int)r.api == q->apis[i];
+        int status = *(const int *)&r.crm_reply_u; /* every result starts with err */
+        xdr_free((xdrproc_t)xdr_crm_reply, (char *)&r);
+        if (!ok)
+            return FALSE;
+        if (status != 0)
+            crm__defer(q->apis[i], status);
+    }
+    return TRUE;
+}
+
+/* Decodes the caller's replies in place, so preset bulk destinations receive the data. */
 static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
 {
     u_int n;
     if (xdrs->x_op != XDR_DECODE)
         return FALSE;
-    if (!xdr_u_int(xdrs, &n) || n != x->n)
+    if (!xdr_u_int(xdrs, &n) || n != crm__conn.queue.count + x->n || !crm__xdr_queued_replies(xdrs))
         return FALSE;
-    for (u_int i = 0; i < n; i++) {
+    for (u_int i = 0; i < x->n; i++) {
         if (!xdr_crm_reply(xdrs, &x->replies[i]) || x->replies[i].api != x->calls[i].api)
             return FALSE;
     }
@@ -213,7 +257,8 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     crm__exchange x = {calls, replies, n};
     enum clnt_stat st = crm__call_nosigpipe(&x);
     crm__conn.stats.round_trips++;
-    crm__conn.stats.calls += n;
+    crm__conn.stats.calls += n + crm__conn.queue.count;
+    crm_queue_clear(&crm__conn.queue);
     if (st == RPC_SUCCESS)
         return cudaSuccess;
     crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
@@ -223,32 +268,95 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     return cudaErrorDevicesUnavailable;
 }
 
-/* Selects the calling thread's device on the server before its calls run. */
+/* Queues the selection of the calling thread's device on the server, ahead of its
+ * calls, when the server has another device selected. */
 static cudaError_t crm__select_device(void)
 {
     int device = crm_thread_device();
     if (device == crm__conn.srv_device)
         return cudaSuccess;
     crm_call call = {.api = CRM_API_cudaSetDevice};
-    crm_reply reply;
-    memset(&reply, 0, sizeof reply);
     call.crm_call_u.cudaSetDevice.device = device;
-    cudaError_t err = crm__send(&call, &reply, 1);
-    if (err == cudaSuccess && (err = reply.crm_reply_u.cudaSetDevice.err) == cudaSuccess)
-        crm__conn.srv_device = device;
-    return err;
+    if (crm_queue_push(&crm__conn.queue, &call) != 0)
+        return cudaErrorMemoryAllocation;
+    crm__conn.srv_device = device;
+    return cudaSuccess;
+}
+
+/* Opens the session if needed and queues the device selection; lock held. */
+static cudaError_t crm__prepare(void)
+{
+    cudaError_t err = crm__ensure_open();
+    return err == cudaSuccess ? crm__select_device() : err;
 }
 
 cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    cudaError_t err = crm__ensure_open();
-    if (err == cudaSuccess)
-        err = crm__select_device();
+    cudaError_t err = crm__prepare();
     if (err == cudaSuccess)
         err = crm__send(calls, replies, n);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
+}
+
+cudaError_t crm_conn_async(crm_call *call)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    cudaError_t err = crm__prepare();
+    if (err == cudaSuccess && crm_queue_push(&crm__conn.queue, call) != 0)
+        err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess &&
+        (crm__conn.queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.queue.count >= CRM_QUEUE_MAX_CALLS))
+        err = crm__send(NULL, NULL, 0);
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+cudaError_t crm_conn_flush(void)
+{
+    cudaError_t err = cudaSuccess;
+    pthread_mutex_lock(&crm__conn.lock);
+    crm__forget_parent();
+    if (crm__conn.state == CRM_CONN_OPEN && crm__conn.queue.count > 0)
+        err = crm__send(NULL, NULL, 0);
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+int crm_conn_has_pending(void)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    int pending = crm__conn.queue.count > 0 || crm__conn.deferred_api != 0;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return pending;
+}
+
+/* A deferred failure as the CUDA runtime error a synchronising call returns: runtime
+ * calls keep their code; a library call's status has no runtime equivalent. */
+static cudaError_t crm__deferred_as_cuda(int api, int status)
+{
+    const char *name = crm_api_name(api);
+    if (strncmp(name, "cuda", 4) == 0 || strncmp(name, "crm_", 4) == 0)
+        return (cudaError_t)status;
+    return cudaErrorUnknown;
+}
+
+cudaError_t crm_conn_take_deferred(void)
+{
+    cudaError_t err = cudaSuccess;
+    pthread_mutex_lock(&crm__conn.lock);
+    if (crm__conn.deferred_api != 0)
+        err = crm__deferred_as_cuda(crm__conn.deferred_api, crm__conn.deferred_status);
+    crm__conn.deferred_api = 0;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+cudaError_t crm_conn_sync_status(cudaError_t own)
+{
+    cudaError_t deferred = crm_conn_take_deferred();
+    return own != cudaSuccess ? own : deferred;
 }
 
 cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
@@ -258,15 +366,6 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
         return err;
     /* Every result struct starts with its int err. */
     return (cudaError_t) * (const int *)&reply->crm_reply_u;
-}
-
-cudaError_t crm_conn_async(crm_call *call)
-{
-    crm_reply reply;
-    memset(&reply, 0, sizeof reply);
-    cudaError_t err = crm_conn_call(call, &reply);
-    crm_conn_reply_free(&reply);
-    return err;
 }
 
 void crm_conn_reply_free(crm_reply *reply)

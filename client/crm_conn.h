@@ -41,6 +41,15 @@ cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n);
  * captured before this returns. */
 cudaError_t crm_conn_async(crm_call *call);
 
+/* Sends whatever is queued now (program exit, cudaGetLastError); transport error. */
+cudaError_t crm_conn_flush(void);
+/* 1 when queued calls or a deferred failure wait to be reported. */
+int crm_conn_has_pending(void);
+/* Returns and clears the first failure of a queued call, as a runtime error. */
+cudaError_t crm_conn_take_deferred(void);
+/* What a synchronising call returns: its own error, else a deferred one. */
+cudaError_t crm_conn_sync_status(cudaError_t own);
+
 /* crm_conn_exec of one call; returns the transport error or else the call's error. */
 cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
 

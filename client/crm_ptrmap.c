@@ -51,6 +51,19 @@ enum crm_mem_kind crm_ptrmap_classify(uint64_t addr, crm_range *out)
     return kind;
 }
 
+int crm_ptrmap_device_region(uint64_t addr, uint64_t pitch, uint64_t width, uint64_t height)
+{
+    if (width == 0 || height == 0)
+        return 1;
+    if (height > 1 && (width > pitch || pitch > (UINT64_MAX - width) / (height - 1)))
+        return 0;
+    uint64_t extent = pitch * (height - 1) + width;
+    pthread_mutex_lock(&crm__lock);
+    int inside = crm_rangemap_find_span(&crm__device_ranges, addr, extent) != NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return inside;
+}
+
 void crm_ptrmap_drop_device(int device)
 {
     pthread_mutex_lock(&crm__lock);

@@ -40,6 +40,7 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
 
 __attribute__((destructor)) static void crm__unload(void)
 {
+    crm_conn_flush(); /* queued work runs, as it would on a local GPU */
     const char *where = getenv("CUDAREM_STATS");
     if (where != NULL && *where != '\0') {
         crm_conn_stats s;

@@ -50,13 +50,33 @@ static cudaError_t crm__resolve_kind(crm__copy *c)
     }
 }
 
+/* Copies up to this size are queued with their data; larger ones go at once, so the
+ * data is not copied twice on the client. */
+#define CRM_QUEUED_COPY_MAX (1u << 20)
+
+/* Sends a large host-to-device copy in a message of its own (after the queue). */
+static cudaError_t crm__copy_h2d_now(crm_h2d_args *args)
+{
+    crm_call call = {.api = CRM_API_crm_memcpy_h2d};
+    crm_reply reply;
+    memset(&reply, 0, sizeof reply);
+    call.crm_call_u.crm_memcpy_h2d.data = *args;
+    cudaError_t err = crm_conn_call(&call, &reply);
+    crm_conn_reply_free(&reply);
+    return err;
+}
+
 static cudaError_t crm__copy_h2d(const crm__copy *c)
 {
     crm_h2d_args args = {
         .dst = (uint64_t)(uintptr_t)c->dst, .dpitch = c->dpitch, .width = c->width, .height = c->height,
         .stream = c->stream, .async = c->async, .src = c->src, .spitch = c->spitch,
     };
-    cudaError_t err = crm_rpc_crm_memcpy_h2d(&args);
+    /* Refused here, as a local GPU refuses it at the call, not at a later sync. */
+    if (!crm_ptrmap_device_region(args.dst, args.dpitch, args.width, args.height))
+        return cudaErrorInvalidValue;
+    cudaError_t err = c->width * c->height <= CRM_QUEUED_COPY_MAX ? crm_rpc_crm_memcpy_h2d(&args)
+                                                                   : crm__copy_h2d_now(&args);
     if (err == cudaSuccess)
         crm_conn_count_bulk(c->width * c->height, 0);
     return err;
@@ -165,6 +185,10 @@ static cudaError_t crm__memset2d(void *dst, size_t pitch, int value, size_t widt
 {
     if (width == 0 || height == 0)
         return cudaSuccess;
+    if (height > 1 && width > pitch)
+        return crm_set_error(cudaErrorInvalidPitchValue);
+    if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)dst, pitch, width, height))
+        return crm_set_error(cudaErrorInvalidValue);
     uint64_t wire = crm_stream_wire(stream, ptds);
     return crm_set_error(crm_rpc_crm_memset((uint64_t)(uintptr_t)dst, pitch, value, width, height, wire, async));
 }

@@ -1,5 +1,6 @@
 /* crm_rt_stream.c -- exported stream and event creation and destruction; the ids
- * are chosen here, so creating a handle needs no answer from the server. */
+ * are chosen here, so creating a handle needs no answer from the server: creation
+ * is queued, after the arguments were checked as a local GPU checks them. */
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "crm_client_gen.h"
@@ -32,10 +33,19 @@ CRM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return crm_set_error(crm_rpc_cudaStreamDestroy(crm_stream_wire(stream, CRM_PTDS_OFF)));
 }
 
+/* Flags a local GPU accepts; checked here because creation is queued. */
+static int crm__event_flags_valid(unsigned int flags)
+{
+    const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if (flags & ~known)
+        return 0;
+    return !(flags & cudaEventInterprocess) || (flags & cudaEventDisableTiming);
+}
+
 CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     uint64_t id;
-    if (event == NULL)
+    if (event == NULL || !crm__event_flags_valid(flags))
         return crm_set_error(cudaErrorInvalidValue);
     cudaEvent_t handle = crm_event_new(&id);
     cudaError_t err = crm_rpc_crm_event_create(id, flags);

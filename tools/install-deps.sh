@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh -- installs what cudarem needs to build and test on Debian or
 # Ubuntu (apt-get; uses sudo when not root), and checks for the CUDA 13 toolkit,
-# which comes from NVIDIA rather than the distribution.
+# which comes from NVIDIA rather than the distribution. Python packages the
+# examples need come from PyPI (pip) for the python3 on PATH.
 set -euo pipefail
 
 packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev
@@ -17,6 +18,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "install-deps: installing ${missing[*]}"
     "${as_root[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# examples/train.py needs numpy and scikit-learn (its digits data set ships inside
+# the package) for the python3 on PATH, which need not be Debian's.
+python=${PYTHON:-python3}
+if ! "$python" -c "import numpy, sklearn" 2>/dev/null; then
+    echo "install-deps: installing numpy and scikit-learn for $(command -v "$python")"
+    "$python" -m pip install --quiet numpy scikit-learn
 fi
 
 cuda=${CUDA_HOME:-/usr/local/cuda}

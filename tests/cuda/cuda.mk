@@ -5,7 +5,7 @@
 # its place. ptds.cu is built with per-thread default streams so that it calls
 # the *_ptds/*_ptsz entry points. Host code warnings are errors.
 
-CUDA_TEST_NAMES := device memory copy stream event errors threads ptds copyloop meminfo hog
+CUDA_TEST_NAMES := device memory copy stream event errors threads ptds copyloop meminfo hog roundtrips
 CUDA_TEST_PROGS := $(addprefix $(BUILD)/cuda/,$(CUDA_TEST_NAMES))
 CUDA_TEST_WARN  := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
 

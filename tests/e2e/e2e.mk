@@ -5,7 +5,7 @@
 # directory, whether this is the sanitizer flavour (then libasan is preloaded
 # ahead of the shim) and where libasan lives.
 
-E2E_NAMES    := check_e2e_programs check_e2e_faults
+E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips
 E2E_HARNESS  := tests/e2e/e2e_harness.c
 E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(SAN) \
                 -DE2E_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"' \
