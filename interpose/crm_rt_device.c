@@ -1,5 +1,7 @@
 /* crm_rt_device.c -- exported device-management calls: count, selection, properties
- * and attributes (cached per session), versions and reset. */
+ * and attributes (each fetched once per session, then answered locally), versions
+ * and reset. */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,10 @@
 #include "interpose/crm_export.h"
 
 #define CRM_MAX_DEVICES 64
-#define CRM_MAX_ATTRS   512
 
 static pthread_mutex_t crm__cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cudaDeviceProp *crm__props[CRM_MAX_DEVICES];      /* fetched once each */
-static int *crm__attrs[CRM_MAX_DEVICES];                        /* CRM_MAX_ATTRS each */
-static unsigned char *crm__attr_known[CRM_MAX_DEVICES];
+static int *crm__attrs[CRM_MAX_DEVICES]; /* (status, value) per attribute, fetched once each */
 
 /* Checks that `device` exists in the session; returns the CUDA error if not. */
 static cudaError_t crm__check_device(int device)
@@ -93,29 +93,26 @@ CRM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int 
     return crm_set_error(err);
 }
 
-/* Cached attribute value, or -1 when not cached yet. Caller holds the lock. */
-static int crm__attr_cached(int device, int attr, int *value)
+/* Fetches every attribute of `device` in one call; caller holds the lock. */
+static cudaError_t crm__fetch_attrs(int device)
 {
-    if (attr < 0 || attr >= CRM_MAX_ATTRS || crm__attrs[device] == NULL || !crm__attr_known[device][attr])
-        return -1;
-    *value = crm__attrs[device][attr];
-    return 0;
-}
-
-static void crm__attr_store(int device, int attr, int value)
-{
-    if (attr < 0 || attr >= CRM_MAX_ATTRS)
-        return;
-    if (crm__attrs[device] == NULL) {
-        crm__attrs[device] = calloc(CRM_MAX_ATTRS, sizeof(int));
-        crm__attr_known[device] = calloc(CRM_MAX_ATTRS, 1);
-        if (crm__attrs[device] == NULL || crm__attr_known[device] == NULL)
-            return;
+    crm_bytes wire = {0, NULL};
+    cudaError_t err = crm_rpc_crm_device_attrs(device, &wire);
+    if (err == cudaSuccess && wire.crm_bytes_len != 2 * cudaDevAttrMax * sizeof(uint32_t))
+        err = cudaErrorInvalidValue;
+    if (err == cudaSuccess && (crm__attrs[device] = malloc(wire.crm_bytes_len)) == NULL)
+        err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) {
+        const uint32_t *pairs = (const uint32_t *)(void *)wire.crm_bytes_val;
+        for (int i = 0; i < 2 * cudaDevAttrMax; i++)
+            crm__attrs[device][i] = (int)ntohl(pairs[i]);
     }
-    crm__attrs[device][attr] = value;
-    crm__attr_known[device][attr] = 1;
+    xdr_free((xdrproc_t)xdr_crm_bytes, (char *)&wire);
+    return err;
 }
 
+/* Answered from the per-session copy of every attribute: no round trip after the
+ * first query of a device. */
 CRM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (value == NULL)
@@ -123,19 +120,14 @@ CRM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr at
     cudaError_t err = crm__check_device(device);
     if (err != cudaSuccess)
         return crm_set_error(err);
+    if ((int)attr < 0 || (int)attr >= cudaDevAttrMax)
+        return crm_set_error(cudaErrorInvalidValue);
     pthread_mutex_lock(&crm__cache_lock);
-    int cached = crm__attr_cached(device, (int)attr, value);
+    if (crm__attrs[device] == NULL)
+        err = crm__fetch_attrs(device);
+    if (err == cudaSuccess && (err = (cudaError_t)crm__attrs[device][2 * attr]) == cudaSuccess)
+        *value = crm__attrs[device][2 * attr + 1];
     pthread_mutex_unlock(&crm__cache_lock);
-    if (cached == 0)
-        return cudaSuccess;
-    int got;
-    err = crm_rpc_cudaDeviceGetAttribute((int)attr, device, &got);
-    if (err == cudaSuccess) {
-        *value = got;
-        pthread_mutex_lock(&crm__cache_lock);
-        crm__attr_store(device, (int)attr, got);
-        pthread_mutex_unlock(&crm__cache_lock);
-    }
     return crm_set_error(err);
 }
 

@@ -1,5 +1,6 @@
 /* crm_h_objects.c -- handlers of device-wide calls and of the streams and events the
  * client creates under its own ids; the session tables they maintain and check. */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
@@ -152,6 +153,29 @@ cudaError_t crm_srv_cudaGetDeviceProperties(crm_session *s, int device, crm_prop
     }
     prop->crm_prop_len = sizeof *p;
     prop->crm_prop_val = (char *)p;
+    return cudaSuccess;
+}
+
+cudaError_t crm_srv_crm_device_attrs(crm_session *s, int device, crm_bytes *values)
+{
+    (void)s;
+    uint32_t *pairs = calloc(2 * cudaDevAttrMax, sizeof *pairs);
+    if (pairs == NULL)
+        return cudaErrorMemoryAllocation;
+    for (int attr = 0; attr < cudaDevAttrMax; attr++) {
+        int value = 0;
+        cudaError_t err = crm_rt.cudaDeviceGetAttribute(&value, (enum cudaDeviceAttr)attr, device);
+        if (err == cudaErrorInvalidDevice) {
+            free(pairs);
+            crm_rt.cudaGetLastError();
+            return err;
+        }
+        pairs[2 * attr] = htonl((uint32_t)err);
+        pairs[2 * attr + 1] = htonl((uint32_t)value);
+    }
+    crm_rt.cudaGetLastError(); /* invalid attributes must not leave a sticky error */
+    values->crm_bytes_len = 2 * cudaDevAttrMax * sizeof *pairs;
+    values->crm_bytes_val = (char *)pairs;
     return cudaSuccess;
 }
 
