@@ -22,7 +22,7 @@ GEN       := $(BUILD)/gen
 
 CFLAGS    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC $(SANFLAGS) \
              -I. -I$(GEN) -I$(CUDA_HOME)/include -I/usr/include/tirpc
-LDFLAGS   := $(SANFLAGS)
+LDFLAGS   := $(SANFLAGS) -lzstd
 NVCCFLAGS := -cudart shared -O2 -Wno-deprecated-gpu-targets
 
 .PHONY: all test clean

@@ -10,10 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_conn.h"
+#include "client/crm_codec.h"
 #include "client/crm_handles.h"
 #include "client/crm_queue.h"
 #include "common/crm_addr.h"
 #include "common/crm_log.h"
+#include "protocol/crm_bulk.h"
 #include "protocol/crm_wire.h"
 
 enum crm_conn_state { CRM_CONN_NONE, CRM_CONN_OPEN, CRM_CONN_UNREACHABLE, CRM_CONN_LOST };
@@ -252,10 +254,32 @@ static enum clnt_stat crm__call_nosigpipe(crm__exchange *x)
     return st;
 }
 
+static uint64_t crm__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What the bulk XDR moved during one message, for the compression policy. */
+static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_stats *recv0, uint64_t t0)
+{
+    crm_payload_stats moved = {
+        .raw_bytes = crm_bulk_sent.raw_bytes - sent0->raw_bytes + crm_bulk_received.raw_bytes - recv0->raw_bytes,
+        .wire_bytes =
+            crm_bulk_sent.wire_bytes - sent0->wire_bytes + crm_bulk_received.wire_bytes - recv0->wire_bytes,
+        .compress_ns = crm_bulk_sent.compress_ns - sent0->compress_ns,
+    };
+    crm_codec_observe(&moved, crm__now_ns() - t0);
+}
+
 static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
 {
     crm__exchange x = {calls, replies, n};
+    crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
+    uint64_t t0 = crm__now_ns();
     enum clnt_stat st = crm__call_nosigpipe(&x);
+    crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.round_trips++;
     crm__conn.stats.calls += n + crm__conn.queue.count;
     crm_queue_clear(&crm__conn.queue);

@@ -3,6 +3,7 @@
  * host-to-host stays local, the rest becomes one bulk or device-side call. */
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "client/crm_codec.h"
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
@@ -71,6 +72,7 @@ static cudaError_t crm__copy_h2d(const crm__copy *c)
     crm_h2d_args args = {
         .dst = (uint64_t)(uintptr_t)c->dst, .dpitch = c->dpitch, .width = c->width, .height = c->height,
         .stream = c->stream, .async = c->async, .src = c->src, .spitch = c->spitch,
+        .level = crm_codec_choose(c->width * c->height),
     };
     /* Refused here, as a local GPU refuses it at the call, not at a later sync. */
     if (!crm_ptrmap_device_region(args.dst, args.dpitch, args.width, args.height))
@@ -86,7 +88,7 @@ static cudaError_t crm__copy_d2h(const crm__copy *c)
 {
     crm_d2h_res data = {.dst = c->dst, .dpitch = c->dpitch, .width = c->width, .height = c->height};
     cudaError_t err = crm_rpc_crm_memcpy_d2h((uint64_t)(uintptr_t)c->src, c->spitch, c->width, c->height,
-                                             c->stream, c->async, &data);
+                                             c->stream, c->async, crm_codec_choose(c->width * c->height), &data);
     if (err == cudaSuccess)
         crm_conn_count_bulk(0, c->width * c->height);
     return err;

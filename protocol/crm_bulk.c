@@ -4,10 +4,9 @@
 #include "protocol/crm_bulk.h"
 
 crm_h2d_sink_fn crm_h2d_sink = NULL;
+crm_payload_stats crm_bulk_sent, crm_bulk_received;
 
 #define CRM_BULK_PIECE (1u << 30)   /* XDR_GETBYTES/PUTBYTES take a u_int */
-
-static const char crm__zeros[4];
 
 bool_t crm_bulk_size(uint64_t width, uint64_t height, uint64_t *bytes)
 {
@@ -73,18 +72,6 @@ bool_t crm_bulk_skip(XDR *xdrs, uint64_t n)
     return TRUE;
 }
 
-/* XDR opaque data is padded to a multiple of 4 bytes. */
-static bool_t crm__pad(XDR *xdrs, uint64_t n)
-{
-    u_int pad = (u_int)((4 - (n & 3)) & 3);
-    char sink[4];
-    if (pad == 0)
-        return TRUE;
-    if (xdrs->x_op == XDR_ENCODE)
-        return XDR_PUTBYTES(xdrs, crm__zeros, pad);
-    return XDR_GETBYTES(xdrs, sink, pad);
-}
-
 static bool_t crm__h2d_header(XDR *xdrs, crm_h2d_args *a)
 {
     return xdr_uint64_t(xdrs, &a->dst) && xdr_uint64_t(xdrs, &a->dpitch) &&
@@ -95,16 +82,15 @@ static bool_t crm__h2d_header(XDR *xdrs, crm_h2d_args *a)
 /* Decodes the payload through the server's sink, or into an owned buffer. */
 static bool_t crm__h2d_decode(XDR *xdrs, crm_h2d_args *a, uint64_t bytes)
 {
+    crm_rows_writer rw;
     a->status = 0;
     a->data = NULL;
     if (crm_h2d_sink != NULL)
         return crm_h2d_sink(xdrs, a);
-    if (bytes > 0) {
-        a->data = malloc(bytes);
-        if (a->data == NULL)
-            return FALSE;
-    }
-    return crm__get(xdrs, a->data, bytes);
+    if (bytes > 0 && (a->data = malloc(bytes)) == NULL)
+        return FALSE;
+    crm_rows_writer_init(&rw, a->data, a->width, a->width, a->height);
+    return crm_payload_get(xdrs, bytes, &rw.w, &crm_bulk_received);
 }
 
 bool_t xdr_crm_h2d_args(XDR *xdrs, crm_h2d_args *a)
@@ -117,32 +103,32 @@ bool_t xdr_crm_h2d_args(XDR *xdrs, crm_h2d_args *a)
     }
     if (!crm__h2d_header(xdrs, a) || !crm_bulk_size(a->width, a->height, &bytes))
         return FALSE;
-    if (xdrs->x_op == XDR_ENCODE) {
-        if (!crm_bulk_put_rows(xdrs, a->src, a->spitch, a->width, a->height))
-            return FALSE;
-    } else if (!crm__h2d_decode(xdrs, a, bytes)) {
-        return FALSE;
-    }
-    return crm__pad(xdrs, bytes);
+    if (xdrs->x_op == XDR_ENCODE)
+        return crm_payload_put(xdrs, a->src, a->spitch, a->width, a->height, a->level, &crm_bulk_sent);
+    return crm__h2d_decode(xdrs, a, bytes);
 }
 
 /* Decodes into the preset destination rows, checking the length first. */
 static bool_t crm__d2h_decode(XDR *xdrs, crm_d2h_res *r)
 {
+    crm_rows_writer rw;
     if (r->dst == NULL) {
         if (r->len > CRM_BULK_MAX)
             return FALSE;
-        r->owned = r->len ? malloc(r->len) : NULL;
-        if (r->len && r->owned == NULL)
+        if (r->len == 0)
+            return TRUE;
+        if ((r->owned = malloc(r->len)) == NULL)
             return FALSE;
-        return crm__get(xdrs, r->owned, r->len);
+        crm_rows_writer_init(&rw, r->owned, r->len, r->len, r->len ? 1 : 0);
+        return crm_payload_get(xdrs, r->len, &rw.w, &crm_bulk_received);
     }
     uint64_t expected;
     if (!crm_bulk_size(r->width, r->height, &expected) || (r->len != expected && r->len != 0))
         return FALSE;
     if (r->len == 0)
         return TRUE;
-    return crm_bulk_get_rows(xdrs, r->dst, r->dpitch, r->width, r->height);
+    crm_rows_writer_init(&rw, r->dst, r->dpitch, r->width, r->height);
+    return crm_payload_get(xdrs, r->len, &rw.w, &crm_bulk_received);
 }
 
 bool_t xdr_crm_d2h_res(XDR *xdrs, crm_d2h_res *r)
@@ -154,11 +140,7 @@ bool_t xdr_crm_d2h_res(XDR *xdrs, crm_d2h_res *r)
     }
     if (!xdr_uint64_t(xdrs, &r->len))
         return FALSE;
-    if (xdrs->x_op == XDR_ENCODE) {
-        if (!crm__put(xdrs, r->src, r->len))
-            return FALSE;
-    } else if (!crm__d2h_decode(xdrs, r)) {
-        return FALSE;
-    }
-    return crm__pad(xdrs, r->len);
+    if (xdrs->x_op == XDR_ENCODE)
+        return r->len == 0 || crm_payload_put(xdrs, r->src, r->len, r->len, 1, r->level, &crm_bulk_sent);
+    return crm__d2h_decode(xdrs, r);
 }

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <rpc/rpc.h>
+#include "protocol/crm_payload.h"
 
 /* Host-to-device copy: the arguments of crm_memcpy_h2d. */
 typedef struct crm_h2d_args {
@@ -25,6 +26,7 @@ typedef struct crm_h2d_args {
     /* encode side only */
     const char *src;       /* first source row in client memory */
     uint64_t spitch;       /* distance between source rows */
+    int level;             /* 0: raw payload; > 0: zstd level */
     /* decode side only */
     int status;            /* cudaError_t the sink gave, 0 without a sink */
     char *data;            /* packed payload when no sink is installed (owned) */
@@ -37,6 +39,7 @@ typedef struct crm_d2h_res {
     /* encode side only */
     const char *src;       /* packed payload to send */
     char *owned;           /* buffer to free once sent (may equal src), or NULL */
+    int level;             /* 0: raw payload; > 0: zstd level */
     /* decode side: preset by the caller before decoding */
     char *dst;             /* first destination row, NULL: allocate into owned */
     uint64_t dpitch;       /* distance between destination rows */
@@ -44,11 +47,17 @@ typedef struct crm_d2h_res {
     uint64_t height;       /* rows expected */
 } crm_d2h_res;
 
-/* Server hook: consumes the width*height payload bytes of `args` from `xdrs` (and
- * nothing else), placing them at their destination, and sets args->status. Must
- * consume the bytes even when the destination is invalid. FALSE = stream broken. */
+/* Server hook: consumes the payload of `args` from `xdrs` (crm_payload_get into
+ * its destination, or crm_payload_skip) and nothing else, and sets args->status.
+ * Must consume the payload even when the destination is invalid. FALSE = stream
+ * broken. */
 typedef bool_t (*crm_h2d_sink_fn)(XDR *xdrs, crm_h2d_args *args);
 extern crm_h2d_sink_fn crm_h2d_sink;
+
+/* Bytes encoded and decoded by this process's bulk XDR (raw and on the wire), and
+ * compression time; callers serialise their use (the client under its connection
+ * lock, a session process is single-threaded). */
+extern crm_payload_stats crm_bulk_sent, crm_bulk_received;
 
 /* Largest single bulk payload accepted from the wire. */
 #define CRM_BULK_MAX (1ull << 40)

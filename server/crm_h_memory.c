@@ -77,7 +77,7 @@ cudaError_t crm_srv_crm_memcpy_h2d(crm_session *s, const crm_h2d_args *data)
 }
 
 cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t width,
-                                   uint64_t height, uint64_t stream, int async, crm_d2h_res *data)
+                                   uint64_t height, uint64_t stream, int async, int level, crm_d2h_res *data)
 {
     cudaStream_t h;
     cudaError_t err = crm_session_check_region(s, src, spitch, width, height);
@@ -85,6 +85,8 @@ cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch
         err = crm_session_stream(s, stream, &h);
     if (err == cudaSuccess)
         err = crm_xfer_d2h(s, src, spitch, width, height, h, async, data);
+    /* the client chose the compression; bound it to what zstd knows */
+    data->level = level < 0 ? 0 : level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level;
     return err;
 }
 

@@ -26,43 +26,70 @@ static int crm__ensure_staging(size_t need)
     return 0;
 }
 
-/* GPU path: rows go through the staging buffer, as many rows at a time as fit. */
+/* GPU path: payload bytes fill the pinned staging buffer; each time it holds whole
+ * rows they are copied to the device, and the rest moves to the front. */
+typedef struct crm__staging_writer {
+    crm_payload_writer w;
+    crm_h2d_args *a;
+    cudaStream_t stream;
+    uint64_t fill;          /* bytes in the staging buffer */
+    uint64_t row;           /* next destination row */
+} crm__staging_writer;
+
+static char *crm__staging_space(crm_payload_writer *w, uint64_t *avail)
+{
+    crm__staging_writer *sw = (crm__staging_writer *)w;
+    *avail = crm__staging_size - sw->fill;
+    return crm__staging + sw->fill;
+}
+
+static bool_t crm__staging_commit(crm_payload_writer *w, uint64_t len)
+{
+    crm__staging_writer *sw = (crm__staging_writer *)w;
+    crm_h2d_args *a = sw->a;
+    sw->fill += len;
+    uint64_t rows = sw->fill / a->width;
+    if (sw->fill < crm__staging_size && sw->row + rows < a->height)
+        return TRUE; /* not full and not the end: keep filling */
+    if (a->status == cudaSuccess && rows > 0) {
+        void *dst = (void *)(uintptr_t)(a->dst + sw->row * a->dpitch);
+        a->status = crm_rt.cudaMemcpy2DAsync(dst, a->dpitch, crm__staging, a->width, a->width, rows,
+                                             cudaMemcpyHostToDevice, sw->stream);
+        if (a->status == cudaSuccess) /* the staging buffer is reused next */
+            a->status = crm_rt.cudaStreamSynchronize(sw->stream);
+    }
+    sw->row += rows;
+    sw->fill -= rows * a->width;
+    memmove(crm__staging, crm__staging + rows * a->width, sw->fill);
+    return TRUE;
+}
+
 static bool_t crm__h2d_staged(XDR *xdrs, crm_h2d_args *a, cudaStream_t stream)
 {
-    uint64_t rows_per_chunk;
+    crm__staging_writer sw = {.w = {crm__staging_space, crm__staging_commit}, .a = a, .stream = stream};
     if (crm__ensure_staging(a->width) != 0) {
         a->status = cudaErrorMemoryAllocation;
-        return crm_bulk_skip(xdrs, a->width * a->height);
+        return crm_payload_skip(xdrs, a->width * a->height);
     }
-    rows_per_chunk = crm__staging_size / a->width;
-    for (uint64_t row = 0; row < a->height; row += rows_per_chunk) {
-        uint64_t rows = a->height - row < rows_per_chunk ? a->height - row : rows_per_chunk;
-        if (!crm_bulk_get_rows(xdrs, crm__staging, a->width, a->width, rows))
-            return FALSE;
-        if (a->status != cudaSuccess)
-            continue; /* keep consuming the payload */
-        void *dst = (void *)(uintptr_t)(a->dst + row * a->dpitch);
-        a->status = crm_rt.cudaMemcpy2DAsync(dst, a->dpitch, crm__staging, a->width, a->width, rows,
-                                             cudaMemcpyHostToDevice, stream);
-        if (a->status == cudaSuccess) /* the staging buffer is reused next */
-            a->status = crm_rt.cudaStreamSynchronize(stream);
-    }
-    return TRUE;
+    return crm_payload_get(xdrs, a->width * a->height, &sw.w, &crm_bulk_received);
 }
 
 static bool_t crm__h2d_sink(XDR *xdrs, crm_h2d_args *a)
 {
     cudaStream_t stream = 0;
+    crm_rows_writer rw;
     uint64_t bytes = a->width * a->height; /* bounded by crm_bulk_size already */
     a->status = crm_session_check_region(crm__s, a->dst, a->dpitch, a->width, a->height);
     if (a->status == cudaSuccess)
         a->status = crm_session_stream(crm__s, a->stream, &stream);
     if (a->status != cudaSuccess)
-        return crm_bulk_skip(xdrs, bytes);
+        return crm_payload_skip(xdrs, bytes);
     crm__s->bytes_in += bytes;
-    if (crm_backend_host_addressable()) /* emulated device: decode in place */
-        return crm_bulk_get_rows(xdrs, (char *)(uintptr_t)a->dst, a->dpitch, a->width, a->height);
-    return crm__h2d_staged(xdrs, a, stream);
+    if (!crm_backend_host_addressable())
+        return crm__h2d_staged(xdrs, a, stream);
+    /* emulated device: decode in place */
+    crm_rows_writer_init(&rw, (char *)(uintptr_t)a->dst, a->dpitch, a->width, a->height);
+    return crm_payload_get(xdrs, bytes, &rw.w, &crm_bulk_received);
 }
 
 void crm_xfer_init(crm_session *s)

@@ -2,6 +2,7 @@
  * crm_replies through xdrmem, and the hand-written bulk XDR of protocol/crm_bulk
  * (pitched rows, padding, preset destinations, the server sink, size limits and
  * truncated or malformed input). */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,8 @@ static bool_t codec_reply(XDR *x, void *p) { return xdr_crm_reply(x, p); }
 static bool_t codec_h2d(XDR *x, void *p) { return xdr_crm_h2d_args(x, p); }
 static bool_t codec_d2h(XDR *x, void *p) { return xdr_crm_d2h_res(x, p); }
 
-#define HDR_H2D 44u /* five hypers and an int */
-#define HDR_D2H 8u  /* one hyper */
+#define HDR_H2D 48u /* five hypers, an int and the payload's codec word */
+#define HDR_D2H 12u /* one hyper and, when there is a payload, the codec word */
 #define ROUND4(n) (((n) + 3u) & ~3u)
 
 /* Encodes obj into buf (size bytes); returns the encoded length, fails the test on error. */
@@ -423,7 +424,7 @@ static struct {
     crm_h2d_args seen;  /* header fields at the call */
     char *dest;         /* where the test sink puts the rows */
     uint64_t dpitch;
-    int skip;           /* consume with crm_bulk_skip instead */
+    int skip;           /* consume with crm_payload_skip instead */
     int fail;           /* return FALSE */
 } sink;
 
@@ -435,10 +436,12 @@ static bool_t test_sink(XDR *xdrs, crm_h2d_args *a)
         return FALSE;
     if (sink.skip) {
         a->status = 1;
-        return crm_bulk_skip(xdrs, a->width * a->height);
+        return crm_payload_skip(xdrs, a->width * a->height);
     }
     a->status = 42;
-    return crm_bulk_get_rows(xdrs, sink.dest, sink.dpitch, a->width, a->height);
+    crm_rows_writer rw;
+    crm_rows_writer_init(&rw, sink.dest, sink.dpitch, a->width, a->height);
+    return crm_payload_get(xdrs, a->width * a->height, &rw.w, NULL);
 }
 
 static void sink_setup(void)
@@ -632,11 +635,11 @@ START_TEST(test_d2h_zero_len_leaves_preset_destination_alone)
     char buf[16], dest[32];
     memset(dest, '#', sizeof dest);
     u_int len = encode_d2h(buf, sizeof buf, NULL, 0);
-    ck_assert_uint_eq(len, HDR_D2H);
+    ck_assert_uint_eq(len, 8u); /* no payload: no codec word */
     crm_d2h_res r = {.dst = dest, .dpitch = 8, .width = 8, .height = 4};
     u_int used = 0;
     ck_assert(decode(codec_d2h, &r, buf, len, &used));
-    ck_assert_uint_eq(used, HDR_D2H);
+    ck_assert_uint_eq(used, 8u);
     ck_assert_uint_eq(r.len, 0);
     for (size_t i = 0; i < sizeof dest; i++)
         ck_assert_int_eq(dest[i], '#');
@@ -813,6 +816,108 @@ START_TEST(test_d2h_reply_decodes_into_preset_reply)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ bulk: zstd payloads */
+
+/* Encodes rows with compression level `level`, decodes the payload into a pitched
+ * destination, compares, and returns the encoded length. */
+static u_int zstd_round_trip(const char *src, uint64_t spitch, uint64_t width, uint64_t height, int level,
+                             uint64_t dpitch)
+{
+    crm_h2d_args a = h2d_from(src, spitch, width, height);
+    a.level = level;
+    u_int cap = HDR_H2D + (u_int)(width * height) + (u_int)(width * height) / 64 + 4096;
+    char *buf = malloc(cap), *dest = malloc(dpitch * height + 1);
+    ck_assert(buf != NULL && dest != NULL);
+    u_int len = encode(codec_h2d, &a, buf, cap);
+    memset(dest, '#', dpitch * height + 1);
+    XDR x;
+    xdrmem_create(&x, buf + HDR_H2D - 4, len - HDR_H2D + 4, XDR_DECODE); /* the payload alone */
+    crm_rows_writer rw;
+    crm_rows_writer_init(&rw, dest, dpitch, width, height);
+    crm_payload_stats st = {0, 0, 0};
+    ck_assert(crm_payload_get(&x, width * height, &rw.w, &st));
+    ck_assert_uint_eq(xdr_getpos(&x), len - HDR_H2D + 4);
+    xdr_destroy(&x);
+    for (uint64_t r = 0; r < height; r++) {
+        ck_assert_int_eq(memcmp(dest + r * dpitch, src + r * spitch, width), 0);
+        if (dpitch > width)
+            ck_assert_int_eq(dest[r * dpitch + width], '#'); /* gaps untouched */
+    }
+    ck_assert_uint_eq(st.raw_bytes, width * height);
+    free(buf);
+    free(dest);
+    return len;
+}
+
+START_TEST(test_zstd_zeros_shrink_and_round_trip)
+{
+    size_t n = 3 * CRM_PAYLOAD_CHUNK + 12345; /* several chunks and a short last one */
+    char *zeros = calloc(1, n);
+    u_int len = zstd_round_trip(zeros, n, n, 1, 1, n);
+    ck_assert_uint_lt(len, n / 100);
+    free(zeros);
+}
+END_TEST
+
+START_TEST(test_zstd_pitched_rows_round_trip)
+{
+    enum { W = 1000, SP = 1024, H = 2500 }; /* rows straddle chunk boundaries */
+    char *src = calloc(SP, H);
+    for (size_t i = 0; i < (size_t)SP * H; i++)
+        src[i] = (char)((i / 97) & 7); /* low entropy */
+    u_int len = zstd_round_trip(src, SP, W, H, 3, 1013);
+    ck_assert_uint_lt(len, (u_int)(W * H) / 2);
+    free(src);
+}
+END_TEST
+
+START_TEST(test_zstd_incompressible_travels_raw_at_little_cost)
+{
+    size_t n = 2 * CRM_PAYLOAD_CHUNK;
+    char *noise = malloc(n);
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        noise[i] = (char)s;
+    }
+    u_int len = zstd_round_trip(noise, n, n, 1, 1, n);
+    ck_assert_uint_le(len, HDR_H2D + n + 2 * 12); /* chunk headers only */
+    free(noise);
+}
+END_TEST
+
+/* Hand-made payload words; each case must be rejected without a crash. */
+static int zstd_bad_payload_rejected(const uint32_t *words, size_t count, uint64_t total)
+{
+    uint32_t net[16];
+    for (size_t i = 0; i < count; i++)
+        net[i] = htonl(words[i]);
+    XDR x;
+    xdrmem_create(&x, (char *)net, (u_int)(count * 4), XDR_DECODE);
+    int ok = crm_payload_skip(&x, total);
+    xdr_destroy(&x);
+    return !ok;
+}
+
+START_TEST(test_zstd_malformed_chunks_rejected)
+{
+    const uint32_t unknown_codec[] = {7, 0, 0};
+    const uint32_t chunk_too_big[] = {CRM_CODEC_ZSTD, 0, CRM_PAYLOAD_CHUNK + 1, CRM_PAYLOAD_CHUNK + 1};
+    const uint32_t beyond_total[] = {CRM_CODEC_ZSTD, 0, 8, 8, 0, 0};
+    const uint32_t raw_len_mismatch[] = {CRM_CODEC_ZSTD, 0, 4, 8, 0, 0};
+    const uint32_t unknown_kind[] = {CRM_CODEC_ZSTD, 9, 4, 4, 0};
+    const uint32_t garbage_frame[] = {CRM_CODEC_ZSTD, 1, 4, 4, 0x12345678};
+    const uint32_t empty_chunk[] = {CRM_CODEC_ZSTD, 0, 0, 0};
+    ck_assert(zstd_bad_payload_rejected(unknown_codec, 3, 4));
+    ck_assert(zstd_bad_payload_rejected(chunk_too_big, 4, 1u << 21));
+    ck_assert(zstd_bad_payload_rejected(beyond_total, 6, 4));
+    ck_assert(zstd_bad_payload_rejected(raw_len_mismatch, 6, 4));
+    ck_assert(zstd_bad_payload_rejected(unknown_kind, 5, 4));
+    ck_assert(zstd_bad_payload_rejected(garbage_frame, 5, 4));
+    ck_assert(zstd_bad_payload_rejected(empty_chunk, 4, 4));
+}
+END_TEST
+
 Suite *crm_wire_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -829,6 +934,10 @@ Suite *crm_wire_suite(void)
     tcase_add_test(th, test_bulk_size_limits_and_overflow);
     tcase_add_test(th, test_h2d_pitched_source_round_trip_without_sink);
     tcase_add_test(th, test_h2d_odd_sizes_are_padded);
+    tcase_add_test(th, test_zstd_zeros_shrink_and_round_trip);
+    tcase_add_test(th, test_zstd_pitched_rows_round_trip);
+    tcase_add_test(th, test_zstd_incompressible_travels_raw_at_little_cost);
+    tcase_add_test(th, test_zstd_malformed_chunks_rejected);
     tcase_add_test(th, test_h2d_zero_length);
     tcase_add_test(th, test_h2d_oversized_or_overflowing_is_rejected);
     tcase_add_test(th, test_h2d_truncated_anywhere_fails_cleanly);
