@@ -8,6 +8,7 @@
 /* Capability bits exchanged in HELLO; a peer ignores bits it does not know. */
 #define CRM_CAP_BATCH   (1ull << 0)    /* CRM_EXEC takes more than one call */
 #define CRM_CAP_BULK2D  (1ull << 1)    /* pitched bulk payloads */
+#define CRM_CAP_SHM     (1ull << 2)    /* bulk data through the shared window */
 
 /* Transfer buffer size of the RPC record streams (both ends). */
 #define CRM_RPC_BUFSZ   (1u << 20)

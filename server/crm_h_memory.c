@@ -86,7 +86,7 @@ cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch
     if (err == cudaSuccess)
         err = crm_xfer_d2h(s, src, spitch, width, height, h, async, data);
     /* the client chose the compression; bound it to what zstd knows */
-    data->level = level < 0 ? 0 : level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level;
+    data->level = level < CRM_LEVEL_SHM ? 0 : level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level;
     return err;
 }
 

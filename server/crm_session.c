@@ -12,6 +12,7 @@
 #include "crm_api.h"
 #include "crm_server_gen.h"
 #include "protocol/crm_bulk.h"
+#include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_backend.h"
 #include "server/crm_session.h"
@@ -56,6 +57,9 @@ static void crm__hello(SVCXPRT *x, crm_session *s)
         crm_rt.cudaRuntimeGetVersion(&res.runtime_version);
         crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
         s->hello_done = 1;
+        if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
+            crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
+            res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
     }
     size_t n = strlen(s->peer);
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
@@ -187,6 +191,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm__serve(fd);
     crm_session_release(s, -1, 0);
     crm_xfer_fini();
+    crm_shm_detach();
     if (refuse == NULL)
         crm__log_end(s);
     return 0;

@@ -104,6 +104,24 @@ START_TEST(test_python_ctypes_hidden_cuda)
 }
 END_TEST
 
+/* The copy program with bulk data through the shared window, then compressed: the
+ * bytes must arrive the same. */
+START_TEST(test_copy_through_shared_window)
+{
+    setenv("CUDAREM_SHM", "on", 1);
+    run_program("copy", VIA_UNIX, 0, 0);
+    unsetenv("CUDAREM_SHM");
+}
+END_TEST
+
+START_TEST(test_copy_compressed)
+{
+    setenv("CUDAREM_COMPRESS", _i == 0 ? "on" : "7", 1);
+    run_program("copy", VIA_TCP, 0, 0);
+    unsetenv("CUDAREM_COMPRESS");
+}
+END_TEST
+
 /* Two emulated devices over TCP, so the multi-device paths are exercised. */
 START_TEST(test_program_tcp)
 {
@@ -164,6 +182,8 @@ static Suite *e2e_programs_suite(void)
     tcase_add_test(hid, test_hidden_cuda_really_hidden);
     tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS);
     tcase_add_test(tcp, test_python_ctypes_tcp);
+    tcase_add_test(ux, test_copy_through_shared_window);
+    tcase_add_loop_test(tcp, test_copy_compressed, 0, 2);
     tcase_add_test(hid, test_python_ctypes_hidden_cuda);
     suite_add_tcase(s, tcp);
     suite_add_tcase(s, ux);

@@ -68,7 +68,8 @@ static CLIENT *crm__client(int fd)
 
 static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res)
 {
-    crm_hello_args args = {.proto_version = version, .prop_size = sizeof(struct cudaDeviceProp), .host = "t"};
+    crm_hello_args args = {.proto_version = version, .prop_size = sizeof(struct cudaDeviceProp), .host = "t",
+                           .shm_name = ""};
     memset(res, 0, sizeof *res);
     return clnt_call(c, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args, (xdrproc_t)xdr_crm_hello_res,
                      (char *)res, crm__timeout);
