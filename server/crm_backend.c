@@ -25,7 +25,14 @@ enum crm_backend_kind crm_backend_kind(void)
 
 int crm_backend_host_addressable(void)
 {
-    return crm__kind == CRM_BACKEND_EMU;
+    /* CUDAREM_SERVER_STAGING=1 sends emulated-device copies through the GPU
+     * backend's staging path, so that path is tested on machines without a GPU. */
+    static int forced = -1;
+    if (forced < 0) {
+        const char *v = getenv("CUDAREM_SERVER_STAGING");
+        forced = v != NULL && strcmp(v, "1") == 0;
+    }
+    return crm__kind == CRM_BACKEND_EMU && !forced;
 }
 
 /* CUDAREM_EMU_LIB, else libcudarem-emu.so next to the server binary. */

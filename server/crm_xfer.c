@@ -26,52 +26,100 @@ static int crm__ensure_staging(size_t need)
     return 0;
 }
 
-/* GPU path: payload bytes fill the pinned staging buffer; each time it holds whole
- * rows they are copied to the device, and the rest moves to the front. */
+/* GPU path, double-buffered: payload bytes fill one half of the pinned staging
+ * buffer while the other half's rows are still being copied to the device, so
+ * receiving chunk k+1 overlaps the copy of chunk k. An event per half says when
+ * its copy is done and the half may be refilled. */
 typedef struct crm__staging_writer {
     crm_payload_writer w;
     crm_h2d_args *a;
     cudaStream_t stream;
-    uint64_t fill;          /* bytes in the staging buffer */
+    uint64_t half;          /* bytes per half, >= one row */
+    int cur;                /* half being filled */
+    uint64_t fill;          /* bytes in it */
     uint64_t row;           /* next destination row */
+    int busy[2];            /* a copy from that half is in flight */
 } crm__staging_writer;
+
+static cudaEvent_t crm__half_done[2]; /* created once per session */
+
+static char *crm__half(const crm__staging_writer *sw, int which)
+{
+    return crm__staging + (uint64_t)which * sw->half;
+}
+
+/* Waits until half `which` may be written again. */
+static void crm__half_wait(crm__staging_writer *sw, int which)
+{
+    if (!sw->busy[which])
+        return;
+    cudaError_t err = crm_rt.cudaEventSynchronize(crm__half_done[which]);
+    if (sw->a->status == cudaSuccess)
+        sw->a->status = err;
+    sw->busy[which] = 0;
+}
 
 static char *crm__staging_space(crm_payload_writer *w, uint64_t *avail)
 {
     crm__staging_writer *sw = (crm__staging_writer *)w;
-    *avail = crm__staging_size - sw->fill;
-    return crm__staging + sw->fill;
+    crm__half_wait(sw, sw->cur);
+    *avail = sw->half - sw->fill;
+    return crm__half(sw, sw->cur) + sw->fill;
+}
+
+/* Starts the copy of the whole rows in the current half and switches halves,
+ * carrying a partial row over. */
+static void crm__half_flush(crm__staging_writer *sw)
+{
+    crm_h2d_args *a = sw->a;
+    uint64_t rows = sw->fill / a->width, rest = sw->fill - rows * a->width;
+    if (rows > 0 && a->status == cudaSuccess) {
+        void *dst = (void *)(uintptr_t)(a->dst + sw->row * a->dpitch);
+        a->status = crm_rt.cudaMemcpy2DAsync(dst, a->dpitch, crm__half(sw, sw->cur), a->width, a->width, rows,
+                                             cudaMemcpyHostToDevice, sw->stream);
+        if (a->status == cudaSuccess)
+            a->status = crm_rt.cudaEventRecord(crm__half_done[sw->cur], sw->stream);
+        sw->busy[sw->cur] = a->status == cudaSuccess;
+    }
+    sw->row += rows;
+    int next = sw->cur ^ 1;
+    crm__half_wait(sw, next);
+    memcpy(crm__half(sw, next), crm__half(sw, sw->cur) + rows * a->width, rest);
+    sw->cur = next;
+    sw->fill = rest;
 }
 
 static bool_t crm__staging_commit(crm_payload_writer *w, uint64_t len)
 {
     crm__staging_writer *sw = (crm__staging_writer *)w;
-    crm_h2d_args *a = sw->a;
     sw->fill += len;
-    uint64_t rows = sw->fill / a->width;
-    if (sw->fill < crm__staging_size && sw->row + rows < a->height)
-        return TRUE; /* not full and not the end: keep filling */
-    if (a->status == cudaSuccess && rows > 0) {
-        void *dst = (void *)(uintptr_t)(a->dst + sw->row * a->dpitch);
-        a->status = crm_rt.cudaMemcpy2DAsync(dst, a->dpitch, crm__staging, a->width, a->width, rows,
-                                             cudaMemcpyHostToDevice, sw->stream);
-        if (a->status == cudaSuccess) /* the staging buffer is reused next */
-            a->status = crm_rt.cudaStreamSynchronize(sw->stream);
-    }
-    sw->row += rows;
-    sw->fill -= rows * a->width;
-    memmove(crm__staging, crm__staging + rows * a->width, sw->fill);
+    if (sw->fill == sw->half || sw->row + sw->fill / sw->a->width == sw->a->height)
+        crm__half_flush(sw);
     return TRUE;
+}
+
+static int crm__ensure_events(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (crm__half_done[i] == NULL &&
+            crm_rt.cudaEventCreateWithFlags(&crm__half_done[i], cudaEventDisableTiming) != cudaSuccess)
+            return -1;
+    return 0;
 }
 
 static bool_t crm__h2d_staged(XDR *xdrs, crm_h2d_args *a, cudaStream_t stream)
 {
-    crm__staging_writer sw = {.w = {crm__staging_space, crm__staging_commit}, .a = a, .stream = stream};
-    if (crm__ensure_staging(a->width) != 0) {
+    /* a half holds at least one row, so every flush makes progress */
+    if (crm__ensure_staging(2 * a->width) != 0 || crm__ensure_events() != 0) {
         a->status = cudaErrorMemoryAllocation;
         return crm_payload_skip(xdrs, a->width * a->height);
     }
-    return crm_payload_get(xdrs, a->width * a->height, &sw.w, &crm_bulk_received);
+    crm__staging_writer sw = {.w = {crm__staging_space, crm__staging_commit}, .a = a, .stream = stream,
+                              .half = crm__staging_size / 2};
+    bool_t ok = crm_payload_get(xdrs, a->width * a->height, &sw.w, &crm_bulk_received);
+    crm__half_wait(&sw, 0); /* the caller's data is on the device before we answer */
+    crm__half_wait(&sw, 1);
+    return ok;
 }
 
 static bool_t crm__h2d_sink(XDR *xdrs, crm_h2d_args *a)
@@ -100,6 +148,10 @@ void crm_xfer_init(crm_session *s)
 
 void crm_xfer_fini(void)
 {
+    for (int i = 0; i < 2; i++)
+        if (crm__half_done[i] != NULL)
+            crm_rt.cudaEventDestroy(crm__half_done[i]);
+    crm__half_done[0] = crm__half_done[1] = NULL;
     if (crm__staging != NULL)
         crm_rt.cudaFreeHost(crm__staging);
     crm__staging = NULL;

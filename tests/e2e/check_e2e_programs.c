@@ -114,6 +114,18 @@ START_TEST(test_copy_through_shared_window)
 }
 END_TEST
 
+/* The GPU backend's double-buffered staging path, driven through the emulated
+ * device (CUDAREM_SERVER_STAGING=1 reaches the server through its environment). */
+START_TEST(test_copy_through_staging_path)
+{
+    setenv("CUDAREM_SERVER_STAGING", "1", 1);
+    setenv("CUDAREM_COMPRESS", _i == 0 ? "off" : "on", 1);
+    run_program("copy", VIA_UNIX, 0, 0);
+    unsetenv("CUDAREM_COMPRESS");
+    unsetenv("CUDAREM_SERVER_STAGING");
+}
+END_TEST
+
 START_TEST(test_copy_compressed)
 {
     setenv("CUDAREM_COMPRESS", _i == 0 ? "on" : "7", 1);
@@ -184,6 +196,7 @@ static Suite *e2e_programs_suite(void)
     tcase_add_test(tcp, test_python_ctypes_tcp);
     tcase_add_test(ux, test_copy_through_shared_window);
     tcase_add_loop_test(tcp, test_copy_compressed, 0, 2);
+    tcase_add_loop_test(ux, test_copy_through_staging_path, 0, 2);
     tcase_add_test(hid, test_python_ctypes_hidden_cuda);
     suite_add_tcase(s, tcp);
     suite_add_tcase(s, ux);
