@@ -36,6 +36,7 @@ include client/client.mk
 include interpose/interpose.mk
 include server/server.mk
 include examples/examples.mk
+include benchmarks/benchmarks.mk
 include tests/tests.mk
 
 $(BUILD) $(GEN) $(BUILD)/obj:

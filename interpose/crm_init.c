@@ -1,5 +1,6 @@
 /* crm_init.c -- load and unload of libcudarem.so: logging level, the reservation of
- * the emulated-device address window, and the CUDAREM_STATS report at exit. */
+ * the emulated-device address window, the CUDAREM_STATS report at exit and the
+ * cudaremGetStats counters export. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "client/crm_conn.h"
 #include "common/crm_emu_window.h"
 #include "common/crm_log.h"
+#include "interpose/crm_export.h"
 
 __attribute__((constructor)) static void crm__load(void)
 {
@@ -36,6 +38,23 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h);
     fclose(f);
+}
+
+/* cudaremGetStats -- the client's counters for programs that report their own cost
+ * (examples/train.py): round trips, calls, bulk bytes sent and received, in that
+ * order: queued calls count once they have been sent. Returns 0, or -1 when out
+ * is NULL. */
+CRM_EXPORT int cudaremGetStats(unsigned long long out[4])
+{
+    crm_conn_stats s;
+    if (out == NULL)
+        return -1;
+    crm_conn_get_stats(&s);
+    out[0] = s.round_trips;
+    out[1] = s.calls;
+    out[2] = s.bytes_h2d;
+    out[3] = s.bytes_d2h;
+    return 0;
 }
 
 __attribute__((destructor)) static void crm__unload(void)

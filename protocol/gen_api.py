@@ -164,7 +164,9 @@ def gen_x(fns, template, types):
     for f in fns:
         out.append("case CRM_API_%s:\n    crm_res_%s %s;" % (f.name, f.name, f.name))
     out.append("};")
-    return template.replace("%%TYPES%%", types).replace("%%API%%", "\n".join(out))
+    # Only the markers standing alone on a line: the template's comment names them too.
+    return template.replace("\n%%TYPES%%\n", "\n%s\n" % types).replace(
+        "\n%%API%%\n", "\n%s\n" % "\n".join(out))
 
 
 def rpc_params(f):

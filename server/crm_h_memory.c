@@ -46,7 +46,7 @@ cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
     const crm_range *r = crm_rangemap_find(&s->allocs, devPtr);
     if (devPtr == 0)
         return cudaSuccess;
-    if (r == NULL || r->base != devPtr)
+    if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL)
         return cudaErrorInvalidValue;
     cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
     if (err == cudaSuccess)

@@ -18,11 +18,17 @@ typedef struct crm_session_obj {
     void (*destroy)(void *handle); /* releases a library handle at session end */
 } crm_session_obj;
 
+/* crm_range.kind of a module's __device__/__constant__ global in crm_session.allocs:
+ * copies may use it, cudaFree may not. */
+#define CRM_RANGE_SYMBOL 0x53594d42u
+
 /* Kinds of library handles in crm_session.handles; the generated handlers name
  * them CRM_HANDLE_<C type>. */
 enum crm_handle_kind {
     CRM_HANDLE_cublasHandle_t = 1,
     CRM_HANDLE_cudnnHandle_t = 2,
+    CRM_HANDLE_kernel_module = 3,  /* a loaded fatbinary (server/crm_h_kernels.c) */
+    CRM_HANDLE_kernel_func = 4,    /* a kernel of a loaded module */
 };
 
 typedef struct crm_session {

@@ -5,7 +5,7 @@
 # examples need come from PyPI (pip) for the python3 on PATH.
 set -euo pipefail
 
-packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev
+packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev liblz4-dev libssl-dev
           check libsubunit-dev libopenblas-dev iproute2 util-linux procps)
 
 missing=()
@@ -21,11 +21,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # examples/train.py needs numpy and scikit-learn (its digits data set ships inside
-# the package) for the python3 on PATH, which need not be Debian's.
+# the package), `make bench` matplotlib for its plots, for the python3 on PATH,
+# which need not be Debian's.
 python=${PYTHON:-python3}
-if ! "$python" -c "import numpy, sklearn" 2>/dev/null; then
-    echo "install-deps: installing numpy and scikit-learn for $(command -v "$python")"
-    "$python" -m pip install --quiet numpy scikit-learn
+if ! "$python" -c "import numpy, sklearn, matplotlib" 2>/dev/null; then
+    echo "install-deps: installing numpy, scikit-learn and matplotlib for $(command -v "$python")"
+    PIP_ROOT_USER_ACTION=ignore "$python" -m pip install --quiet --disable-pip-version-check numpy scikit-learn matplotlib
 fi
 
 cuda=${CUDA_HOME:-/usr/local/cuda}

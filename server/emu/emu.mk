@@ -17,8 +17,10 @@ $(BUILD)/obj/emu:
 $(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
 	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
 
+# The emulated cuBLAS computes with OpenBLAS (Debian libopenblas-dev); the emulated
+# cuDNN needs libm.
 $(EMU_LIB): $(EMU_OBJS) $(COMMON_OBJS)
-	$(CC) -shared -Wl,-soname,libcudarem-emu.so $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) -shared -Wl,-soname,libcudarem-emu.so $(LDFLAGS) -o $@ $^ -lpthread -lopenblas -lm
 
 # The test links the library itself, plus the pure parsing object (not exported).
 $(BUILD)/tests/check_emu: tests/unit/check_emu.c tests/unit/crm_check.h $(EMU_LIB) \

@@ -238,12 +238,21 @@ static int e2e__hide_cuda(const char *scratch)
     return 0;
 }
 
+static const char *e2e__library_path; /* LD_LIBRARY_PATH of spawned programs */
+
+void e2e_client_library_path(const char *path)
+{
+    e2e__library_path = path;
+}
+
 /* In the child: sets the environment for a client run. */
 static void e2e__client_env(const e2e_proc_opts *o)
 {
     char shim[E2E_PATH_LEN], preload[2 * E2E_PATH_LEN + 2];
     if (o->server != NULL)
         setenv("CUDAREM_SERVER", o->server, 1);
+    if (e2e__library_path != NULL)
+        setenv("LD_LIBRARY_PATH", e2e__library_path, 1);
     if (!o->preload)
         return;
     e2e_build_path("libcudarem.so", shim, sizeof shim);
@@ -333,6 +342,13 @@ int e2e_run(e2e_proc *p, const char *dir, const char *tag, const char *prog,
     return 0;
 }
 
+static char *const *e2e__extra_args;
+
+void e2e_server_extra_args(char *const *args)
+{
+    e2e__extra_args = args;
+}
+
 int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t errlen)
 {
     char bin[E2E_PATH_LEN], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -368,9 +384,11 @@ int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t
     if (pid == 0) {
         /* CUDAREM_TEST_DEVICE=cuda runs the same suites against a real GPU (make gpu-check). */
         const char *device = getenv("CUDAREM_TEST_DEVICE");
-        char *argv[] = { bin, "--listen", tcp_listen, "--listen", unix_listen,
-                         "--device", (char *)(device && *device ? device : "emu"), "--log-level", "info", NULL };
+        char *argv[32] = { bin, "--listen", tcp_listen, "--listen", unix_listen,
+                           "--device", (char *)(device && *device ? device : "emu"), "--log-level", "info", NULL };
         char nd[16];
+        for (int i = 0, n = 9; e2e__extra_args != NULL && e2e__extra_args[i] != NULL && n < 31; i++)
+            argv[n++] = e2e__extra_args[i];
         if (e2e__child_setup(parent, s->log_path, s->log_path) != 0)
             _exit(126);
         /* Own process group: the server and its session processes die together. */

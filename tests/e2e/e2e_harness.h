@@ -62,6 +62,11 @@ int e2e_free_port(void);
  * started, is killed). */
 int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t errlen);
 
+/* Extra arguments (NULL-terminated, at most 16; NULL: none) appended to the command
+ * line of every server e2e_server_start starts from now on, e.g.
+ * {"--emu-kernels", PATH, NULL}. The array must stay valid while it is in use. */
+void e2e_server_extra_args(char *const *args);
+
 /* Sends SIGTERM to the server and waits up to 15 s for it to exit; then kills
  * anything left in its process group (sessions) and reaps it. Returns the
  * server's waitpid status, or -1 if it did not exit in time. */
@@ -80,6 +85,10 @@ int e2e_server_alive(e2e_server *s);
  * output goes to files in DIR named after TAG. Returns 0 or -1. */
 int e2e_spawn(e2e_proc *p, const char *dir, const char *tag, const char *prog,
               char *const argv[], const e2e_proc_opts *o);
+
+/* LD_LIBRARY_PATH for the programs spawned from now on (NULL: left unset), e.g.
+ * build/lib so that a hidden-CUDA run finds libcublas.so.13 as the shim. */
+void e2e_client_library_path(const char *path);
 
 /* Waits up to TIMEOUT_MS for P; on timeout SIGKILLs it and sets timed_out.
  * Returns 0 if it exited on its own, -1 on timeout. */
