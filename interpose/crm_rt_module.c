@@ -1,24 +1,31 @@
-/* crm_rt_module.c -- the registration entry points every nvcc-built program calls
- * from its constructors (__cudaRegisterFatBinary and friends). The client keeps
- * each registered fatbinary; kernels themselves are not remoted yet, so functions,
- * variables and launches answer with the unsupported-call error. */
+/* crm_rt_module.c -- the registration entry points nvcc-built programs call from
+ * their constructors and stubs (CUDA 13 ABI, crt/host_runtime.h): fatbinaries,
+ * kernels, variables, and the per-thread launch configuration of <<<>>>. None of
+ * them contacts the server: modules are shipped at their first use. */
 #include <stdlib.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_handles.h"
+#include "client/crm_modules.h"
+#include "common/crm_log.h"
 #include "interpose/crm_export.h"
 
-/* One fatbinary a program or library registered. */
-typedef struct crm__module {
-    void *fatbin;    /* the program's __fatDeviceText wrapper */
-    void *handle;    /* what __cudaRegisterFatBinary returned: &handle */
-} crm__module;
+/* What __cudaRegisterFatBinary hands out: the handle points to the module. */
+typedef struct crm__reg {
+    void *handle;          /* the crm_kmodule; &handle is the program's void ** */
+} crm__reg;
+
+static crm_kmodule *crm__mod(void **fatCubinHandle)
+{
+    return fatCubinHandle != NULL ? *fatCubinHandle : NULL;
+}
 
 CRM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
-    crm__module *m = calloc(1, sizeof *m);
-    if (m == NULL)
+    crm__reg *r = calloc(1, sizeof *r);
+    if (r == NULL)
         return NULL;
-    m->fatbin = fatCubin;
-    m->handle = m;
-    return &m->handle;
+    r->handle = crm_modules_register(fatCubin);
+    return &r->handle;
 }
 
 CRM_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
@@ -28,12 +35,90 @@ CRM_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
 
 CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
-    if (fatCubinHandle != NULL)
-        free(*fatCubinHandle);
+    if (fatCubinHandle == NULL)
+        return;
+    crm_modules_unregister(crm__mod(fatCubinHandle));
+    free((crm__reg *)fatCubinHandle); /* handle is the first member */
 }
 
 CRM_EXPORT char __cudaInitModule(void **fatCubinHandle)
 {
     (void)fatCubinHandle;
     return 0;
+}
+
+CRM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                                       const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim,
+                                       dim3 *gDim, int *wSize)
+{
+    (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
+    crm_modules_add_function(crm__mod(fatCubinHandle), hostFun, deviceName);
+}
+
+CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName,
+                                  int ext, size_t size, int constant, int global)
+{
+    (void)deviceAddress, (void)ext, (void)constant, (void)global;
+    crm_modules_add_var(crm__mod(fatCubinHandle), hostVar, deviceName, size);
+}
+
+/* __managed__ variables need managed memory, which cudarem does not provide yet. */
+CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
+                                         const char *deviceName, int ext, size_t size, int constant, int global)
+{
+    (void)fatCubinHandle, (void)hostVarPtrAddress, (void)deviceAddress, (void)ext, (void)size;
+    (void)constant, (void)global;
+    crm_error("__managed__ variable %s: managed memory is not supported by cudarem yet; "
+              "the program cannot use it", deviceName ? deviceName : "?");
+}
+
+/* The <<<grid, block, shmem, stream>>> of launches being set up, per thread
+ * (nested when a kernel argument expression itself launches a kernel). */
+#define CRM__CONFIG_DEPTH 16
+
+typedef struct crm__config {
+    dim3 grid, block;
+    size_t shmem;
+    cudaStream_t stream;
+} crm__config;
+
+static _Thread_local crm__config crm__configs[CRM__CONFIG_DEPTH];
+static _Thread_local unsigned crm__nconfigs;
+
+CRM_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                struct CUstream_st *stream)
+{
+    if (crm__nconfigs == CRM__CONFIG_DEPTH)
+        return 1; /* the launch is skipped */
+    crm__configs[crm__nconfigs++] = (crm__config){gridDim, blockDim, sharedMem, stream};
+    return 0;
+}
+
+CRM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream)
+{
+    if (crm__nconfigs == 0)
+        return crm_set_error(cudaErrorMissingConfiguration);
+    crm__config *c = &crm__configs[--crm__nconfigs];
+    *gridDim = c->grid;
+    *blockDim = c->block;
+    *sharedMem = c->shmem;
+    *(cudaStream_t *)stream = c->stream;
+    return cudaSuccess;
+}
+
+/* The kernel handle the stub of hostFun launches with; never contacts the server. */
+CRM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+    crm_kfunc *f = crm_modules_func(hostFun);
+    if (kernel == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    if (f == NULL)
+        return crm_set_error(cudaErrorInvalidDeviceFunction);
+    *kernel = crm_modules_kernel_handle(f);
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    return __cudaGetKernel(kernelPtr, entryFuncAddr);
 }

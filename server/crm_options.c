@@ -25,6 +25,13 @@ static void crm__usage(FILE *out)
             "  --gpu N              serve GPU N only (sets CUDA_VISIBLE_DEVICES)\n"
             "  --max-sessions N     refuse sessions beyond N at once (default 64)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
+            "  --cache-dir DIR      keep the device code modules clients ship in DIR, so\n"
+            "                       later sessions send only their SHA-256 (default:\n"
+            "                       $XDG_CACHE_HOME/cudarem/modules or ~/.cache/cudarem/modules;\n"
+            "                       'off' disables the cache)\n"
+            "  --emu-kernels PATH   load CPU implementations of kernels for the emulated\n"
+            "                       device from the shared library PATH (see\n"
+            "                       server/emu/cudarem_emu_kernel.h); repeatable\n"
             "  --help               show this help and exit\n"
             "  --version            show the version and exit\n"
             "\n"
@@ -77,6 +84,27 @@ static int crm__device_arg(crm_options *o, const char *text)
     return 0;
 }
 
+/* --emu-kernels: PATH joins CUDAREM_EMU_KERNELS (':'-separated), which the session
+ * processes inherit and the emulated device reads. */
+static int crm__emu_kernels_arg(const char *path)
+{
+    const char *old = getenv("CUDAREM_EMU_KERNELS");
+    char *abs = realpath(path, NULL), *v;
+    if (abs == NULL || strchr(abs, ':') != NULL) {
+        fprintf(stderr, "cudarem-server: --emu-kernels %s: %s\n", path,
+                abs ? "the path must not contain ':'" : "no such file");
+        free(abs);
+        return -1;
+    }
+    int rc = asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", abs);
+    free(abs);
+    if (rc < 0)
+        return -1;
+    setenv("CUDAREM_EMU_KERNELS", v, 1);
+    free(v);
+    return 0;
+}
+
 static int crm__one(crm_options *o, int opt, const char *arg)
 {
     switch (opt) {
@@ -90,6 +118,8 @@ static int crm__one(crm_options *o, int opt, const char *arg)
             return -1;
         }
         return 0;
+    case 'C': return setenv("CUDAREM_CACHE_DIR", arg, 1) == 0 ? 0 : -1; /* read by server/crm_kcache.c */
+    case 'K': return crm__emu_kernels_arg(arg);
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
     default: crm__usage(stderr); return -1;
@@ -102,6 +132,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"listen", required_argument, NULL, 'l'},       {"device", required_argument, NULL, 'd'},
         {"gpu", required_argument, NULL, 'g'},          {"max-sessions", required_argument, NULL, 'm'},
         {"log-level", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
+        {"cache-dir", required_argument, NULL, 'C'},    {"emu-kernels", required_argument, NULL, 'K'},
         {"version", no_argument, NULL, 'V'},            {NULL, 0, NULL, 0},
     };
     int opt, rc;

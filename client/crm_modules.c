@@ -1,0 +1,313 @@
+/* crm_modules.c -- registered device code and its per-session state.
+ *
+ * Modules, kernels and variables are created by the registration calls nvcc's
+ * constructors make and live until __cudaUnregisterFatBinary. The session state
+ * (wire ids, loaded flags) is tagged with the process id and a per-module
+ * generation, so a forked child, which opens its own session, loads again. One
+ * mutex guards everything; it is held across the few calls that load a module or
+ * name a kernel, which happen once per session each.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "client/crm_modules.h"
+#include "client/crm_ptrmap.h"
+#include "common/crm_digest.h"
+#include "common/crm_idmap.h"
+#include "common/crm_log.h"
+#include "crm_client_gen.h"
+
+#define CRM__MAX_DEV 16
+
+struct crm_kmodule {
+    const unsigned char *fatbin;   /* in the program's image */
+    size_t len;                    /* 0: not a fatbinary */
+    int parsed;                    /* info and digest are valid */
+    crm_module_info info;
+    crm_digest digest;
+    pid_t pid;                     /* process whose session loaded it, 0 = none */
+    uint64_t id;                   /* wire id there */
+    unsigned gen;                  /* bumped at every load */
+    cudaError_t load_err;          /* sticky load failure in that session */
+};
+
+struct crm_kfunc {
+    crm_kmodule *m;
+    const void *host;              /* the host stub */
+    char *name;                    /* mangled device name */
+    unsigned gen;                  /* m->gen when named to the server, 0 = never */
+    uint64_t id;                   /* wire id */
+    crm_kparam *params;            /* layout in wire form, from m->info */
+    uint32_t nparams, param_bytes;
+};
+
+struct crm_kvar {
+    crm_kmodule *m;
+    const void *host;              /* the host shadow */
+    char *name;
+    size_t size;                   /* registered size */
+    unsigned gen[CRM__MAX_DEV];    /* m->gen when resolved on each device */
+    uint64_t addr[CRM__MAX_DEV];
+    uint64_t dsize[CRM__MAX_DEV];
+};
+
+static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_idmap crm__funcs;       /* host stub -> crm_kfunc */
+static crm_idmap crm__handles;     /* crm_kfunc address -> itself (valid cudaKernel_t) */
+static crm_idmap crm__vars;        /* host shadow -> crm_kvar */
+
+crm_kmodule *crm_modules_register(const void *wrapper)
+{
+    const struct { int magic; int version; const void *data; void *extra; } *w = wrapper;
+    crm_kmodule *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return NULL;
+    if (w != NULL && (unsigned)w->magic == CRM_FATBIN_WRAPPER_MAGIC && w->data != NULL) {
+        m->fatbin = w->data;
+        m->len = crm_fatbin_size(w->data, CRM_FATBIN_MAX);
+    }
+    if (m->len == 0)
+        crm_warn("a registered fatbinary is not in a format cudarem reads: its kernels cannot run");
+    return m;
+}
+
+static void crm__drop_entries(crm_idmap *map, crm_kmodule *m, int funcs)
+{
+    uint64_t *ids = malloc((map->used + 1) * sizeof *ids);
+    size_t n = 0;
+    for (size_t i = 0; ids != NULL && i < map->cap; i++) {
+        if (map->slots[i].state != 1)
+            continue;
+        void *v = map->slots[i].value;
+        if ((funcs ? ((crm_kfunc *)v)->m : ((crm_kvar *)v)->m) == m)
+            ids[n++] = map->slots[i].id;
+    }
+    for (size_t i = 0; i < n; i++) {
+        void *v;
+        crm_idmap_del(map, ids[i], &v);
+        if (funcs) {
+            crm_idmap_del(&crm__handles, (uint64_t)(uintptr_t)v, NULL);
+            free(((crm_kfunc *)v)->params);
+            free(((crm_kfunc *)v)->name);
+        } else {
+            free(((crm_kvar *)v)->name);
+        }
+        free(v);
+    }
+    free(ids);
+}
+
+void crm_modules_unregister(crm_kmodule *m)
+{
+    if (m == NULL)
+        return;
+    pthread_mutex_lock(&crm__lock);
+    crm__drop_entries(&crm__funcs, m, 1);
+    crm__drop_entries(&crm__vars, m, 0);
+    int loaded = m->pid == getpid() && m->id != 0 && m->load_err == cudaSuccess;
+    pthread_mutex_unlock(&crm__lock);
+    if (loaded) { /* a library being dlclose'd: free its module on the server */
+        crm_call call = {.api = CRM_API_crm_module_unload};
+        call.crm_call_u.crm_module_unload.id = m->id;
+        crm_conn_async(&call);
+    }
+    crm_module_info_free(&m->info);
+    free(m);
+}
+
+void crm_modules_add_function(crm_kmodule *m, const void *hostFun, const char *deviceName)
+{
+    crm_kfunc *f = calloc(1, sizeof *f);
+    if (m == NULL || f == NULL || deviceName == NULL || (f->name = strdup(deviceName)) == NULL) {
+        free(f);
+        return;
+    }
+    f->m = m;
+    f->host = hostFun;
+    pthread_mutex_lock(&crm__lock);
+    if (crm_idmap_put(&crm__funcs, (uint64_t)(uintptr_t)hostFun, f) != 0 ||
+        crm_idmap_put(&crm__handles, (uint64_t)(uintptr_t)f, f) != 0) {
+        crm_idmap_del(&crm__funcs, (uint64_t)(uintptr_t)hostFun, NULL);
+        free(f->name);
+        free(f);
+    }
+    pthread_mutex_unlock(&crm__lock);
+}
+
+void crm_modules_add_var(crm_kmodule *m, const void *hostVar, const char *deviceName, size_t size)
+{
+    crm_kvar *v = calloc(1, sizeof *v);
+    if (m == NULL || v == NULL || deviceName == NULL || (v->name = strdup(deviceName)) == NULL) {
+        free(v);
+        return;
+    }
+    v->m = m;
+    v->host = hostVar;
+    v->size = size;
+    pthread_mutex_lock(&crm__lock);
+    if (crm_idmap_put(&crm__vars, (uint64_t)(uintptr_t)hostVar, v) != 0) {
+        free(v->name);
+        free(v);
+    }
+    pthread_mutex_unlock(&crm__lock);
+}
+
+crm_kfunc *crm_modules_func(const void *func)
+{
+    void *v = NULL;
+    pthread_mutex_lock(&crm__lock);
+    if (func != NULL && crm_idmap_get(&crm__funcs, (uint64_t)(uintptr_t)func, &v) != 0 &&
+        crm_idmap_get(&crm__handles, (uint64_t)(uintptr_t)func, &v) != 0)
+        v = NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return v;
+}
+
+cudaKernel_t crm_modules_kernel_handle(crm_kfunc *f)
+{
+    return (cudaKernel_t)f;
+}
+
+/* Reads the module's kernels and digest once; lock held. */
+static cudaError_t crm__parse(crm_kmodule *m)
+{
+    char err[256];
+    if (m->parsed)
+        return cudaSuccess;
+    if (m->len == 0)
+        return cudaErrorInvalidKernelImage;
+    if (crm_module_info_parse(m->fatbin, m->len, &m->info, err, sizeof err) != 0) {
+        crm_error("cannot read a registered fatbinary: %s", err);
+        return cudaErrorInvalidKernelImage;
+    }
+    if (crm_sha256(m->fatbin, m->len, (unsigned char *)m->digest.bytes) != 0) {
+        crm_module_info_free(&m->info);
+        return cudaErrorInvalidKernelImage;
+    }
+    m->parsed = 1;
+    return cudaSuccess;
+}
+
+/* Loads the module in this process's session: by digest first, then shipping the
+ * image when the server has not cached it. Lock held. */
+static cudaError_t crm__load(crm_kmodule *m)
+{
+    crm_image none = {{0, NULL}}, image = {{(u_int)m->len, (char *)m->fatbin}};
+    int loaded = 0;
+    if (m->pid == getpid() && m->id != 0)
+        return m->load_err;
+    cudaError_t err = crm__parse(m);
+    if (err != cudaSuccess)
+        return err;
+    uint64_t id = crm_handle_new_id();
+    err = crm_rpc_crm_module_load(id, &m->digest, &none, &loaded);
+    if (err == cudaSuccess && !loaded) {
+        err = crm_rpc_crm_module_load(id, &m->digest, &image, &loaded);
+        if (err == cudaSuccess)
+            crm_conn_count_bulk(m->len, 0);
+    }
+    if (err == cudaErrorNoDevice || err == cudaErrorDevicesUnavailable)
+        return err; /* no session: try again at the next use */
+    if (err == cudaSuccess && !loaded)
+        err = cudaErrorInvalidKernelImage;
+    m->pid = getpid();
+    m->id = id;
+    m->gen++;
+    m->load_err = err;
+    return err;
+}
+
+/* The kernel's layout in wire form, from the module's info; lock held. */
+static cudaError_t crm__layout(crm_kfunc *f)
+{
+    const crm_kernel_info *k = crm_module_info_kernel(&f->m->info, f->name);
+    if (k == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    if (f->params != NULL)
+        return cudaSuccess;
+    f->params = calloc(k->nparams + 1, sizeof *f->params);
+    if (f->params == NULL)
+        return cudaErrorMemoryAllocation;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        f->params[i] = (crm_kparam){k->params[i].offset, k->params[i].size};
+    f->nparams = k->nparams;
+    f->param_bytes = k->param_bytes;
+    return cudaSuccess;
+}
+
+cudaError_t crm_modules_prepare(crm_kfunc *f, crm_kready *out)
+{
+    pthread_mutex_lock(&crm__lock);
+    cudaError_t err = crm__load(f->m);
+    if (err == cudaSuccess)
+        err = crm__layout(f);
+    if (err == cudaSuccess && f->gen != f->m->gen) {
+        crm_kname name = {f->name};
+        uint64_t id = crm_handle_new_id();
+        err = crm_rpc_crm_function_get(f->m->id, id, &name);
+        if (err == cudaSuccess) {
+            f->id = id;
+            f->gen = f->m->gen;
+        }
+    }
+    if (err == cudaSuccess)
+        *out = (crm_kready){f->id, f->nparams, f->params, f->param_bytes};
+    pthread_mutex_unlock(&crm__lock);
+    return err;
+}
+
+crm_kvar *crm_modules_var(const void *symbol)
+{
+    void *v = NULL;
+    pthread_mutex_lock(&crm__lock);
+    if (symbol == NULL || crm_idmap_get(&crm__vars, (uint64_t)(uintptr_t)symbol, &v) != 0)
+        v = NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return v;
+}
+
+size_t crm_modules_var_size(const crm_kvar *v)
+{
+    return v->size;
+}
+
+/* 1 when the cached address is still a device range of the pointer table (a
+ * cudaDeviceReset drops those, and the address may change after it). */
+static int crm__still_mapped(uint64_t addr, uint64_t size)
+{
+    crm_range r;
+    return crm_ptrmap_classify(addr, &r) == CRM_MEM_DEVICE && r.base == addr && r.size >= size;
+}
+
+cudaError_t crm_modules_var_resolve(crm_kvar *v, uint64_t *addr, size_t *size)
+{
+    int dev = crm_thread_device();
+    cudaError_t err;
+    pthread_mutex_lock(&crm__lock);
+    if ((err = crm__load(v->m)) != cudaSuccess)
+        goto out;
+    if (dev >= 0 && dev < CRM__MAX_DEV && v->gen[dev] == v->m->gen && crm__still_mapped(v->addr[dev], v->dsize[dev])) {
+        *addr = v->addr[dev];
+        *size = v->dsize[dev];
+        goto out;
+    }
+    crm_kname name = {v->name};
+    uint64_t a = 0, n = 0;
+    if ((err = crm_rpc_crm_symbol_get(v->m->id, &name, &a, &n)) != cudaSuccess)
+        goto out;
+    crm_ptrmap_add(CRM_MEM_DEVICE, a, n ? n : 1, dev, 0); /* fails harmlessly when known */
+    if (dev >= 0 && dev < CRM__MAX_DEV) {
+        v->gen[dev] = v->m->gen;
+        v->addr[dev] = a;
+        v->dsize[dev] = n;
+    }
+    *addr = a;
+    *size = n;
+out:
+    pthread_mutex_unlock(&crm__lock);
+    return err;
+}

@@ -1,0 +1,356 @@
+/* crm_rt_kernels.c -- exported kernel calls: launches (cudaLaunchKernel,
+ * cudaLaunchKernelExC, the __cudaLaunchKernel of <<<>>> stubs, and their _ptsz
+ * twins), function attributes and occupancy, and the symbol calls
+ * (cudaMemcpyTo/FromSymbol*, cudaGetSymbolAddress/Size).
+ *
+ * A launch is checked here as a local GPU checks it at the call (unknown function,
+ * geometry against the cached device properties), then its parameters are packed
+ * into one buffer at the kernel's own offsets and sent as one asynchronous call. */
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "client/crm_modules.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_export.h"
+
+/* The shim's own copy functions (interpose/crm_rt_copy.c). */
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                 cudaStream_t stream);
+
+/* cudaErrorInvalidConfiguration when the geometry exceeds the device's limits. */
+static cudaError_t crm__check_config(dim3 g, dim3 b)
+{
+    struct cudaDeviceProp p;
+    cudaError_t err = cudaGetDeviceProperties(&p, crm_thread_device());
+    if (err != cudaSuccess)
+        return err;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0 ||
+        b.x > (unsigned)p.maxThreadsDim[0] || b.y > (unsigned)p.maxThreadsDim[1] ||
+        b.z > (unsigned)p.maxThreadsDim[2] || (unsigned long long)b.x * b.y * b.z > (unsigned)p.maxThreadsPerBlock ||
+        g.x > (unsigned)p.maxGridSize[0] || g.y > (unsigned)p.maxGridSize[1] || g.z > (unsigned)p.maxGridSize[2])
+        return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
+}
+
+/* Launch attributes that name a client object (an event) cannot travel. */
+static cudaError_t crm__attrs(const cudaLaunchAttribute *attrs, unsigned n, crm_launch_attr *out)
+{
+    if (n > CRM_KATTRS_MAX || (n > 0 && attrs == NULL))
+        return cudaErrorInvalidValue;
+    for (unsigned i = 0; i < n; i++) {
+        if (attrs[i].id == cudaLaunchAttributeProgrammaticEvent || attrs[i].id == cudaLaunchAttributeLaunchCompletionEvent ||
+            attrs[i].id == cudaLaunchAttributeDeviceUpdatableKernelNode)
+            return cudaErrorNotSupported;
+        out[i].id = (int)attrs[i].id;
+        memcpy(out[i].val, &attrs[i].val, sizeof out[i].val);
+    }
+    return cudaSuccess;
+}
+
+/* Packs args[] at the kernel's offsets into blob (k.param_bytes bytes). */
+static cudaError_t crm__pack(const crm_kready *k, void **args, char *blob)
+{
+    if (k->nparams > 0 && args == NULL)
+        return cudaErrorInvalidValue;
+    memset(blob, 0, k->param_bytes);
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        if (args[i] == NULL)
+            return cudaErrorInvalidValue;
+        memcpy(blob + k->params[i].offset, args[i], k->params[i].size);
+    }
+    return cudaSuccess;
+}
+
+typedef struct crm__launch_req {
+    const void *func;
+    dim3 grid, block;
+    size_t shmem;
+    cudaStream_t stream;
+    void **args;
+    const cudaLaunchAttribute *attrs;
+    unsigned nattrs;
+    int ptds;
+} crm__launch_req;
+
+static cudaError_t crm__launch(const crm__launch_req *r)
+{
+    crm_launch_attr attrs[CRM_KATTRS_MAX];
+    char small[4096];
+    crm_kready k;
+    crm_kfunc *f = crm_modules_func(r->func);
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    cudaError_t err = crm__check_config(r->grid, r->block);
+    if (err == cudaSuccess)
+        err = crm__attrs(r->attrs, r->nattrs, attrs);
+    if (err == cudaSuccess)
+        err = crm_modules_prepare(f, &k);
+    if (err != cudaSuccess)
+        return err;
+    char *blob = k.param_bytes <= sizeof small ? small : malloc(k.param_bytes);
+    if (blob == NULL)
+        return cudaErrorMemoryAllocation;
+    if ((err = crm__pack(&k, r->args, blob)) == cudaSuccess) {
+        crm_call call = {.api = CRM_API_crm_launch};
+        crm_launch *l = &call.crm_call_u.crm_launch.launch;
+        *l = (crm_launch){
+            .func = k.id, .grid = {r->grid.x, r->grid.y, r->grid.z}, .block = {r->block.x, r->block.y, r->block.z},
+            .shmem = r->shmem, .stream = crm_stream_wire(r->stream, r->ptds),
+            .params = {k.nparams, (crm_kparam *)k.params}, .blob = {k.param_bytes, blob},
+            .attrs = {r->nattrs, attrs},
+        };
+        err = crm_conn_async(&call);
+    }
+    if (blob != small)
+        free(blob);
+    return err;
+}
+
+static cudaError_t crm__launch_kernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem,
+                                      cudaStream_t stream, int ptds)
+{
+    crm__launch_req r = {func, g, b, shmem, stream, args, NULL, 0, ptds};
+    return crm_set_error(crm__launch(&r));
+}
+
+CRM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                        cudaStream_t stream)
+{
+    return crm__launch_kernel(func, gridDim, blockDim, args, sharedMem, stream, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                             size_t sharedMem, cudaStream_t stream)
+{
+    return crm__launch_kernel(func, gridDim, blockDim, args, sharedMem, stream, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                                          size_t sharedMem, cudaStream_t stream)
+{
+    return crm__launch_kernel(kernel, gridDim, blockDim, args, sharedMem, stream, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                                               size_t sharedMem, cudaStream_t stream)
+{
+    return crm__launch_kernel(kernel, gridDim, blockDim, args, sharedMem, stream, CRM_PTDS_ON);
+}
+
+static cudaError_t crm__launch_ex(const cudaLaunchConfig_t *c, const void *func, void **args, int ptds)
+{
+    if (c == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    crm__launch_req r = {func, c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, c->attrs, c->numAttrs, ptds};
+    return crm_set_error(crm__launch(&r));
+}
+
+CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return crm__launch_ex(config, func, args, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return crm__launch_ex(config, func, args, CRM_PTDS_ON);
+}
+
+/* The function's wire id, after loading its module if needed. */
+static cudaError_t crm__func_id(const void *func, uint64_t *id)
+{
+    crm_kready k;
+    crm_kfunc *f = crm_modules_func(func);
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    cudaError_t err = crm_modules_prepare(f, &k);
+    if (err == cudaSuccess)
+        *id = k.id;
+    return err;
+}
+
+CRM_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    uint64_t id;
+    crm_func_attrs a;
+    if (attr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm__func_id(func, &id);
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_func_get_attributes(id, &a);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    memset(attr, 0, sizeof *attr);
+    attr->sharedSizeBytes = a.sharedSizeBytes;
+    attr->constSizeBytes = a.constSizeBytes;
+    attr->localSizeBytes = a.localSizeBytes;
+    attr->maxThreadsPerBlock = a.maxThreadsPerBlock;
+    attr->numRegs = a.numRegs;
+    attr->ptxVersion = a.ptxVersion;
+    attr->binaryVersion = a.binaryVersion;
+    attr->cacheModeCA = a.cacheModeCA;
+    attr->maxDynamicSharedSizeBytes = a.maxDynamicSharedSizeBytes;
+    attr->preferredShmemCarveout = a.preferredShmemCarveout;
+    attr->clusterDimMustBeSet = a.clusterDimMustBeSet;
+    attr->requiredClusterWidth = a.requiredClusterWidth;
+    attr->requiredClusterHeight = a.requiredClusterHeight;
+    attr->requiredClusterDepth = a.requiredClusterDepth;
+    attr->clusterSchedulingPolicyPreference = a.clusterSchedulingPolicyPreference;
+    attr->nonPortableClusterSizeAllowed = a.nonPortableClusterSizeAllowed;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    uint64_t id;
+    cudaError_t err = crm__func_id(func, &id);
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_func_set_attribute(id, (int)attr, value);
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    uint64_t id;
+    cudaError_t err = crm__func_id(func, &id);
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_func_set_cache_config(id, (int)cacheConfig);
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func,
+                                                                               int blockSize, size_t dynamicSMemSize,
+                                                                               unsigned int flags)
+{
+    uint64_t id;
+    int n = 0;
+    if (numBlocks == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm__func_id(func, &id);
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_occupancy(id, blockSize, dynamicSMemSize, flags, &n);
+    if (err == cudaSuccess)
+        *numBlocks = n;
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                                      size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+/* Device address of symbol + offset for count bytes; cudaErrorInvalidSymbol for an
+ * unknown symbol, cudaErrorInvalidValue when the range passes its end. */
+static cudaError_t crm__symbol_at(const void *symbol, size_t count, size_t offset, void **out)
+{
+    crm_kvar *v = crm_modules_var(symbol);
+    uint64_t addr;
+    size_t size;
+    if (v == NULL)
+        return cudaErrorInvalidSymbol;
+    cudaError_t err = crm_modules_var_resolve(v, &addr, &size);
+    if (err != cudaSuccess)
+        return err;
+    if (offset > size || count > size - offset)
+        return cudaErrorInvalidValue;
+    *out = (void *)(uintptr_t)(addr + offset);
+    return cudaSuccess;
+}
+
+/* Copies to a symbol: host or device source (cudaMemcpyDefault decides from src). */
+static cudaError_t crm__to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                  enum cudaMemcpyKind kind, cudaStream_t stream, int async, int ptds)
+{
+    void *dst;
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return crm_set_error(cudaErrorInvalidMemcpyDirection);
+    cudaError_t err = crm__symbol_at(symbol, count, offset, &dst);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    if (async)
+        return ptds ? cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : cudaMemcpyAsync(dst, src, count, kind, stream);
+    return ptds ? cudaMemcpy_ptds(dst, src, count, kind) : cudaMemcpy(dst, src, count, kind);
+}
+
+static cudaError_t crm__from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream, int async, int ptds)
+{
+    void *src;
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return crm_set_error(cudaErrorInvalidMemcpyDirection);
+    cudaError_t err = crm__symbol_at(symbol, count, offset, &src);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    if (async)
+        return ptds ? cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : cudaMemcpyAsync(dst, src, count, kind, stream);
+    return ptds ? cudaMemcpy_ptds(dst, src, count, kind) : cudaMemcpy(dst, src, count, kind);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                          enum cudaMemcpyKind kind)
+{
+    return crm__to_symbol(symbol, src, count, offset, kind, NULL, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count, size_t offset,
+                                               enum cudaMemcpyKind kind)
+{
+    return crm__to_symbol(symbol, src, count, offset, kind, NULL, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                               enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return crm__to_symbol(symbol, src, count, offset, kind, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count, size_t offset,
+                                                    enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return crm__to_symbol(symbol, src, count, offset, kind, stream, 1, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                            enum cudaMemcpyKind kind)
+{
+    return crm__from_symbol(dst, symbol, count, offset, kind, NULL, 0, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                                 enum cudaMemcpyKind kind)
+{
+    return crm__from_symbol(dst, symbol, count, offset, kind, NULL, 0, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                                 enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return crm__from_symbol(dst, symbol, count, offset, kind, stream, 1, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count, size_t offset,
+                                                      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return crm__from_symbol(dst, symbol, count, offset, kind, stream, 1, CRM_PTDS_ON);
+}
+
+CRM_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    if (devPtr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    return crm_set_error(crm__symbol_at(symbol, 0, 0, devPtr));
+}
+
+CRM_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    crm_kvar *v = crm_modules_var(symbol);
+    if (size == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    if (v == NULL)
+        return crm_set_error(cudaErrorInvalidSymbol);
+    *size = crm_modules_var_size(v);
+    return cudaSuccess;
+}

@@ -1,0 +1,43 @@
+/* crm_emu_kernels.h -- internal interface between the emulated device's module
+ * files: loaded libraries (cudaLibrary_t), their kernels (cudaKernel_t) and the
+ * CPU implementations found in the --emu-kernels libraries. */
+#ifndef CRM_EMU_KERNELS_H
+#define CRM_EMU_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include "common/crm_fatbin.h"
+#include "server/emu/crm_emu.h"
+#include "server/emu/cudarem_emu_kernel.h"
+
+/* A global of a module: emulated device memory per device, made at first use. */
+typedef struct crm__eglobal {
+    const crm_global_info *info;
+    void *addr[CRM_EMU_MAX_DEVICES];
+} crm__eglobal;
+
+struct CUlib_st {
+    crm_module_info info;          /* kernels, layouts, globals of the cubin */
+    crm__eglobal *globals;         /* info.nglobals entries */
+    struct CUkern_st **kernels;    /* handed out by cudaLibraryGetKernel, one per name */
+    size_t nkernels;
+};
+
+struct CUkern_st {
+    struct CUlib_st *lib;          /* owning library */
+    const crm_kernel_info *k;      /* name and layout */
+    cudarem_emu_kernel_fn fn;      /* CPU implementation, NULL when none */
+    int max_dyn_smem;              /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    int carveout;                  /* cudaFuncAttributePreferredSharedMemoryCarveout */
+    int cache_config;              /* cudaFuncSetCacheConfig */
+    int cluster[3];                /* cudaFuncAttributeRequiredCluster* */
+    int warned;                    /* the missing implementation was logged */
+};
+
+/* 1 when k is a live kernel handle (lock held). */
+int crm__kernel_live(const struct CUkern_st *k);
+
+/* Address of global `name` of lib on the current device (allocated and initialised
+ * on first use, again after a cudaDeviceReset freed it); NULL when there is none. */
+void *crm__global_addr(struct CUlib_st *lib, const char *name, size_t *size);
+
+#endif

@@ -1,0 +1,53 @@
+// saxpy.cu -- a struct parameter by value, launched with cudaLaunchKernel; and the
+// function attribute and occupancy calls on the same kernel.
+#include "kcheck.h"
+
+struct SaxpyParams {
+    float a;
+    int n;
+    double unused;
+};
+
+__global__ void saxpy(SaxpyParams p, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n)
+        y[i] = p.a * x[i] + y[i];
+}
+
+int main()
+{
+    const int n = 777;
+    float hx[n], hy[n];
+    float *x, *y;
+    for (int i = 0; i < n; i++)
+        hx[i] = (float)i, hy[i] = 1.0f;
+    KCUDA(cudaMalloc(&x, sizeof hx));
+    KCUDA(cudaMalloc(&y, sizeof hy));
+    KCUDA(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
+    KCUDA(cudaMemcpy(y, hy, sizeof hy, cudaMemcpyHostToDevice));
+    SaxpyParams p = {2.5f, n, 0.0};
+    void *args[] = {&p, &x, &y};
+    KCUDA(cudaLaunchKernel((const void *)saxpy, dim3((n + 63) / 64), dim3(64), args, 0, 0));
+    KCUDA(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        KCHECK(hy[i] == 2.5f * i + 1.0f, "y[%d] = %g", i, hy[i]);
+
+    cudaFuncAttributes fa;
+    KCUDA(cudaFuncGetAttributes(&fa, (const void *)saxpy));
+    KCHECK(fa.maxThreadsPerBlock > 0, "maxThreadsPerBlock %d", fa.maxThreadsPerBlock);
+    KCUDA(cudaFuncSetAttribute((const void *)saxpy, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+    KCUDA(cudaFuncGetAttributes(&fa, (const void *)saxpy));
+    KCHECK(fa.maxDynamicSharedSizeBytes == 64 * 1024, "maxDynamicSharedSizeBytes %d", fa.maxDynamicSharedSizeBytes);
+    KCUDA(cudaFuncSetCacheConfig((const void *)saxpy, cudaFuncCachePreferL1));
+    int blocks = 0;
+    KCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)saxpy, 256, 0));
+    KCHECK(blocks > 0, "occupancy %d", blocks);
+    cudaKernel_t k;
+    KCUDA(cudaGetKernel(&k, (const void *)saxpy));
+    KCUDA(cudaLaunchKernel((const void *)k, dim3((n + 63) / 64), dim3(64), args, 0, 0));
+    KCUDA(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost));
+    KCHECK(hy[10] == 2.0f * (2.5f * 10) + 1.0f, "y[10] after a launch by cudaKernel_t = %g", hy[10]);
+    cudaFree(x), cudaFree(y);
+    return kcheck_finish("saxpy");
+}
