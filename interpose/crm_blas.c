@@ -1,0 +1,340 @@
+/* crm_blas.c -- the shim's cuBLAS handles: creation and destruction on the server,
+ * the settings kept by the client (pointer mode, stream, math mode, workspace),
+ * version, property and status-name queries answered locally, and the helpers the
+ * other crm_blas*.c files use to send calls and pass scalars. */
+#include <pthread.h>
+#include <string.h>
+#include <stdlib.h>
+#include "client/crm_conn.h"
+#include "client/crm_handles.h"
+#include "client/crm_ptrmap.h"
+#include "common/crm_idmap.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_blas.h"
+#include "interpose/crm_export.h"
+
+static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_idmap crm__handles; /* id -> crm_blas_state *, guarded by crm__lock */
+
+static crm_blas_state *crm__find(cublasHandle_t h)
+{
+    void *v;
+    if (h == NULL || crm_idmap_get(&crm__handles, (uint64_t)(uintptr_t)h, &v) != 0)
+        return NULL;
+    return v;
+}
+
+cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out)
+{
+    pthread_mutex_lock(&crm__lock);
+    crm_blas_state *st = crm__find(h);
+    if (st != NULL)
+        *out = *st;
+    pthread_mutex_unlock(&crm__lock);
+    return st != NULL ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+/* Runs fn on the state of h under the lock; fn returns the status. */
+static cublasStatus_t crm__with(cublasHandle_t h, cublasStatus_t (*fn)(crm_blas_state *, const void *),
+                                const void *arg)
+{
+    pthread_mutex_lock(&crm__lock);
+    crm_blas_state *st = crm__find(h);
+    cublasStatus_t rc = st != NULL ? fn(st, arg) : CUBLAS_STATUS_NOT_INITIALIZED;
+    pthread_mutex_unlock(&crm__lock);
+    return rc;
+}
+
+/* crm_conn_async gives cudaSuccess, a transport error, or (while calls still wait
+ * for their reply) the call's own status, which is a cuBLAS status. */
+static int crm__is_cublas_status(int v)
+{
+    switch (v) {
+    case CUBLAS_STATUS_NOT_INITIALIZED: case CUBLAS_STATUS_ALLOC_FAILED: case CUBLAS_STATUS_INVALID_VALUE:
+    case CUBLAS_STATUS_ARCH_MISMATCH: case CUBLAS_STATUS_MAPPING_ERROR: case CUBLAS_STATUS_EXECUTION_FAILED:
+    case CUBLAS_STATUS_INTERNAL_ERROR: case CUBLAS_STATUS_NOT_SUPPORTED: case CUBLAS_STATUS_LICENSE_ERROR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+cublasStatus_t crm_blas_async(crm_call *call)
+{
+    int err = (int)crm_conn_async(call);
+    if (err == 0)
+        return CUBLAS_STATUS_SUCCESS;
+    return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
+}
+
+cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word)
+{
+    if (p == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
+        *word = CRM_BLAS_DEV(p);
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    if (crm_ptrmap_classify(CRM_BLAS_DEV(p), NULL) == CRM_MEM_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE; /* not readable here */
+    uint16_t v16;
+    uint32_t v32;
+    switch (size) {
+    case 2:
+        memcpy(&v16, p, 2);
+        *word = v16;
+        return CUBLAS_STATUS_SUCCESS;
+    case 4:
+        memcpy(&v32, p, 4);
+        *word = v32;
+        return CUBLAS_STATUS_SUCCESS;
+    case 8:
+        memcpy(word, p, 8);
+        return CUBLAS_STATUS_SUCCESS;
+    default:
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+void crm_blas_put_result(void *p, uint64_t word, size_t size)
+{
+    uint32_t v32 = (uint32_t)word;
+    if (size == 4)
+        memcpy(p, &v32, 4);
+    else
+        memcpy(p, &word, 8);
+}
+
+/* --- handles ---------------------------------------------------------------------------- */
+
+/* Synchronous, so that a server without cuBLAS is reported here and not at the
+ * first computation. A server that cannot be reached is NOT_INITIALIZED, as cuBLAS
+ * reports a CUDA runtime that cannot start. */
+CRM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    crm_call call = {.api = CRM_API_cublasCreate_v2};
+    crm_reply reply;
+    if (handle == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    crm_blas_state *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    st->id = crm_handle_new_id();
+    st->pmode = CUBLAS_POINTER_MODE_HOST;
+    st->math = CUBLAS_DEFAULT_MATH;
+    call.crm_call_u.cublasCreate_v2.id = st->id;
+    memset(&reply, 0, sizeof reply);
+    cublasStatus_t rc = crm_conn_exec(&call, &reply, 1) != cudaSuccess
+                            ? CUBLAS_STATUS_NOT_INITIALIZED
+                            : (cublasStatus_t)reply.crm_reply_u.cublasCreate_v2.err;
+    crm_conn_reply_free(&reply);
+    if (rc == CUBLAS_STATUS_SUCCESS) {
+        pthread_mutex_lock(&crm__lock);
+        if (crm_idmap_put(&crm__handles, st->id, st) != 0)
+            rc = CUBLAS_STATUS_ALLOC_FAILED;
+        pthread_mutex_unlock(&crm__lock);
+    }
+    if (rc != CUBLAS_STATUS_SUCCESS) {
+        free(st);
+        return rc;
+    }
+    *handle = (cublasHandle_t)(uintptr_t)st->id;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Forgets the handle locally whatever the server says: it is gone either way. */
+CRM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+    void *v;
+    pthread_mutex_lock(&crm__lock);
+    int known = handle != NULL && crm_idmap_del(&crm__handles, (uint64_t)(uintptr_t)handle, &v) == 0;
+    pthread_mutex_unlock(&crm__lock);
+    if (!known)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    free(v);
+    return crm_rpc_cublasDestroy_v2((uint64_t)(uintptr_t)handle);
+}
+
+CRM_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    crm_blas_state st;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    if (version == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return crm_rpc_cublasGetVersion_v2(st.id, version);
+}
+
+/* The version of the cuBLAS headers the shim was built with. */
+CRM_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    if (value == NULL)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
+    default: return CUBLAS_STATUS_INVALID_VALUE;
+    }
+}
+
+/* --- settings ----------------------------------------------------------------------------- */
+
+static cublasStatus_t crm__set_stream(crm_blas_state *st, const void *arg)
+{
+    cudaStream_t stream = *(const cudaStream_t *)arg;
+    if (stream == st->stream)
+        return CUBLAS_STATUS_SUCCESS;
+    crm_call call = {.api = CRM_API_cublasSetStream_v2};
+    call.crm_call_u.cublasSetStream_v2.handle = st->id;
+    call.crm_call_u.cublasSetStream_v2.streamId = crm_stream_wire(stream, CRM_PTDS_OFF);
+    cublasStatus_t rc = crm_blas_async(&call);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        st->stream = stream;
+    return rc;
+}
+
+CRM_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
+{
+    return crm__with(handle, crm__set_stream, &streamId);
+}
+
+CRM_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    crm_blas_state st;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS && streamId == NULL)
+        rc = CUBLAS_STATUS_INVALID_VALUE;
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        *streamId = st.stream;
+    return rc;
+}
+
+/* The pointer mode travels with every call that uses it: nothing to send here. */
+static cublasStatus_t crm__set_pmode(crm_blas_state *st, const void *arg)
+{
+    cublasPointerMode_t mode = *(const cublasPointerMode_t *)arg;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    st->pmode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+CRM_EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    return crm__with(handle, crm__set_pmode, &mode);
+}
+
+CRM_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
+{
+    crm_blas_state st;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS && mode == NULL)
+        rc = CUBLAS_STATUS_INVALID_VALUE;
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        *mode = st.pmode;
+    return rc;
+}
+
+static cublasStatus_t crm__set_math(crm_blas_state *st, const void *arg)
+{
+    cublasMath_t mode = *(const cublasMath_t *)arg;
+    if (!crm_blas_math_ok((int)mode))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (mode == st->math)
+        return CUBLAS_STATUS_SUCCESS;
+    crm_call call = {.api = CRM_API_cublasSetMathMode};
+    call.crm_call_u.cublasSetMathMode.handle = st->id;
+    call.crm_call_u.cublasSetMathMode.mode = (int)mode;
+    cublasStatus_t rc = crm_blas_async(&call);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        st->math = mode;
+    return rc;
+}
+
+CRM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    return crm__with(handle, crm__set_math, &mode);
+}
+
+CRM_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
+{
+    crm_blas_state st;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS && mode == NULL)
+        rc = CUBLAS_STATUS_INVALID_VALUE;
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        *mode = st.math;
+    return rc;
+}
+
+typedef struct crm__ws {
+    void *ptr;
+    size_t size;
+} crm__ws;
+
+static cublasStatus_t crm__set_ws(crm_blas_state *st, const void *arg)
+{
+    const crm__ws *ws = arg;
+    if (ws->size > 0 && crm_ptrmap_classify(CRM_BLAS_DEV(ws->ptr), NULL) != CRM_MEM_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (ws->ptr == st->workspace && ws->size == st->workspace_size)
+        return CUBLAS_STATUS_SUCCESS;
+    crm_call call = {.api = CRM_API_cublasSetWorkspace_v2};
+    call.crm_call_u.cublasSetWorkspace_v2.handle = st->id;
+    call.crm_call_u.cublasSetWorkspace_v2.workspace = CRM_BLAS_DEV(ws->ptr);
+    call.crm_call_u.cublasSetWorkspace_v2.workspaceSizeInBytes = ws->size;
+    cublasStatus_t rc = crm_blas_async(&call);
+    if (rc == CUBLAS_STATUS_SUCCESS) {
+        st->workspace = ws->ptr;
+        st->workspace_size = ws->size;
+    }
+    return rc;
+}
+
+CRM_EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
+{
+    crm__ws ws = {workspace, workspaceSizeInBytes};
+    return crm__with(handle, crm__set_ws, &ws);
+}
+
+/* --- status names (local) ------------------------------------------------------------------ */
+
+#define CRM_BLAS_STATUS_MAP(XX)                                                                       \
+    XX(CUBLAS_STATUS_SUCCESS, "the operation completed successfully")                                 \
+    XX(CUBLAS_STATUS_NOT_INITIALIZED, "the library was not initialized")                              \
+    XX(CUBLAS_STATUS_ALLOC_FAILED, "the resource allocation failed")                                  \
+    XX(CUBLAS_STATUS_INVALID_VALUE, "an invalid numeric value was used as an argument")               \
+    XX(CUBLAS_STATUS_ARCH_MISMATCH, "an absent device architectural feature is required")             \
+    XX(CUBLAS_STATUS_MAPPING_ERROR, "an access to GPU memory space failed")                           \
+    XX(CUBLAS_STATUS_EXECUTION_FAILED, "the GPU program failed to execute")                           \
+    XX(CUBLAS_STATUS_INTERNAL_ERROR, "an internal operation failed")                                  \
+    XX(CUBLAS_STATUS_NOT_SUPPORTED, "the functionality requested is not supported")                   \
+    XX(CUBLAS_STATUS_LICENSE_ERROR, "an error was detected when checking the current licensing")
+
+CRM_EXPORT const char *cublasGetStatusName(cublasStatus_t status)
+{
+    switch (status) {
+#define CRM__NAME(code, text) \
+    case code:                \
+        return #code;
+        CRM_BLAS_STATUS_MAP(CRM__NAME)
+#undef CRM__NAME
+    default:
+        return "CUBLAS_STATUS_UNKNOWN";
+    }
+}
+
+CRM_EXPORT const char *cublasGetStatusString(cublasStatus_t status)
+{
+    switch (status) {
+#define CRM__TEXT(code, text) \
+    case code:                \
+        return text;
+        CRM_BLAS_STATUS_MAP(CRM__TEXT)
+#undef CRM__TEXT
+    default:
+        return "unknown cuBLAS status";
+    }
+}

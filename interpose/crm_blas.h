@@ -1,0 +1,48 @@
+/* crm_blas.h -- internal interface of the shim's cuBLAS (interpose/crm_blas*.c): the
+ * client's table of cuBLAS handles and their settings, scalars by pointer mode,
+ * and sending calls with cuBLAS statuses.
+ *
+ * A cublasHandle_t given to the program is the wire id chosen by the client
+ * (crm_handle_new_id), so it is never a valid host pointer. The settings a Get*
+ * call reads (pointer mode, stream, math mode, workspace) live here and are
+ * answered locally; a Set* call that changes what the server must know is sent
+ * asynchronously, and only when the value changes.
+ */
+#ifndef CRM_BLAS_H
+#define CRM_BLAS_H
+
+#include <stdint.h>
+#include <cublas_v2.h>
+#include "crm_api.h"
+#include "protocol/cublas_shape.h"
+
+/* What the client keeps of a handle. */
+typedef struct crm_blas_state {
+    uint64_t id;                 /* wire id, also the handle's value */
+    cublasPointerMode_t pmode;   /* where scalars and results live */
+    cublasMath_t math;           /* last math mode set */
+    cudaStream_t stream;         /* last stream set (0: default stream) */
+    void *workspace;             /* last workspace set, NULL: library's own */
+    size_t workspace_size;
+} crm_blas_state;
+
+/* Copies the state of handle h into *out: SUCCESS, or NOT_INITIALIZED for a NULL
+ * or unknown handle. */
+cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out);
+
+/* Sends a call that returns nothing to the host (crm_conn_async): SUCCESS, or
+ * INTERNAL_ERROR when the server cannot take it. Failures of the call itself on
+ * the server are reported later, as a GPU reports asynchronous errors. */
+cublasStatus_t crm_blas_async(crm_call *call);
+
+/* The scalar word of the scalar at p (`size` bytes): its bytes in host pointer
+ * mode, its address in device mode. INVALID_VALUE for NULL or for a device
+ * address in host mode; NOT_SUPPORTED for a host value wider than 8 bytes. */
+cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word);
+
+/* Stores a host-mode result word of `size` bytes at p. */
+void crm_blas_put_result(void *p, uint64_t word, size_t size);
+
+#define CRM_BLAS_DEV(p) ((uint64_t)(uintptr_t)(p))
+
+#endif

@@ -1,0 +1,352 @@
+/* crm_blas_l3.c -- the shim's cuBLAS level 2 and 3: gemv, ger, geam, trsm and the
+ * GEMM family. Each call applies cuBLAS's argument rules here (so argument errors
+ * are returned synchronously), returns at once when there is nothing to compute,
+ * passes alpha/beta by the handle's pointer mode, and is sent asynchronously. The
+ * S and D forms of a call share their wire arguments (common initial sequence of
+ * the union arms), so one arm is filled for both. */
+#include <string.h>
+#include "crm_client_gen.h"
+#include "interpose/crm_blas.h"
+#include "interpose/crm_export.h"
+
+/* The scalar words of alpha (and of beta when b is not NULL). */
+static cublasStatus_t crm__scalars(const crm_blas_state *st, const void *alpha, const void *beta, size_t size,
+                                   uint64_t *a, uint64_t *b)
+{
+    cublasStatus_t rc = crm_blas_word(st->pmode, alpha, size, a);
+    if (rc == CUBLAS_STATUS_SUCCESS && b != NULL)
+        rc = crm_blas_word(st->pmode, beta, size, b);
+    return rc;
+}
+
+/* --- gemv, ger -------------------------------------------------------------------------------- */
+
+static cublasStatus_t crm__gemv(cublasHandle_t handle, int api, cublasOperation_t trans, int m, int n,
+                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
+                                void *y, int incy, size_t elem)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm_blas_gemv_check(trans, m, n, lda, incx, incy);
+    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
+        return rc;
+    if ((rc = crm__scalars(&st, alpha, beta, elem, &a, &b)) != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    crm_call call = {.api = api};
+    call.crm_call_u.cublasSgemv_v2 = (crm_args_cublasSgemv_v2){
+        st.id, st.pmode, trans, m, n, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(x), incx, b, CRM_BLAS_DEV(y), incy};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                                         const float *alpha, const float *A, int lda, const float *x, int incx,
+                                         const float *beta, float *y, int incy)
+{
+    return crm__gemv(handle, CRM_API_cublasSgemv_v2, trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
+                     sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                                         const double *alpha, const double *A, int lda, const double *x, int incx,
+                                         const double *beta, double *y, int incy)
+{
+    return crm__gemv(handle, CRM_API_cublasDgemv_v2, trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
+                     sizeof(double));
+}
+
+static cublasStatus_t crm__ger(cublasHandle_t handle, int api, int m, int n, const void *alpha, const void *x,
+                               int incx, const void *y, int incy, void *A, int lda, size_t elem)
+{
+    crm_blas_state st;
+    uint64_t a;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm_blas_ger_check(m, n, incx, incy, lda);
+    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
+        return rc;
+    if ((rc = crm__scalars(&st, alpha, NULL, elem, &a, NULL)) != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    crm_call call = {.api = api};
+    call.crm_call_u.cublasSger_v2 = (crm_args_cublasSger_v2){
+        st.id, st.pmode, m, n, a, CRM_BLAS_DEV(x), incx, CRM_BLAS_DEV(y), incy, CRM_BLAS_DEV(A), lda};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x,
+                                        int incx, const float *y, int incy, float *A, int lda)
+{
+    return crm__ger(handle, CRM_API_cublasSger_v2, m, n, alpha, x, incx, y, incy, A, lda, sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x,
+                                        int incx, const double *y, int incy, double *A, int lda)
+{
+    return crm__ger(handle, CRM_API_cublasDger_v2, m, n, alpha, x, incx, y, incy, A, lda, sizeof(double));
+}
+
+/* --- geam, trsm ------------------------------------------------------------------------------ */
+
+static cublasStatus_t crm__geam(cublasHandle_t handle, int api, cublasOperation_t ta, cublasOperation_t tb, int m,
+                                int n, const void *alpha, const void *A, int lda, const void *beta, const void *B,
+                                int ldb, void *C, int ldc, size_t elem)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm_blas_geam_check(ta, tb, m, n, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb, CRM_BLAS_DEV(C), ldc);
+    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
+        return rc;
+    if ((rc = crm__scalars(&st, alpha, beta, elem, &a, &b)) != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    crm_call call = {.api = api};
+    call.crm_call_u.cublasSgeam = (crm_args_cublasSgeam){
+        st.id, st.pmode, ta, tb, m, n, a, CRM_BLAS_DEV(A), lda, b, CRM_BLAS_DEV(B), ldb, CRM_BLAS_DEV(C), ldc};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                      int n, const float *alpha, const float *A, int lda, const float *beta,
+                                      const float *B, int ldb, float *C, int ldc)
+{
+    return crm__geam(handle, CRM_API_cublasSgeam, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc,
+                     sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                      int n, const double *alpha, const double *A, int lda, const double *beta,
+                                      const double *B, int ldb, double *C, int ldc)
+{
+    return crm__geam(handle, CRM_API_cublasDgeam, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc,
+                     sizeof(double));
+}
+
+static cublasStatus_t crm__trsm(cublasHandle_t handle, int api, cublasSideMode_t side, cublasFillMode_t uplo,
+                                cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const void *alpha,
+                                const void *A, int lda, void *B, int ldb, size_t elem)
+{
+    crm_blas_state st;
+    uint64_t a;
+    cublasStatus_t rc = crm_blas_get(handle, &st);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm_blas_trsm_check(side, uplo, trans, diag, m, n, lda, ldb);
+    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
+        return rc;
+    if ((rc = crm__scalars(&st, alpha, NULL, elem, &a, NULL)) != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    crm_call call = {.api = api};
+    call.crm_call_u.cublasStrsm_v2 = (crm_args_cublasStrsm_v2){
+        st.id, st.pmode, side, uplo, trans, diag, m, n, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                                         cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
+                                         const float *alpha, const float *A, int lda, float *B, int ldb)
+{
+    return crm__trsm(handle, CRM_API_cublasStrsm_v2, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,
+                     sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                                         cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
+                                         const double *alpha, const double *A, int lda, double *B, int ldb)
+{
+    return crm__trsm(handle, CRM_API_cublasDtrsm_v2, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,
+                     sizeof(double));
+}
+
+/* --- the GEMM family ------------------------------------------------------------------------- */
+
+/* The common part of every GEMM-family call: handle state, argument rules, batch
+ * count, scalar words. *quick = 1 when there is nothing to compute. */
+static cublasStatus_t crm__gemm_begin(cublasHandle_t handle, crm_blas_state *st, int ta, int tb, int m, int n, int k,
+                                      int lda, int ldb, int ldc, int batch, const void *alpha, const void *beta,
+                                      size_t scale, uint64_t *a, uint64_t *b, int *quick)
+{
+    cublasStatus_t rc = crm_blas_get(handle, st);
+    *quick = 0;
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm_blas_gemm_check(ta, tb, m, n, k, lda, ldb, ldc);
+    if (rc == CUBLAS_STATUS_SUCCESS && batch < 0)
+        rc = CUBLAS_STATUS_INVALID_VALUE;
+    if (rc == CUBLAS_STATUS_SUCCESS && scale == 0)
+        rc = CUBLAS_STATUS_NOT_SUPPORTED; /* unknown compute type */
+    if (rc != CUBLAS_STATUS_SUCCESS)
+        return rc;
+    if (m == 0 || n == 0 || batch == 0) {
+        *quick = 1;
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    return crm__scalars(st, alpha, beta, scale, a, b);
+}
+
+static cublasStatus_t crm__gemm(cublasHandle_t handle, int api, int ta, int tb, int m, int n, int k,
+                                const void *alpha, const void *A, int lda, const void *B, int ldb, const void *beta,
+                                void *C, int ldc, size_t scale)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, ta, tb, m, n, k, lda, ldb, ldc, 1, alpha, beta, scale, &a, &b,
+                                        &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = api}; /* Sgemm, Dgemm and Hgemm arms: same members */
+    call.crm_call_u.cublasSgemm_v2 = (crm_args_cublasSgemm_v2){
+        st.id, st.pmode, ta, tb, m, n, k, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb, b, CRM_BLAS_DEV(C), ldc};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                         int m, int n, int k, const float *alpha, const float *A, int lda,
+                                         const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    return crm__gemm(handle, CRM_API_cublasSgemm_v2, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                     sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                         int m, int n, int k, const double *alpha, const double *A, int lda,
+                                         const double *B, int ldb, const double *beta, double *C, int ldc)
+{
+    return crm__gemm(handle, CRM_API_cublasDgemm_v2, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                     sizeof(double));
+}
+
+/* cublas_api.h declares Hgemm for C++ only: in C the __half values are their
+ * uint16_t bits, passed by pointer (same ABI), and the prototype is written here. */
+CRM_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                      int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
+                                      const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C,
+                                      int ldc);
+CRM_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                      int n, int k, const uint16_t *alpha, const uint16_t *A, int lda,
+                                      const uint16_t *B, int ldb, const uint16_t *beta, uint16_t *C,
+                                      int ldc)
+{
+    return crm__gemm(handle, CRM_API_cublasHgemm, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2);
+}
+
+CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                       int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda,
+                                       const void *B, cudaDataType Btype, int ldb, const void *beta, void *C,
+                                       cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                                       cublasGemmAlgo_t algo)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, transa, transb, m, n, k, lda, ldb, ldc, 1, alpha, beta,
+                                        crm_blas_scale_size(computeType, Ctype), &a, &b, &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = CRM_API_cublasGemmEx};
+    call.crm_call_u.cublasGemmEx = (crm_args_cublasGemmEx){
+        st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(A), Atype, lda, CRM_BLAS_DEV(B), Btype, ldb,
+        b, CRM_BLAS_DEV(C), Ctype, ldc, computeType, algo};
+    return crm_blas_async(&call);
+}
+
+static cublasStatus_t crm__gemm_strided(cublasHandle_t handle, int api, int ta, int tb, int m, int n, int k,
+                                        const void *alpha, const void *A, int lda, long long sa, const void *B,
+                                        int ldb, long long sb, const void *beta, void *C, int ldc, long long sc,
+                                        int batch, size_t elem)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, ta, tb, m, n, k, lda, ldb, ldc, batch, alpha, beta, elem, &a,
+                                        &b, &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = api}; /* S and D arms: same members */
+    call.crm_call_u.cublasSgemmStridedBatched = (crm_args_cublasSgemmStridedBatched){
+        st.id, st.pmode, ta, tb, m, n, k, a, CRM_BLAS_DEV(A), lda, sa, CRM_BLAS_DEV(B), ldb, sb, b,
+        CRM_BLAS_DEV(C), ldc, sc, batch};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                                    cublasOperation_t transb, int m, int n, int k, const float *alpha,
+                                                    const float *A, int lda, long long int strideA, const float *B,
+                                                    int ldb, long long int strideB, const float *beta, float *C,
+                                                    int ldc, long long int strideC, int batchCount)
+{
+    return crm__gemm_strided(handle, CRM_API_cublasSgemmStridedBatched, transa, transb, m, n, k, alpha, A, lda,
+                             strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount, sizeof(float));
+}
+
+CRM_EXPORT cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                                    cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                                                    const double *A, int lda, long long int strideA, const double *B,
+                                                    int ldb, long long int strideB, const double *beta, double *C,
+                                                    int ldc, long long int strideC, int batchCount)
+{
+    return crm__gemm_strided(handle, CRM_API_cublasDgemmStridedBatched, transa, transb, m, n, k, alpha, A, lda,
+                             strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount, sizeof(double));
+}
+
+CRM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                                     cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                                                     const void *A, cudaDataType Atype, int lda, long long int strideA,
+                                                     const void *B, cudaDataType Btype, int ldb, long long int strideB,
+                                                     const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                                     long long int strideC, int batchCount,
+                                                     cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, transa, transb, m, n, k, lda, ldb, ldc, batchCount, alpha, beta,
+                                        crm_blas_scale_size(computeType, Ctype), &a, &b, &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = CRM_API_cublasGemmStridedBatchedEx};
+    call.crm_call_u.cublasGemmStridedBatchedEx = (crm_args_cublasGemmStridedBatchedEx){
+        st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(A), Atype, lda, strideA, CRM_BLAS_DEV(B),
+        Btype, ldb, strideB, b, CRM_BLAS_DEV(C), Ctype, ldc, strideC, batchCount, computeType, algo};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                             int m, int n, int k, const float *alpha, const float *const Aarray[],
+                                             int lda, const float *const Barray[], int ldb, const float *beta,
+                                             float *const Carray[], int ldc, int batchCount)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, transa, transb, m, n, k, lda, ldb, ldc, batchCount, alpha, beta,
+                                        sizeof(float), &a, &b, &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = CRM_API_cublasSgemmBatched};
+    call.crm_call_u.cublasSgemmBatched = (crm_args_cublasSgemmBatched){
+        st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(Aarray), lda, CRM_BLAS_DEV(Barray), ldb, b,
+        CRM_BLAS_DEV(Carray), ldc, batchCount};
+    return crm_blas_async(&call);
+}
+
+CRM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                              cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                                              const void *const Aarray[], cudaDataType Atype, int lda,
+                                              const void *const Barray[], cudaDataType Btype, int ldb,
+                                              const void *beta, void *const Carray[], cudaDataType Ctype, int ldc,
+                                              int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    crm_blas_state st;
+    uint64_t a, b;
+    int quick;
+    cublasStatus_t rc = crm__gemm_begin(handle, &st, transa, transb, m, n, k, lda, ldb, ldc, batchCount, alpha, beta,
+                                        crm_blas_scale_size(computeType, Ctype), &a, &b, &quick);
+    if (rc != CUBLAS_STATUS_SUCCESS || quick)
+        return rc;
+    crm_call call = {.api = CRM_API_cublasGemmBatchedEx};
+    call.crm_call_u.cublasGemmBatchedEx = (crm_args_cublasGemmBatchedEx){
+        st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(Aarray), Atype, lda, CRM_BLAS_DEV(Barray), Btype,
+        ldb, b, CRM_BLAS_DEV(Carray), Ctype, ldc, batchCount, computeType, algo};
+    return crm_blas_async(&call);
+}

@@ -1,0 +1,280 @@
+/* cublas_shape.h -- the argument rules and exact memory footprints of the remoted
+ * cuBLAS calls, shared by the client (synchronous argument errors), the server (it
+ * checks every device range before the backend runs) and the emulated device.
+ *
+ * Pure header-only functions. Matrices are column-major: a rows x cols matrix with
+ * leading dimension ld occupies ((cols - 1) * ld + rows) elements from its first
+ * one. A vector of n elements inc apart occupies ((n - 1) * |inc| + 1) elements
+ * from its lowest address (with a negative increment the first element is the
+ * last in memory, as in the reference BLAS). Extents are computed in 64 bits with
+ * overflow checks: a function returning int gives 0, or -1 on overflow.
+ */
+#ifndef CUBLAS_SHAPE_H
+#define CUBLAS_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cublas_v2.h>
+
+/* Bytes of one element of data type t; 0 for unknown and sub-byte types. */
+static inline size_t crm_blas_type_size(int t)
+{
+    switch (t) {
+    case CUDA_R_8I: case CUDA_R_8U: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2: case CUDA_R_8F_UE8M0:
+        return 1;
+    case CUDA_R_16F: case CUDA_R_16BF: case CUDA_R_16I: case CUDA_R_16U: case CUDA_C_8I: case CUDA_C_8U:
+        return 2;
+    case CUDA_R_32F: case CUDA_R_32I: case CUDA_R_32U: case CUDA_C_16F: case CUDA_C_16BF: case CUDA_C_16I:
+    case CUDA_C_16U:
+        return 4;
+    case CUDA_R_64F: case CUDA_R_64I: case CUDA_R_64U: case CUDA_C_32F: case CUDA_C_32I: case CUDA_C_32U:
+        return 8;
+    case CUDA_C_64F: case CUDA_C_64I: case CUDA_C_64U:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+static inline int crm_blas_type_complex(int t)
+{
+    switch (t) {
+    case CUDA_C_8I: case CUDA_C_8U: case CUDA_C_16F: case CUDA_C_16BF: case CUDA_C_16I: case CUDA_C_16U:
+    case CUDA_C_32F: case CUDA_C_32I: case CUDA_C_32U: case CUDA_C_64F: case CUDA_C_64I: case CUDA_C_64U:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Bytes of alpha/beta of a GemmEx-family call: the scale type follows the compute
+ * type (half, float, double, int32/float), complex when C is; 0 when unknown. */
+static inline size_t crm_blas_scale_size(int compute, int ctype)
+{
+    size_t base;
+    switch (compute) {
+    case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC:
+        base = 2;
+        break;
+    case CUBLAS_COMPUTE_32F: case CUBLAS_COMPUTE_32F_PEDANTIC: case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF: case CUBLAS_COMPUTE_32F_FAST_TF32: case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
+    case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC:
+        base = 4;
+        break;
+    case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC: case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+        base = 8;
+        break;
+    default:
+        return 0;
+    }
+    return crm_blas_type_complex(ctype) ? 2 * base : base;
+}
+
+/* Math modes cuBLAS accepts: a base mode, optionally with the reduced-precision flag. */
+static inline int crm_blas_math_ok(int mode)
+{
+    switch (mode & ~(int)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) {
+    case CUBLAS_DEFAULT_MATH: case CUBLAS_TENSOR_OP_MATH: case CUBLAS_PEDANTIC_MATH:
+    case CUBLAS_TF32_TENSOR_OP_MATH: case CUBLAS_FP32_EMULATED_BF16X9_MATH:
+    case CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static inline int crm_blas_op_ok(int op)
+{
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+static inline int64_t crm_blas_max1(int64_t v)
+{
+    return v > 1 ? v : 1;
+}
+
+/* Elements spanned by a vector (see the header comment); *bytes = 0 when n <= 0. */
+static inline int crm_blas_vec_bytes(int64_t n, int64_t inc, size_t elem, uint64_t *bytes)
+{
+    uint64_t step = inc < 0 ? (uint64_t)0 - (uint64_t)inc : (uint64_t)inc, span;
+    *bytes = 0;
+    if (n <= 0)
+        return 0;
+    if (__builtin_mul_overflow((uint64_t)(n - 1), step, &span) || __builtin_add_overflow(span, 1, &span) ||
+        __builtin_mul_overflow(span, (uint64_t)elem, bytes))
+        return -1;
+    return 0;
+}
+
+/* Bytes spanned by a rows x cols matrix with leading dimension ld; 0 when empty. */
+static inline int crm_blas_mat_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elem, uint64_t *bytes)
+{
+    uint64_t span;
+    *bytes = 0;
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    if (ld < rows)
+        return -1;
+    if (__builtin_mul_overflow((uint64_t)(cols - 1), (uint64_t)ld, &span) ||
+        __builtin_add_overflow(span, (uint64_t)rows, &span) || __builtin_mul_overflow(span, (uint64_t)elem, bytes))
+        return -1;
+    return 0;
+}
+
+/* The range a strided batch spans: batch items of `one` bytes, the i-th starting
+ * i * stride elements after the first (stride may be 0 or negative). Sets *first
+ * (byte offset of the lowest item from the first, <= 0) and *bytes (0 when nothing
+ * is touched). */
+static inline int crm_blas_strided_span(uint64_t one, int64_t stride, int64_t batch, size_t elem, int64_t *first,
+                                        uint64_t *bytes)
+{
+    int64_t step, reach;
+    *first = 0;
+    *bytes = 0;
+    if (one == 0 || batch <= 0)
+        return 0;
+    if (__builtin_mul_overflow(stride, (int64_t)elem, &step) || __builtin_mul_overflow(step, batch - 1, &reach))
+        return -1;
+    uint64_t dist = reach < 0 ? (uint64_t)0 - (uint64_t)reach : (uint64_t)reach;
+    if (reach < 0)
+        *first = reach;
+    return __builtin_add_overflow(dist, one, bytes) ? -1 : 0;
+}
+
+/* --- argument rules: CUBLAS_STATUS_SUCCESS or CUBLAS_STATUS_INVALID_VALUE, as cuBLAS --- */
+
+/* Rows and columns of the stored form of op(X) when op(X) is r x c. */
+static inline void crm_blas_stored(int op, int64_t r, int64_t c, int64_t *rows, int64_t *cols)
+{
+    *rows = op == CUBLAS_OP_N ? r : c;
+    *cols = op == CUBLAS_OP_N ? c : r;
+}
+
+static inline cublasStatus_t crm_blas_gemm_check(int transa, int transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                                 int64_t ldb, int64_t ldc)
+{
+    if (!crm_blas_op_ok(transa) || !crm_blas_op_ok(transb) || m < 0 || n < 0 || k < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < crm_blas_max1(transa == CUBLAS_OP_N ? m : k) || ldb < crm_blas_max1(transb == CUBLAS_OP_N ? k : n) ||
+        ldc < crm_blas_max1(m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Footprints (bytes) of A, B and C of a gemm with valid arguments: nothing is
+ * touched when m or n is 0, A and B are not read when k is 0. */
+static inline int crm_blas_gemm_bytes(int transa, int transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                      int64_t ldb, int64_t ldc, size_t ea, size_t eb, size_t ec, uint64_t out[3])
+{
+    int64_t r, c;
+    out[0] = out[1] = out[2] = 0;
+    if (m == 0 || n == 0)
+        return 0;
+    crm_blas_stored(transa, m, k, &r, &c);
+    if (crm_blas_mat_bytes(r, c, lda, ea, &out[0]) != 0)
+        return -1;
+    crm_blas_stored(transb, k, n, &r, &c);
+    if (crm_blas_mat_bytes(r, c, ldb, eb, &out[1]) != 0)
+        return -1;
+    return crm_blas_mat_bytes(m, n, ldc, ec, &out[2]);
+}
+
+static inline cublasStatus_t crm_blas_gemv_check(int trans, int64_t m, int64_t n, int64_t lda, int64_t incx,
+                                                 int64_t incy)
+{
+    if (!crm_blas_op_ok(trans) || m < 0 || n < 0 || lda < crm_blas_max1(m) || incx == 0 || incy == 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Footprints of A, x and y of a gemv with valid arguments; none when m or n is 0. */
+static inline int crm_blas_gemv_bytes(int trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy,
+                                      size_t elem, uint64_t out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    if (m == 0 || n == 0)
+        return 0;
+    int64_t lx = trans == CUBLAS_OP_N ? n : m, ly = trans == CUBLAS_OP_N ? m : n;
+    if (crm_blas_mat_bytes(m, n, lda, elem, &out[0]) != 0 || crm_blas_vec_bytes(lx, incx, elem, &out[1]) != 0)
+        return -1;
+    return crm_blas_vec_bytes(ly, incy, elem, &out[2]);
+}
+
+static inline cublasStatus_t crm_blas_ger_check(int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+{
+    if (m < 0 || n < 0 || incx == 0 || incy == 0 || lda < crm_blas_max1(m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Footprints of x, y and A of a ger with valid arguments; none when m or n is 0. */
+static inline int crm_blas_ger_bytes(int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda, size_t elem,
+                                     uint64_t out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    if (m == 0 || n == 0)
+        return 0;
+    if (crm_blas_vec_bytes(m, incx, elem, &out[0]) != 0 || crm_blas_vec_bytes(n, incy, elem, &out[1]) != 0)
+        return -1;
+    return crm_blas_mat_bytes(m, n, lda, elem, &out[2]);
+}
+
+/* geam: C = alpha op(A) + beta op(B), C m x n. In place is allowed only as cuBLAS
+ * allows it: C == A needs lda == ldc and transa == N, C == B likewise. */
+static inline cublasStatus_t crm_blas_geam_check(int transa, int transb, int64_t m, int64_t n, uint64_t A, int64_t lda,
+                                                 uint64_t B, int64_t ldb, uint64_t C, int64_t ldc)
+{
+    if (!crm_blas_op_ok(transa) || !crm_blas_op_ok(transb) || m < 0 || n < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < crm_blas_max1(transa == CUBLAS_OP_N ? m : n) || ldb < crm_blas_max1(transb == CUBLAS_OP_N ? m : n) ||
+        ldc < crm_blas_max1(m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m > 0 && n > 0 && ((C == A && (lda != ldc || transa != CUBLAS_OP_N)) ||
+                           (C == B && (ldb != ldc || transb != CUBLAS_OP_N))))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Footprints of A, B and C of a geam with valid arguments. */
+static inline int crm_blas_geam_bytes(int transa, int transb, int64_t m, int64_t n, int64_t lda, int64_t ldb,
+                                      int64_t ldc, size_t elem, uint64_t out[3])
+{
+    int64_t r, c;
+    out[0] = out[1] = out[2] = 0;
+    if (m == 0 || n == 0)
+        return 0;
+    crm_blas_stored(transa, m, n, &r, &c);
+    if (crm_blas_mat_bytes(r, c, lda, elem, &out[0]) != 0)
+        return -1;
+    crm_blas_stored(transb, m, n, &r, &c);
+    if (crm_blas_mat_bytes(r, c, ldb, elem, &out[1]) != 0)
+        return -1;
+    return crm_blas_mat_bytes(m, n, ldc, elem, &out[2]);
+}
+
+static inline cublasStatus_t crm_blas_trsm_check(int side, int uplo, int trans, int diag, int64_t m, int64_t n,
+                                                 int64_t lda, int64_t ldb)
+{
+    if ((side != CUBLAS_SIDE_LEFT && side != CUBLAS_SIDE_RIGHT) ||
+        (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER) || !crm_blas_op_ok(trans) ||
+        (diag != CUBLAS_DIAG_NON_UNIT && diag != CUBLAS_DIAG_UNIT) || m < 0 || n < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < crm_blas_max1(side == CUBLAS_SIDE_LEFT ? m : n) || ldb < crm_blas_max1(m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Footprints of A (triangular, order m on the left, n on the right) and B. */
+static inline int crm_blas_trsm_bytes(int side, int64_t m, int64_t n, int64_t lda, int64_t ldb, size_t elem,
+                                      uint64_t out[2])
+{
+    int64_t order = side == CUBLAS_SIDE_LEFT ? m : n;
+    out[0] = out[1] = 0;
+    if (m == 0 || n == 0)
+        return 0;
+    if (crm_blas_mat_bytes(order, order, lda, elem, &out[0]) != 0)
+        return -1;
+    return crm_blas_mat_bytes(m, n, ldb, elem, &out[1]);
+}
+
+#endif

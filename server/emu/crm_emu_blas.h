@@ -1,0 +1,60 @@
+/* crm_emu_blas.h -- internal interface of the emulated cuBLAS (crm_emu_blas*.c):
+ * handles, the per-call frame that holds the device lock and checks device ranges,
+ * scalar access by pointer mode, and half / bfloat16 conversions.
+ *
+ * Every exported cuBLAS function runs as: crm__blas_begin (checks the handle, takes
+ * the emulator lock shared, so no allocation can vanish while the call runs),
+ * argument rules from protocol/cublas_shape.h, range checks of every device operand
+ * with its exact footprint, the computation (OpenBLAS or plain loops), and
+ * crm__blas_end (drops the lock, returns the status).
+ */
+#ifndef CRM_EMU_BLAS_H
+#define CRM_EMU_BLAS_H
+
+#include <stdint.h>
+#include <cublas_v2.h>
+#include "protocol/cublas_shape.h"
+#include "server/emu/crm_emu.h"
+
+/* The handle behind cublasHandle_t. */
+struct cublasContext {
+    cublasPointerMode_t pmode;  /* where alpha/beta/results live */
+    cublasMath_t math;          /* recorded; the CPU computes in full precision */
+    cudaStream_t stream;        /* recorded; emulated streams run synchronously */
+    void *workspace;            /* recorded user workspace (device memory) or NULL */
+    size_t workspace_size;      /* its size in bytes */
+};
+
+/* 1 when h is a live handle (lock held). */
+int crm__blas_live(cublasHandle_t h);
+
+/* Starts a call on h: NOT_INITIALIZED for a NULL or unknown handle (lock not
+ * taken then); else SUCCESS with the lock held shared. */
+cublasStatus_t crm__blas_begin(cublasHandle_t h);
+/* Ends a call started with SUCCESS: drops the lock, returns st. */
+cublasStatus_t crm__blas_end(cublasStatus_t st);
+
+/* SUCCESS when [p, p + bytes) is device memory (bytes 0: nothing to check), else
+ * INVALID_VALUE. Lock held. */
+cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes);
+
+/* Reads a scalar of `size` bytes (2, 4, 8 or 16) at p according to h's pointer
+ * mode into out: host memory, or checked device memory. INVALID_VALUE when p is
+ * NULL or not device memory in device mode. Lock held. */
+cublasStatus_t crm__blas_get_scalar(cublasHandle_t h, const void *p, size_t size, void *out);
+/* Writes a result of `size` bytes to p according to h's pointer mode. */
+cublasStatus_t crm__blas_put_result(cublasHandle_t h, void *p, const void *value, size_t size);
+
+/* IEEE half and bfloat16 <-> float, round to nearest even, NaN and infinity kept. */
+float crm__half_to_float(uint16_t h);
+uint16_t crm__float_to_half(float f);
+float crm__bf16_to_float(uint16_t b);
+uint16_t crm__float_to_bf16(float f);
+
+/* A scalar of a cuBLAS scale type (half, float, double, int32) as a double. */
+double crm__scale_value(const void *p, size_t size, int is_half);
+
+/* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
+int crm__blas_trans(int op);
+
+#endif

@@ -1,0 +1,120 @@
+/* check_e2e_blas.c -- end-to-end suite of the cuBLAS remoting: the nvcc-built cuBLAS
+ * program (tests/blas/blas.cu, linked with -lcublas) runs through the preloaded shim
+ * against a real cudarem-server on the emulated device, over TCP and over a Unix
+ * socket; its footprint mode checks that the server refuses operands outside the
+ * program's allocations and keeps serving; and one run hides the CUDA libraries, so
+ * libcublas.so.13 can only come from build/lib (a link to the shim).
+ *
+ * Each test starts its own server, requires exit 0 with "PASS <name>" within
+ * E2E_RUN_TIMEOUT_MS, then stops the server with SIGTERM and requires exit 0.
+ */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+enum transport { VIA_TCP, VIA_UNIX };
+
+/* Runs build/cuda/blas [MODE] expecting "PASS NAME"; HIDE hides the CUDA libraries
+ * and LDPATH (may be NULL) becomes LD_LIBRARY_PATH. */
+static void run_blas(const char *name, const char *mode, enum transport t, int hide, const char *ldpath)
+{
+    char dir[64], err[512], prog[E2E_PATH_LEN], verdict[64], pass[64];
+    e2e_server srv;
+    e2e_proc p;
+    e2e_build_path("cuda/blas", prog, sizeof prog);
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
+        e2e_dir_remove(dir);
+        ck_abort_msg("%s: server start: %s", name, err);
+    }
+    char *argv[] = {prog, (char *)mode, NULL};
+    e2e_proc_opts o = {t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide};
+    e2e_client_library_path(ldpath);
+    int spawned = e2e_run(&p, dir, name, prog, argv, &o) == 0;
+    e2e_client_library_path(NULL);
+    int srv_status = e2e_server_stop(&srv);
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path), *log = e2e_read_file(srv.log_path);
+    snprintf(pass, sizeof pass, "PASS %s\n", name);
+    e2e_describe(&p, verdict, sizeof verdict);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, pass) != NULL;
+    int srv_ok = srv_status >= 0 && WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 0;
+    if (!ok || !srv_ok) {
+        fprintf(stderr, "===== %s: program %s, server status 0x%x\n", name, verdict, (unsigned)srv_status);
+        e2e_dump("program stdout", out, 6000);
+        e2e_dump("program stderr", perr, 3000);
+        e2e_dump("server log", log, 3000);
+    }
+    free(out);
+    free(perr);
+    free(log);
+    e2e_dir_remove(dir);
+    ck_assert_msg(ok, "%s: %s, expected exit 0 and %s", name, verdict, pass);
+    ck_assert_msg(srv_ok, "%s: server status 0x%x after SIGTERM, expected exit 0", name, (unsigned)srv_status);
+}
+
+START_TEST(test_blas_tcp)
+{
+    run_blas("blas", NULL, VIA_TCP, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_blas_unix)
+{
+    run_blas("blas", NULL, VIA_UNIX, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_blas_footprint)
+{
+    run_blas("blas_footprint", "footprint", VIA_TCP, 0, NULL);
+}
+END_TEST
+
+/* No CUDA library on the client: libcublas.so.13 resolves to build/lib's link. */
+START_TEST(test_blas_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    run_blas("blas", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+END_TEST
+
+/* Without build/lib the hidden run cannot even load: the hiding covers libcublas. */
+START_TEST(test_blas_hidden_needs_lib)
+{
+    char dir[64], prog[E2E_PATH_LEN], verdict[64];
+    e2e_proc p;
+    e2e_build_path("cuda/blas", prog, sizeof prog);
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_proc_opts o = {"unix:/nonexistent", 1, 1};
+    char *argv[] = {prog, NULL};
+    ck_assert(e2e_run(&p, dir, "bare", prog, argv, &o) == 0);
+    char *perr = e2e_read_file(p.err_path);
+    e2e_describe(&p, verdict, sizeof verdict);
+    e2e_dir_remove(dir);
+    int failed_load = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 127 && strstr(perr, "libcublas") != NULL;
+    if (!failed_load)
+        e2e_dump("program stderr", perr, 2000);
+    free(perr);
+    ck_assert_msg(failed_load, "expected the loader to miss libcublas.so.13, got %s", verdict);
+}
+END_TEST
+
+static Suite *e2e_blas_suite(void)
+{
+    Suite *s = suite_create("e2e_blas");
+    TCase *t = tcase_create("blas");
+    tcase_set_timeout(t, 180);
+    tcase_add_test(t, test_blas_tcp);
+    tcase_add_test(t, test_blas_unix);
+    tcase_add_test(t, test_blas_footprint);
+    tcase_add_test(t, test_blas_hidden_cuda);
+    tcase_add_test(t, test_blas_hidden_needs_lib);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+CRM_CHECK_MAIN(e2e_blas_suite)
