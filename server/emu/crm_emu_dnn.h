@@ -1,0 +1,103 @@
+/* crm_emu_dnn.h -- internal interface of the emulated device's cuDNN: the plain
+ * structs behind its handles and descriptors, and the element access, blending and
+ * argument checks every compute routine shares.
+ *
+ * Compute routines work in double whatever the data type (float and double are
+ * carried; others answer CUDNN_STATUS_NOT_SUPPORTED), read and write tensors through
+ * their strides, and run under the device lock (shared) after checking that every
+ * tensor they touch lies inside live device memory.
+ */
+#ifndef CRM_EMU_DNN_H
+#define CRM_EMU_DNN_H
+
+#include <stdint.h>
+#include <cudnn.h>
+#include "common/crm_dnn_desc.h"
+#include "server/emu/crm_emu.h"
+
+struct cudnnContext {
+    cudaStream_t stream;         /* cudnnSetStream; work runs at once anyway */
+};
+
+struct cudnnTensorStruct { crm_dnn_tdesc d; };
+struct cudnnFilterStruct { crm_dnn_fdesc d; };
+struct cudnnConvolutionStruct { crm_dnn_cdesc d; };
+struct cudnnPoolingStruct { crm_dnn_pdesc d; };
+struct cudnnActivationStruct { crm_dnn_adesc d; };
+struct cudnnOpTensorStruct { crm_dnn_odesc d; };
+
+/* A tensor bound to its memory for one call. */
+typedef struct crm__dview {
+    const crm_dnn_tdesc *d;      /* shape, strides, data type */
+    void *p;                     /* first element */
+} crm__dview;
+
+/* 1 when h is a live handle (crm_emu_dnn_handle.c). */
+int crm__dnn_handle_ok(cudnnHandle_t h);
+
+/* Scaling factor at p as a double: *(double *)p for double data, else *(float *)p. */
+double crm__dnn_scalar(const void *p, int dtype);
+
+/* Checks that the tensor is set, of a computable type (float, double), and lies
+ * in device memory; caller holds the lock. CUDNN_STATUS_BAD_PARAM for an unset
+ * descriptor or a NULL pointer, NOT_SUPPORTED for other types, EXECUTION_FAILED
+ * for memory outside every allocation. */
+cudnnStatus_t crm__dnn_bind(crm__dview *v, const crm_dnn_tdesc *d, const void *p);
+
+/* Offset in elements of the element at multi-index idx. */
+static inline int64_t crm__dnn_off(const crm_dnn_tdesc *d, const int *idx)
+{
+    int64_t o = 0;
+    for (int i = 0; i < d->nbdims; i++)
+        o += (int64_t)idx[i] * d->strides[i];
+    return o;
+}
+
+static inline double crm__dnn_load(const crm__dview *v, int64_t off)
+{
+    if (v->d->dtype == CUDNN_DATA_DOUBLE)
+        return ((const double *)v->p)[off];
+    return ((const float *)v->p)[off];
+}
+
+static inline void crm__dnn_store(const crm__dview *v, int64_t off, double x)
+{
+    if (v->d->dtype == CUDNN_DATA_DOUBLE)
+        ((double *)v->p)[off] = x;
+    else
+        ((float *)v->p)[off] = (float)x;
+}
+
+/* out = alpha * r + beta * out, and out is not read when beta == 0 (cuDNN's rule,
+ * so an uninitialised output holding NaN does not leak into the result). */
+static inline void crm__dnn_blend(const crm__dview *v, int64_t off, double r, double alpha, double beta)
+{
+    double x = alpha * r;
+    if (beta != 0.0)
+        x += beta * crm__dnn_load(v, off);
+    crm__dnn_store(v, off, x);
+}
+
+/* Steps idx through every index of dims (row-major); 0 after the last. */
+static inline int crm__dnn_next(int nbdims, const int *dims, int *idx)
+{
+    for (int i = nbdims - 1; i >= 0; i--) {
+        if (++idx[i] < dims[i])
+            return 1;
+        idx[i] = 0;
+    }
+    return 0;
+}
+
+/* 1 when both tensors have the same number of dimensions and sizes. */
+static inline int crm__dnn_same_dims(const crm_dnn_tdesc *a, const crm_dnn_tdesc *b)
+{
+    if (a->nbdims != b->nbdims)
+        return 0;
+    for (int i = 0; i < a->nbdims; i++)
+        if (a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
+}
+
+#endif

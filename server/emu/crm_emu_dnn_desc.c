@@ -1,0 +1,5 @@
+/* crm_emu_dnn_desc.c -- cuDNN descriptors of the emulated device: plain structs
+ * (server/emu/crm_emu_dnn.h) with the functions shared with the shim. */
+#include "server/emu/crm_emu_dnn.h"
+
+#include "common/crm_dnn_desc_api.c.inc"

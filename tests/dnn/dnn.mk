@@ -1,0 +1,24 @@
+# dnn.mk -- tests of the cuDNN remoting: the emulated cuDNN against reference code
+# (check_dnn_emu links libcudarem-emu.so directly), and an nvcc cuDNN program run
+# through the shim against a real server (check_e2e_dnn).
+
+DNN_PROGS := $(BUILD)/dnn/dnn_net
+UNIT_TESTS += $(BUILD)/tests/check_dnn_emu
+E2E_TESTS += $(BUILD)/tests/check_e2e_dnn
+
+all: $(DNN_PROGS)
+
+$(BUILD)/tests/check_dnn_emu: tests/dnn/check_dnn_emu.c tests/unit/crm_check.h $(EMU_LIB) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so \
+	    -Wl,-rpath,'$$ORIGIN/..' $(CHECK_LIBS) -lm
+
+$(BUILD)/tests/check_e2e_dnn: tests/dnn/check_e2e_dnn.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
+		tests/unit/crm_check.h tests/dnn/dnn.mk $(DNN_PROGS) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(E2E_DEFS) -o $@ $< $(E2E_HARNESS) $(LDFLAGS) $(CHECK_LIBS)
+
+# A cuDNN program as applications build one: shared runtime, -lcudnn (DT_NEEDED
+# libcudnn.so.9, satisfied by the shim's version node or build/lib/libcudnn.so.9).
+$(BUILD)/dnn/dnn_net: tests/dnn/dnn_net.cu | $(BUILD)/tests
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -std=c++17 -o $@ $< \
+	    -L$(CUDA_HOME)/lib64 -lcudnn
