@@ -1,0 +1,46 @@
+# benchmarks.mk -- builds the benchmark programs into $(BUILD)/bench/bin and runs
+# them (`make bench`): remote vs local vs raw socket, tables on stdout, bench.json,
+# bench.md and PNG plots in $(BUILD)/bench (benchmarks/run-bench.py does the runs).
+#
+#   make bench                 the full set, about 5 minutes on 2 cores
+#   make bench BENCH_QUICK=1   about 1 minute
+#   make bench BENCH_FULL=1    SGEMM up to N = 8192 without a GPU too
+#   make bench-smoke           seconds: every benchmark program runs (not in `make test`)
+#
+# The shaped-link section needs root (network namespaces); without it, it says why
+# it was skipped. Goals are reported as PASS/MISS lines; only a failing benchmark
+# program makes the target fail.
+
+BENCH_BIN   := $(BUILD)/bench/bin
+BENCH_PROGS := $(BENCH_BIN)/bench_raw $(BENCH_BIN)/bench_cuda $(BENCH_BIN)/bench_kernel
+# The kernel's CPU twin for the emulated device, once its interface exists.
+ifneq ($(wildcard server/emu/cudarem_emu_kernel.h),)
+BENCH_PROGS += $(BENCH_BIN)/bench_kernel_emu.so
+endif
+BENCH_WARN  := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
+BENCH_ARGS  := $(if $(filter 1,$(BENCH_QUICK)),--quick) $(if $(filter 1,$(BENCH_FULL)),--full)
+
+$(BENCH_BIN):
+	mkdir -p $@
+
+$(BENCH_BIN)/bench_raw: benchmarks/bench_raw.c | $(BENCH_BIN)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) -o $@ $<
+
+$(BENCH_BIN)/bench_kernel_emu.so: benchmarks/bench_kernel_emu.c server/emu/cudarem_emu_kernel.h | $(BENCH_BIN)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -shared -I. $(SANFLAGS) -o $@ $<
+
+$(BENCH_BIN)/%: benchmarks/%.cu | $(BENCH_BIN)
+	$(NVCC) $(NVCCFLAGS) $(BENCH_WARN) -std=c++17 -o $@ $<
+
+.PHONY: bench bench-smoke bench-programs
+bench-programs: $(BENCH_PROGS)
+
+bench: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS)
+ifeq ($(SAN),1)
+	@echo "make bench measures the plain build: run it without SAN=1" >&2; exit 1
+endif
+	$(PYTHON) benchmarks/run-bench.py --build $(BUILD) --out $(BUILD)/bench $(BENCH_ARGS)
+
+bench-smoke: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS)
+	$(PYTHON) benchmarks/run-bench.py --build $(BUILD) --out $(BUILD)/bench/smoke --smoke
+

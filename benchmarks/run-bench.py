@@ -1,0 +1,1023 @@
+#!/usr/bin/env python3
+"""run-bench.py -- the driver of `make bench`: runs the benchmark programs that make
+built (bench_raw, bench_cuda, bench_kernel) locally, through the shim against a
+cudarem-server on loopback (TCP and a Unix socket), beside a raw-socket baseline on
+the same transports, and over shaped links between two network namespaces; prints
+a table per section and writes bench.json, bench.md and PNG plots into --out.
+
+Speed is only ever compared inside one run (remote vs raw, remote vs local), and
+round trips are counted (CUDAREM_STATS), never timed. The issue's goals are checked
+and printed as PASS / MISS / n/a lines; a MISS does not fail the run. The exit
+status is 1 only when a benchmark program fails unexpectedly (or crashes).
+
+Profiles: default (~5 minutes on 2 cores), --quick (~1 minute, BENCH_QUICK=1),
+--smoke (seconds: checks that every program runs), --full (adds SGEMM 4096/8192).
+Every program runs with a timeout; servers and namespaces are removed on exit,
+also after an error or a signal.
+"""
+import argparse
+import atexit
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+KIB, MIB = 1 << 10, 1 << 20
+
+# What each profile runs. Sizes are bytes; counts are calls.
+PROFILES = {
+    "smoke": dict(lat_n=50, lat_rounds=1, async_n=400, async_batch=200, burst_n=0,
+                  kernel_n=100, copy_sizes=[4 * KIB, 1 * MIB], copy_batches=1, copy_rounds=1,
+                  sgemm_n=[128], sgemm_reps=1, train=False, train_timeout=0,
+                  shaped_rates=["1gbit"], shaped_size=2 * MIB, shaped_data=["zeros", "random"],
+                  shaped_batches=1),
+    "quick": dict(lat_n=500, lat_rounds=2, async_n=4000, async_batch=1000, burst_n=10000,
+                  kernel_n=2000, copy_sizes=[4 * KIB, 1 * MIB, 64 * MIB], copy_batches=2, copy_rounds=1,
+                  sgemm_n=[256, 1024], sgemm_reps=2, train=True, train_timeout=120,
+                  shaped_rates=["1gbit"], shaped_size=16 * MIB, shaped_data=["zeros", "random"],
+                  shaped_batches=1),
+    "default": dict(lat_n=2000, lat_rounds=3, async_n=20000, async_batch=2000, burst_n=10000,
+                    kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB, 256 * MIB],
+                    copy_batches=3, copy_rounds=2, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
+                    train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=64 * MIB,
+                    shaped_data=["zeros", "lowentropy", "random"], shaped_batches=1),
+}
+RATE_GBPS = {"1gbit": 0.125, "10gbit": 1.25}   # link rate in GB/s (10^9 bytes)
+NS_PREFIX = "crmbench"                        # namespaces: crmbench-<pid>-srv / -cli
+NS_NET = ("10.231.0.1", "10.231.0.2")         # addresses only inside those namespaces
+NS_PORT_CRM, NS_PORT_RAW = 7470, 7471
+GOAL_SYNC_RATIO = 1.2
+GOAL_COPY_FRACTION = 0.90
+GOAL_COMPRESS_X = 3.0
+GOAL_INCOMPRESSIBLE_LOSS = 0.05
+GOAL_SGEMM_RATIO = 1.05
+GOAL_TRAIN_RT = 2.0
+
+
+class BenchError(Exception):
+    """A benchmark program failed in a way that is not 'feature not available'."""
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def fmt_size(n):
+    return "%d MiB" % (n // MIB) if n >= MIB else "%d KiB" % (n // KIB)
+
+
+def table(title, header, rows):
+    """Prints rows (lists of cells) under header, columns aligned."""
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    width = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    log("\n== %s" % title)
+    for k, r in enumerate(cells):
+        log("  " + "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, width))))
+        if k == 0:
+            log("  " + "  ".join("-" * w for w in width))
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def f2(x, spec="%.2f"):
+    return "n/a" if x is None else spec % x
+
+
+# --------------------------------------------------------------------------------
+# Processes: every child has a timeout; servers are stopped by their own pid.
+
+class Procs:
+    """The long-running processes this run started (servers); stopped at exit."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, argv, log_path, env=None):
+        f = open(log_path, "w")
+        p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        f.close()
+        self.procs.append(p)
+        return p
+
+    def stop(self, p):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=5)
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def stop_all(self):
+        for p in list(self.procs):
+            self.stop(p)
+
+
+def wait_for_line(path, pattern, proc, timeout=10.0):
+    """Waits (bounded) until the log at path contains pattern; False if the process
+    died or the time ran out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                if pattern in f.read():
+                    return True
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_json(argv, env=None, timeout=120, ok_codes=(0,)):
+    """Runs a benchmark program; returns (exit status, parsed JSON of its last
+    stdout line or None, stderr text). Raises BenchError on a timeout or a crash."""
+    try:
+        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BenchError("%s timed out after %d s" % (" ".join(argv[:3]), timeout))
+    if r.returncode < 0:
+        raise BenchError("%s died with signal %d: %s" % (" ".join(argv[:3]), -r.returncode, r.stderr[-500:]))
+    data = None
+    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
+    if lines:
+        try:
+            data = json.loads(lines[-1])
+        except ValueError:
+            data = None
+    if r.returncode in ok_codes and data is None and r.returncode == 0:
+        raise BenchError("%s printed no result: %s" % (" ".join(argv[:3]), r.stderr[-500:]))
+    return r.returncode, data, r.stderr
+
+
+def best_of(results):
+    """Per size, the highest rate each list of GB/s figures reached over several
+    runs (None when a run failed): load from elsewhere only ever slows a run."""
+    results = [r for r in results if r]
+    if not results:
+        return None
+    best = dict(results[0])
+    for key, v in best.items():
+        if key.endswith("_GBps"):
+            best[key] = [max(r[key][i] for r in results) for i in range(len(v))]
+    return best
+
+
+def symbol_strong(lib, name):
+    """True when lib defines name as a strong (T) dynamic symbol."""
+    try:
+        out = subprocess.run(["nm", "-D", "--defined-only", lib], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return re.search(r"^\S+ T %s(@|$)" % re.escape(name), out, re.M) is not None
+
+
+# --------------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.out = os.path.abspath(args.out)
+        self.bin = os.path.join(self.build, "bench", "bin")
+        self.shim = os.path.join(self.build, "libcudarem.so")
+        self.emu = os.path.join(self.build, "libcudarem-emu.so")
+        self.server = os.path.join(self.build, "cudarem-server")
+        self.profile_name = "smoke" if args.smoke else "quick" if args.quick else "default"
+        self.p = dict(PROFILES[self.profile_name])
+        self.tmp = tempfile.mkdtemp(prefix="cudarem-bench.")
+        self.procs = Procs()
+        self.namespaces = []
+        self.failures = []
+        self.res = {"profile": self.profile_name, "started": datetime.datetime.now().isoformat(timespec="seconds")}
+        self.goals = []
+        self.machine = self.describe_machine()
+        self.res["machine"] = self.machine
+        self.gpu = bool(self.machine["gpus"])
+        if args.full or self.gpu:
+            self.p["sgemm_n"] = self.p["sgemm_n"] + ([4096, 8192] if self.profile_name == "default" else [])
+
+    # ---- environment -------------------------------------------------------------
+
+    def describe_machine(self):
+        cpu = platform.processor() or "unknown"
+        try:
+            with open("/proc/cpuinfo") as f:
+                m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+                cpu = m.group(1).strip() if m else cpu
+        except OSError:
+            pass
+        mem = 0
+        try:
+            with open("/proc/meminfo") as f:
+                mem = int(re.search(r"MemTotal:\s+(\d+)", f.read()).group(1)) * 1024
+        except (OSError, AttributeError):
+            pass
+        gpus = []
+        if shutil.which("nvidia-smi"):
+            try:
+                r = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True, timeout=20)
+                if r.returncode == 0:
+                    gpus = [l.strip() for l in r.stdout.splitlines() if l.strip()]
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        return {"cpu": cpu, "cores": os.cpu_count(), "memory_GiB": round(mem / 2**30, 1),
+                "kernel": platform.release(), "gpus": gpus,
+                "gpu_used": bool(gpus)}
+
+    def env(self, server=None, stats=None, local=False, extra=None):
+        """Environment of a benchmark program: through the shim to server, or local
+        (the emulated device in process, or the real libraries on a GPU host)."""
+        e = dict(os.environ)
+        for k in ("LD_PRELOAD", "CUDAREM_SERVER", "CUDAREM_STATS"):
+            e.pop(k, None)
+        if local:
+            if not self.gpu:
+                e["LD_PRELOAD"] = self.emu
+        else:
+            e["LD_PRELOAD"] = self.shim
+            e["CUDAREM_SERVER"] = server
+            if stats:
+                e["CUDAREM_STATS"] = stats
+        e.update(extra or {})
+        return e
+
+    def prog(self, name):
+        return os.path.join(self.bin, name)
+
+    def check(self, label, rc, data, err, ok_codes=(0,)):
+        """Records an unexpected failure; returns data or None."""
+        if rc not in ok_codes or data is None:
+            self.failures.append("%s: exit %d: %s" % (label, rc, err.strip()[-300:]))
+            log("  ! %s failed (exit %d): %s" % (label, rc, err.strip()[-300:]))
+            return None
+        return data
+
+    def start_servers(self):
+        self.port = free_port()
+        self.addr = {"tcp": "tcp:127.0.0.1:%d" % self.port, "unix": "unix:%s/cudarem.sock" % self.tmp}
+        log_path = os.path.join(self.tmp, "server.log")
+        srv = self.procs.start([self.server, "--listen", self.addr["tcp"], "--listen", self.addr["unix"],
+                                "--log-level", "info"], log_path)
+        if not wait_for_line(log_path, "serving the", srv):
+            raise BenchError("cudarem-server did not start: %s" % open(log_path).read()[-500:])
+        self.raw = {}
+        for t, a in (("tcp", "tcp:127.0.0.1:%d" % free_port()), ("unix", "unix:%s/raw.sock" % self.tmp)):
+            lp = os.path.join(self.tmp, "raw-%s.log" % t)
+            p = self.procs.start([self.prog("bench_raw"), "serve", a], lp)
+            if not wait_for_line(lp, "listening", p):
+                raise BenchError("bench_raw serve %s did not start: %s" % (a, open(lp).read()[-300:]))
+            self.raw[t] = a
+        rc, info, err = run_json([self.prog("bench_cuda"), "info"], env=self.env(self.addr["unix"]), timeout=60)
+        self.res["remote_device"] = self.check("bench_cuda info (remote)", rc, info, err)
+        rc, info, err = run_json([self.prog("bench_cuda"), "info"], env=self.env(local=True), timeout=60)
+        self.res["local_device"] = self.check("bench_cuda info (local)", rc, info, err)
+        self.res["local_mode"] = "real CUDA libraries" if self.gpu else "emulated device in process (LD_PRELOAD=%s)" % os.path.basename(self.emu)
+
+    # ---- 1: synchronous call latency -----------------------------------------------
+
+    def sec_latency(self):
+        n, rounds = self.p["lat_n"], self.p["lat_rounds"]
+        out = {"call": "cudaStreamQuery(0)", "n": n, "rounds": rounds}
+        for t in ("tcp", "unix"):
+            raw, rem = [], []
+            for _ in range(rounds):   # alternate, so drift hits both alike
+                rc, d, err = run_json([self.prog("bench_raw"), "ping", self.raw[t], str(n)], timeout=120)
+                d = self.check("bench_raw ping %s" % t, rc, d, err)
+                raw += [d] if d else []
+                rc, d, err = run_json([self.prog("bench_cuda"), "latency", str(n)], env=self.env(self.addr[t]),
+                                      timeout=300)
+                d = self.check("bench_cuda latency %s" % t, rc, d, err)
+                rem += [d] if d else []
+            if not raw or not rem:
+                continue
+            # The round with the lowest p50 on each side: other load on the machine
+            # only ever slows a round down.
+            best_raw = min(raw, key=lambda d: d["p50_us"])
+            best_rem = min(rem, key=lambda d: d["stream_query"]["p50_us"])
+            o = {"raw_p50_us": best_raw["p50_us"], "raw_p99_us": best_raw["p99_us"]}
+            for call in ("stream_query", "event_query", "memcpy_d2h_4"):
+                o[call + "_p50_us"] = best_rem[call]["p50_us"]
+                o[call + "_p99_us"] = best_rem[call]["p99_us"]
+            o["ratio_p50"] = o["stream_query_p50_us"] / o["raw_p50_us"]
+            out[t] = o
+        rc, d, err = run_json([self.prog("bench_cuda"), "latency", str(n)], env=self.env(local=True), timeout=120)
+        d = self.check("bench_cuda latency local", rc, d, err)
+        if d:
+            out["local"] = {c + "_p50_us": d[c]["p50_us"] for c in ("stream_query", "event_query", "memcpy_d2h_4")}
+        self.res["latency"] = out
+        rows = []
+        for t in ("tcp", "unix"):
+            if t in out:
+                o = out[t]
+                rows.append([t, f2(o["raw_p50_us"]), f2(o["raw_p99_us"]), f2(o["stream_query_p50_us"]),
+                             f2(o["stream_query_p99_us"]), f2(o["event_query_p50_us"]),
+                             f2(o["memcpy_d2h_4_p50_us"]), f2(o["ratio_p50"]) + "x"])
+        if "local" in out:
+            l = out["local"]
+            rows.append(["local", "-", "-", f2(l["stream_query_p50_us"]), "-", f2(l["event_query_p50_us"]),
+                         f2(l["memcpy_d2h_4_p50_us"]), "-"])
+        table("1. synchronous call latency, us (%d calls, best of %d rounds; remote = cudaStreamQuery through the shim, raw = 8-byte ping-pong)" % (n, rounds),
+              ["transport", "raw p50", "raw p99", "remote p50", "remote p99", "eventQuery p50", "memcpy 4B p50", "remote/raw"], rows)
+        for t in ("tcp", "unix"):
+            r = out.get(t, {}).get("ratio_p50")
+            self.goal("sync call p50 within %.1fx of raw round trip (%s)" % (GOAL_SYNC_RATIO, t),
+                      None if r is None else r <= GOAL_SYNC_RATIO, "%sx" % f2(r))
+
+    # ---- 2: asynchronous calls and kernel launches -------------------------------------
+
+    def stats_run(self, argv, label, timeout=300):
+        """Runs argv through the shim over TCP with CUDAREM_STATS; (data, stats)."""
+        path = os.path.join(self.tmp, "stats-%d.json" % len(os.listdir(self.tmp)))
+        rc, d, err = run_json(argv, env=self.env(self.addr["tcp"], stats=path), timeout=timeout)
+        d = self.check(label, rc, d, err)
+        try:
+            with open(path) as f:
+                st = json.load(f)
+        except (OSError, ValueError):
+            st = None
+        return d, st
+
+    def sec_async(self):
+        n, batch = self.p["async_n"], self.p["async_batch"]
+        out = {"n": n, "batch": batch, "transport": "tcp"}
+        base, st0 = self.stats_run([self.prog("bench_cuda"), "async", "0", str(batch)], "bench_cuda async 0")
+        d, st = self.stats_run([self.prog("bench_cuda"), "async", str(n), str(batch)], "bench_cuda async")
+        if d and st and st0:
+            out["remote"] = d
+            out["round_trips_total"] = st["round_trips"]
+            out["round_trips_setup"] = st0["round_trips"]
+            out["queued_round_trips"] = st["round_trips"] - st0["round_trips"] - d["synchronises"]
+        if self.p["burst_n"]:
+            b = self.p["burst_n"]
+            d2, st2 = self.stats_run([self.prog("bench_cuda"), "async", str(b), str(b)], "bench_cuda async burst")
+            if d2 and st2 and st0:
+                out["burst"] = {"n": b, "extra_round_trips": st2["round_trips"] - st0["round_trips"] - d2["synchronises"]}
+        rc, dl, err = run_json([self.prog("bench_cuda"), "async", str(n), str(batch)], env=self.env(local=True), timeout=300)
+        out["local"] = self.check("bench_cuda async local", rc, dl, err)
+        out["kernels"] = self.kernel_launches()
+        self.res["async"] = out
+        rows = []
+        r, l = out.get("remote"), out.get("local")
+        q = out.get("queued_round_trips")
+        if r:
+            rows.append(["cudaMemsetAsync", f2(r["memset_us_per_call"], "%.3f"), "%.0f" % r["memset_calls_per_s"],
+                         f2(l["memset_us_per_call"], "%.3f") if l else "n/a", q])
+            rows.append(["cudaEventRecord", f2(r["event_us_per_call"], "%.3f"), "%.0f" % r["event_calls_per_s"],
+                         f2(l["event_us_per_call"], "%.3f") if l else "n/a", q])
+        k = out["kernels"]
+        if k.get("available"):
+            rows.append(["<<<>>> launch", f2(k["remote"]["launch_us_per_call"], "%.3f"),
+                         "%.0f" % k["remote"]["launches_per_s"],
+                         f2(k["local"]["launch_us_per_call"], "%.3f") if k.get("local") else "n/a",
+                         k.get("queued_round_trips", "n/a")])
+        else:
+            rows.append(["<<<>>> launch", "n/a (kernel launches not available)", "", "", ""])
+        table("2. asynchronous calls (%d calls in batches of %d, each batch + cudaStreamSynchronize; remote over TCP)" % (n, batch),
+              ["call", "remote us/call", "remote calls/s (incl. sync)", "local us/call", "round trips besides syncs"], rows)
+        if "round_trips_total" in out:
+            log("  round trips: %d in all = %d setup/teardown + %d synchronises + %d for %d queued calls"
+                % (out["round_trips_total"], out["round_trips_setup"], r["synchronises"], q, 2 * n))
+        if "burst" in out:
+            log("  one burst of %d memsets + %d event records with no synchronise between: %d extra round trips "
+                "(the client's queue is sent when it holds 4096 calls or 4 MiB)"
+                % (out["burst"]["n"], out["burst"]["n"], out["burst"]["extra_round_trips"]))
+        self.goal("zero round trips for queued calls (besides the final synchronise)",
+                  None if q is None else q == 0, "%s round trips for %d queued calls" % (q, 2 * n))
+
+    def kernel_launches(self):
+        """Launch cost when `<<<>>>` launches work through the shim (else a reason)."""
+        shim_ok = symbol_strong(self.shim, "__cudaLaunchKernel") or symbol_strong(self.shim, "cudaLaunchKernel")
+        try:
+            helptext = subprocess.run([self.server, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, timeout=10).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            helptext = ""
+        if not shim_ok:
+            return {"available": False, "reason": "the shim does not implement __cudaLaunchKernel yet"}
+        if not self.gpu and "--emu-kernels" not in helptext:
+            return {"available": False, "reason": "cudarem-server has no --emu-kernels option yet"}
+        if not self.gpu and not os.path.exists(self.prog("bench_kernel_emu.so")):
+            return {"available": False, "reason": "bench_kernel_emu.so was not built (no server/emu/cudarem_emu_kernel.h)"}
+        n = self.p["kernel_n"]
+        argv = [self.prog("bench_kernel"), str(n), str(self.p["async_batch"])]
+        srv = None
+        try:
+            addr = self.addr["tcp"]
+            if not self.gpu:   # a server of its own, with the kernel's CPU twin
+                port = free_port()
+                addr = "tcp:127.0.0.1:%d" % port
+                lp = os.path.join(self.tmp, "server-kernels.log")
+                srv = self.procs.start([self.server, "--listen", addr, "--emu-kernels",
+                                        self.prog("bench_kernel_emu.so")], lp)
+                if not wait_for_line(lp, "serving the", srv):
+                    return {"available": False, "reason": "cudarem-server --emu-kernels did not start"}
+            stats = []
+            for k, a in ((0, argv[:1] + ["0"] + argv[2:]), (n, argv)):
+                path = os.path.join(self.tmp, "stats-kernel-%d.json" % k)
+                rc, d, err = run_json(a, env=self.env(addr, stats=path), timeout=300, ok_codes=(0, 4))
+                if rc != 0 or d is None:
+                    return {"available": False, "reason": "launch failed: %s" % err.strip()[-200:]}
+                try:
+                    with open(path) as f:
+                        stats.append(json.load(f)["round_trips"])
+                except (OSError, ValueError, KeyError):
+                    stats.append(None)
+            out = {"available": True, "remote": d}
+            if None not in stats:   # beyond setup (n = 0) and one synchronise per batch
+                out["queued_round_trips"] = stats[1] - stats[0] - d["synchronises"]
+            # In process, the emulated device finds the CPU twin through CUDAREM_EMU_KERNELS.
+            local_env = self.env(local=True, extra=None if self.gpu else {"CUDAREM_EMU_KERNELS": self.prog("bench_kernel_emu.so")})
+            rc, dl, err = run_json(argv, env=local_env, timeout=300, ok_codes=(0, 1, 4))
+            out["local"] = dl if rc == 0 else None
+            return out
+        finally:
+            if srv is not None:
+                self.procs.stop(srv)
+
+    # ---- 3 + 4: copy bandwidth, local vs remote ---------------------------------------
+
+    def copy_run(self, env, label, data="random", sizes=None, batches=None, dirs="all", argv_prefix=(), timeout=600):
+        sizes = sizes or self.p["copy_sizes"]
+        argv = list(argv_prefix) + [self.prog("bench_cuda"), "copy", data, str(batches or self.p["copy_batches"]),
+                                    dirs] + [str(s) for s in sizes]
+        rc, d, err = run_json(argv, env=env, timeout=timeout)
+        return self.check(label, rc, d, err)
+
+    def raw_stream(self, addr, label, sizes=None, batches=None, argv_prefix=()):
+        sizes = sizes or self.p["copy_sizes"]
+        argv = list(argv_prefix) + [self.prog("bench_raw"), "stream", addr, str(batches or self.p["copy_batches"])]
+        rc, d, err = run_json(argv + [str(s) for s in sizes], timeout=600)
+        return self.check(label, rc, d, err)
+
+    def sec_copy(self):
+        sizes = self.p["copy_sizes"]
+        rounds = self.p["copy_rounds"]
+        out = {"sizes": sizes, "data": "random", "batches": self.p["copy_batches"], "rounds": rounds}
+        runs = {}
+        for _ in range(rounds):   # raw and remote alternate, so drift hits both alike
+            for t in ("tcp", "unix"):
+                runs.setdefault((t, "raw"), []).append(self.raw_stream(self.raw[t], "bench_raw stream %s" % t))
+                runs.setdefault((t, "remote"), []).append(self.copy_run(self.env(self.addr[t]), "bench_cuda copy %s" % t))
+            runs.setdefault(("local", ""), []).append(self.copy_run(self.env(local=True), "bench_cuda copy local"))
+        for t in ("tcp", "unix"):
+            out[t] = {"raw": best_of(runs[(t, "raw")]), "remote": best_of(runs[(t, "remote")])}
+        out["local"] = best_of(runs[("local", "")])
+        self.res["copy"] = out
+        for t in ("tcp", "unix"):
+            raw, rem = out[t]["raw"], out[t]["remote"]
+            if not raw or not rem:
+                continue
+            rows = []
+            for i, s in enumerate(sizes):
+                rows.append([fmt_size(s), f2(raw["write_GBps"][i]), f2(rem["h2d_pinned_GBps"][i]),
+                             f2(rem["h2d_pageable_GBps"][i]), f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%"),
+                             f2(raw["read_GBps"][i]), f2(rem["d2h_pinned_GBps"][i]),
+                             f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%")])
+            table("3. copy bandwidth over %s, GB/s (cudaMemcpy through the shim vs raw socket stream, random data; best of %d rounds)" % (t, rounds),
+                  ["size", "raw write", "H2D pinned", "H2D pageable", "pinned/raw", "raw read", "D2H pinned", "D2H/raw"], rows)
+            big = [i for i, s in enumerate(sizes) if s >= 64 * MIB]
+            if t == "tcp":
+                for direction, key, rkey in (("H2D", "h2d_pinned_GBps", "write_GBps"), ("D2H", "d2h_pinned_GBps", "read_GBps")):
+                    fr = [rem[key][i] / raw[rkey][i] for i in big]
+                    self.goal("copy bandwidth >= %d%% of raw TCP for >= 64 MiB (%s)" % (GOAL_COPY_FRACTION * 100, direction),
+                              min(fr) >= GOAL_COPY_FRACTION if fr else None,
+                              ", ".join("%s %.0f%%" % (fmt_size(sizes[i]), f * 100) for i, f in zip(big, fr)) or "no size >= 64 MiB in this profile")
+        loc = out["local"]
+        rows = []
+        for i, s in enumerate(sizes):
+            row = [fmt_size(s)]
+            for key in ("h2d_pinned_GBps", "h2d_pageable_GBps", "d2h_pinned_GBps"):
+                lv = loc[key][i] if loc else None
+                row.append(f2(lv))
+                for t in ("tcp", "unix"):
+                    rem = out[t]["remote"]
+                    row.append(f2(ratio(rem[key][i], lv) * 100 if rem and lv else None, "%.0f%%"))
+            rows.append(row)
+        table("4a. local vs remote copies: local GB/s (%s) and remote as %% of local" % self.res["local_mode"],
+              ["size", "H2D pinned", "tcp", "unix", "H2D pageable", "tcp", "unix", "D2H", "tcp", "unix"], rows)
+
+    def sec_sgemm(self):
+        ns, reps = self.p["sgemm_n"], self.p["sgemm_reps"]
+        out = {"n": ns, "reps": reps}
+        local_lib = "libcublas.so.13" if self.gpu else self.emu
+        if not symbol_strong(self.shim, "cublasSgemm_v2"):
+            out.update(available=False, reason="the shim has no cublasSgemm_v2 yet (weak stand-in)")
+        elif not self.gpu and not symbol_strong(self.emu, "cublasSgemm_v2"):
+            out.update(available=False, reason="libcudarem-emu.so exports no cublasSgemm_v2 yet")
+        else:
+            argv = lambda lib: [self.prog("bench_cuda"), "sgemm", lib, str(reps)] + [str(n) for n in ns]
+            rc, loc, err = run_json(argv(local_lib), env=self.env(local=True), timeout=900, ok_codes=(0, 3))
+            loc = self.check("bench_cuda sgemm local", rc, loc, err) if rc != 3 else None
+            rc2, rem, err2 = run_json(argv("libcublas.so.13"), env=self.env(self.addr["unix"]), timeout=900,
+                                      ok_codes=(0, 3))
+            rem = self.check("bench_cuda sgemm remote", rc2, rem, err2) if rc2 != 3 else None
+            if loc and rem:
+                out.update(available=True, local=loc, remote=rem, transport="unix")
+            else:
+                out.update(available=False, reason="cuBLAS not usable: %s" % (err if rc == 3 else err2).strip()[-200:])
+        self.res["sgemm"] = out
+        if not out["available"]:
+            table("4b. cuBLAS SGEMM, local vs remote", ["N", "result"], [["-", "n/a (%s)" % out["reason"]]])
+            self.goal("data-resident SGEMM remote/local within %.2f for N >= 1024" % GOAL_SGEMM_RATIO, None, out["reason"])
+            return
+        loc, rem = out["local"], out["remote"]
+        rows, worst = [], None
+        for i, n in enumerate(ns):
+            rr = ratio(loc["resident_GFLOPs"][i], rem["resident_GFLOPs"][i])   # time remote / time local
+            rc = ratio(loc["with_copies_GFLOPs"][i], rem["with_copies_GFLOPs"][i])
+            if n >= 1024:
+                worst = rr if worst is None else max(worst, rr)
+            rows.append([n, f2(loc["resident_GFLOPs"][i], "%.1f"), f2(rem["resident_GFLOPs"][i], "%.1f"), f2(rr, "%.3f"),
+                         f2(loc["with_copies_GFLOPs"][i], "%.1f"), f2(rem["with_copies_GFLOPs"][i], "%.1f"), f2(rc, "%.3f")])
+        table("4b. cuBLAS SGEMM GFLOP/s, local (%s) vs remote (unix socket); ratio = remote time / local time" % self.res["local_mode"],
+              ["N", "local resident", "remote resident", "ratio", "local w/ copies", "remote w/ copies", "ratio"], rows)
+        self.goal("data-resident SGEMM remote/local within %.2f for N >= 1024" % GOAL_SGEMM_RATIO,
+                  None if worst is None else worst <= GOAL_SGEMM_RATIO, "worst %sx" % f2(worst, "%.3f"))
+
+    # ---- 5: train.py -----------------------------------------------------------------
+
+    def sec_train(self):
+        script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "train.py")
+        out = {}
+        missing = [s for s in ("cublasSgemm_v2", "cudnnConvolutionForward") if not symbol_strong(self.shim, s)]
+        if not self.p["train"]:
+            out.update(available=False, reason="not run in this profile")
+        elif not os.path.exists(script):
+            out.update(available=False, reason="examples/train.py does not exist yet")
+        elif missing:
+            out.update(available=False, reason="the shim does not implement %s yet" % ", ".join(missing))
+        else:
+            first = self.train_run(script, 1)
+            if first["rc"] == 0 and first["per_step"] is not None:
+                out.update(available=True, round_trips_per_step=first["per_step"], calls_per_step=first["calls_per_step"],
+                           source="train.py's own per-step counter", steps=first["steps"], stats=first["stats"])
+            elif first["rc"] == 0 and first["stats"] and first["steps"]:
+                # No per-step figure printed: one more epoch, counted by CUDAREM_STATS.
+                second = self.train_run(script, 2)
+                if second["rc"] == 0 and second["stats"]:
+                    d_rt = second["stats"]["round_trips"] - first["stats"]["round_trips"]
+                    d_calls = second["stats"]["calls"] - first["stats"]["calls"]
+                    out.update(available=True, round_trips_per_step=d_rt / first["steps"],
+                               calls_per_step=d_calls / first["steps"], steps=first["steps"], stats=second["stats"],
+                               source="CUDAREM_STATS of 2 epochs minus 1 epoch, per step (includes the epoch's upload and loss readback)")
+                else:
+                    out.update(available=False, reason="train.py --epochs 2 failed (exit %d): %s" % (second["rc"], second["text"]))
+            else:
+                out.update(available=False, reason="train.py failed (exit %d): %s" % (first["rc"], first["text"]))
+            if not out["available"]:
+                self.failures.append("train.py: %s" % out["reason"])
+        self.res["train"] = out
+        if out["available"]:
+            table("5. examples/train.py through the shim (unix socket)", ["round trips/step", "calls/step", "steps/epoch", "round trips in all"],
+                  [[f2(out["round_trips_per_step"]), f2(out["calls_per_step"], "%.1f"), out.get("steps") or "n/a",
+                    out["stats"]["round_trips"] if out.get("stats") else "n/a"]])
+            log("  per-step figure from %s" % out["source"])
+            self.goal("train.py at most %d round trips per step" % GOAL_TRAIN_RT,
+                      out["round_trips_per_step"] <= GOAL_TRAIN_RT, "%s per step" % f2(out["round_trips_per_step"]))
+        else:
+            table("5. examples/train.py through the shim", ["result"], [["n/a (%s)" % out["reason"]]])
+            self.goal("train.py at most %d round trips per step" % GOAL_TRAIN_RT, None, out["reason"])
+
+    def train_run(self, script, epochs):
+        """Runs train.py for `epochs` epochs through the shim (unix socket) with
+        CUDAREM_STATS; returns rc, its per-step figures if it printed them, its steps
+        per epoch, the stats and the output's tail."""
+        stats = os.path.join(self.tmp, "stats-train-%d.json" % epochs)
+        argv = [sys.executable, script, "--epochs", str(epochs), "--min-accuracy", "0"]
+        try:
+            r = subprocess.run(argv, env=self.env(self.addr["unix"], stats=stats), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=self.p["train_timeout"] * epochs)
+            text, rc = r.stdout, r.returncode
+        except subprocess.TimeoutExpired:
+            text, rc = "timed out after %d s" % (self.p["train_timeout"] * epochs), -1
+        m = re.search(r"round trips/step ([0-9.]+) \(calls/step ([0-9.]+)\)", text)
+        s = re.search(r"(\d+) steps/epoch", text)
+        try:
+            with open(stats) as f:
+                st = json.load(f)
+        except (OSError, ValueError):
+            st = None
+        return {"rc": rc, "per_step": float(m.group(1)) if m else None, "calls_per_step": float(m.group(2)) if m else None,
+                "steps": int(s.group(1)) if s else None, "stats": st, "text": text.strip()[-300:]}
+
+    # ---- 6: shaped links -----------------------------------------------------------------
+
+    def ns_cleanup(self):
+        """Deletes this run's namespaces after stopping what runs in them."""
+        for ns in list(self.namespaces):
+            try:
+                pids = subprocess.run(["ip", "netns", "pids", ns], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                      text=True, timeout=10).stdout.split()
+                for pid in pids:   # only processes this run started inside its own namespace
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (OSError, ValueError):
+                        pass
+                subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL, timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self.namespaces.remove(ns)
+
+    @staticmethod
+    def stale_namespaces():
+        """Deletes namespaces left by an earlier run of this script that was killed."""
+        try:
+            names = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True, timeout=10).stdout.split("\n")
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        for line in names:
+            m = re.match(r"(%s-(\d+)-(srv|cli))\b" % NS_PREFIX, line.strip())
+            if m and not os.path.exists("/proc/%s" % m.group(2)):
+                subprocess.run(["ip", "netns", "del", m.group(1)], stderr=subprocess.DEVNULL, timeout=10)
+
+    def sh(self, *argv):
+        r = subprocess.run(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20)
+        if r.returncode != 0:
+            raise OSError("%s: %s" % (" ".join(argv), r.stdout.strip()))
+
+    def ns_setup(self):
+        """Two namespaces joined by a veth pair; returns (srv, cli) names."""
+        self.stale_namespaces()
+        srv, cli = "%s-%d-srv" % (NS_PREFIX, os.getpid()), "%s-%d-cli" % (NS_PREFIX, os.getpid())
+        for ns in (srv, cli):
+            self.sh("ip", "netns", "add", ns)
+            self.namespaces.append(ns)
+        self.sh("ip", "link", "add", "crmb0", "netns", srv, "type", "veth", "peer", "name", "crmb1", "netns", cli)
+        for ns, dev, a in ((srv, "crmb0", NS_NET[0]), (cli, "crmb1", NS_NET[1])):
+            self.sh("ip", "-n", ns, "addr", "add", a + "/24", "dev", dev)
+            self.sh("ip", "-n", ns, "link", "set", dev, "up")
+            self.sh("ip", "-n", ns, "link", "set", "lo", "up")
+        return srv, cli
+
+    def ns_shape(self, srv, cli, rate):
+        """Token-bucket shaping of both directions to rate (netem may be missing)."""
+        burst = max(int(RATE_GBPS[rate] * 1e9 * 0.004), 256 * KIB)
+        for ns, dev in ((srv, "crmb0"), (cli, "crmb1")):
+            self.sh("ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
+                    "rate", rate, "burst", str(burst), "latency", "50ms")
+
+    def sec_shaped(self):
+        out = {"size": self.p["shaped_size"], "batches": self.p["shaped_batches"], "rates": {}}
+        self.res["shaped"] = out
+        try:
+            srv, cli = self.ns_setup()
+        except (OSError, subprocess.TimeoutExpired) as e:
+            self.ns_cleanup()
+            out.update(skipped=True, reason=str(e))
+            log("\n== 6. shaped links\n  shaped links: skipped (needs root and network namespaces): %s" % e)
+            for g in ("compressible data >= 3x link rate on 1 Gbit/s", "incompressible data loses < 5% with compression auto"):
+                self.goal(g, None, "skipped")
+            return
+        try:
+            self.shaped_measure(srv, cli, out)
+        finally:
+            self.ns_cleanup()
+        self.shaped_report(out)
+
+    def ns_server(self, srv, argv, log_path, env, pattern):
+        p = self.procs.start(["ip", "netns", "exec", srv] + argv, log_path, env=env)
+        if not wait_for_line(log_path, pattern, p):
+            self.procs.stop(p)
+            raise BenchError("%s in namespace did not start: %s" % (argv[0], open(log_path).read()[-300:]))
+        return p
+
+    def shaped_measure(self, srv, cli, out):
+        size, batches = self.p["shaped_size"], self.p["shaped_batches"]
+        in_cli = ["ip", "netns", "exec", cli]
+        raw_addr = "tcp:%s:%d" % (NS_NET[0], NS_PORT_RAW)
+        crm_addr = "tcp:%s:%d" % (NS_NET[0], NS_PORT_CRM)
+        rawp = self.ns_server(srv, [self.prog("bench_raw"), "serve", raw_addr], os.path.join(self.tmp, "ns-raw.log"),
+                              None, "listening")
+        try:
+            for rate in self.p["shaped_rates"]:
+                self.ns_shape(srv, cli, rate)
+                o = {"link_GBps": RATE_GBPS[rate]}
+                o["raw"] = self.raw_stream(raw_addr, "bench_raw stream %s" % rate, sizes=[size], batches=batches,
+                                           argv_prefix=in_cli)
+                for mode in ("auto", "off"):
+                    env = dict(os.environ, CUDAREM_COMPRESS=mode)
+                    lp = os.path.join(self.tmp, "ns-server-%s-%s.log" % (rate, mode))
+                    sp = self.ns_server(srv, [self.server, "--listen", crm_addr, "--log-level", "info"], lp, env,
+                                        "serving the")
+                    try:
+                        for data in self.p["shaped_data"]:
+                            d = self.copy_run(self.env(crm_addr, extra={"CUDAREM_COMPRESS": mode}),
+                                              "bench_cuda copy %s %s %s" % (rate, mode, data), data=data, sizes=[size],
+                                              batches=batches, dirs="h2d_pinned,d2h_pinned", argv_prefix=in_cli)
+                            o.setdefault(mode, {})[data] = d
+                    finally:
+                        self.procs.stop(sp)
+                out["rates"][rate] = o
+        finally:
+            self.procs.stop(rawp)
+
+    def shaped_report(self, out):
+        rows = []
+        g1, g2 = None, None
+        for rate, o in out["rates"].items():
+            raw = o.get("raw")
+            rows.append([rate, "raw socket", "random", "-", f2(raw["write_GBps"][0]) if raw else "n/a",
+                         f2(raw["read_GBps"][0]) if raw else "n/a", "-"])
+            for data in self.p["shaped_data"]:
+                a, f = o.get("auto", {}).get(data), o.get("off", {}).get(data)
+                for mode, d in (("auto", a), ("off", f)):
+                    if d:
+                        rows.append([rate, "CUDAREM_COMPRESS=%s" % mode, data, "",
+                                     f2(d["h2d_pinned_GBps"][0]), f2(d["d2h_pinned_GBps"][0]),
+                                     f2(d["h2d_pinned_GBps"][0] / o["link_GBps"]) + "x"])
+                if rate == "1gbit" and data == "zeros" and a:
+                    g1 = min(a["h2d_pinned_GBps"][0], a["d2h_pinned_GBps"][0]) / o["link_GBps"]
+                if rate == "1gbit" and data == "random" and a and f:
+                    g2 = 1 - min(a["h2d_pinned_GBps"][0] / f["h2d_pinned_GBps"][0],
+                                 a["d2h_pinned_GBps"][0] / f["d2h_pinned_GBps"][0])
+        table("6. shaped links (veth between two network namespaces, tbf both ways), %s copies, GB/s; x = H2D / link rate"
+              % fmt_size(out["size"]), ["link", "path", "data", "", "H2D pinned", "D2H pinned", "x link"], rows)
+        self.goal("compressible data (zeros) >= %.0fx link rate on 1 Gbit/s (auto)" % GOAL_COMPRESS_X,
+                  None if g1 is None else g1 >= GOAL_COMPRESS_X, "%sx" % f2(g1))
+        self.goal("incompressible data loses < %d%% with compression auto vs off (1 Gbit/s)" % (GOAL_INCOMPRESSIBLE_LOSS * 100),
+                  None if g2 is None else g2 < GOAL_INCOMPRESSIBLE_LOSS, "%s loss" % f2(g2 * 100 if g2 is not None else None, "%.1f%%"))
+
+    # ---- outputs -----------------------------------------------------------------------
+
+    def goal(self, text, ok, detail):
+        self.goals.append({"goal": text, "status": "n/a" if ok is None else "PASS" if ok else "MISS", "detail": detail})
+
+    def print_goals(self):
+        log("\n== goals (from the issue; a MISS is reported, not failed)")
+        for g in self.goals:
+            log("  %-4s %s: %s" % (g["status"], g["goal"], g["detail"]))
+
+    def plots(self):
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            log("\nplots: skipped (matplotlib is not installed: run tools/install-deps.sh)")
+            return []
+        made = []
+        c = self.res.get("copy", {})
+        if c:
+            fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+            sizes = [s / MIB for s in c["sizes"]]
+            for col, t in enumerate(("tcp", "unix")):
+                for row, (key, rkey, title) in enumerate((("h2d_pinned_GBps", "write_GBps", "host to device"),
+                                                         ("d2h_pinned_GBps", "read_GBps", "device to host"))):
+                    ax = axes[row][col]
+                    raw, rem, loc = c[t]["raw"], c[t]["remote"], c.get("local")
+                    if raw:
+                        ax.plot(sizes, raw[rkey], "o-", label="raw socket")
+                    if rem:
+                        ax.plot(sizes, rem[key], "s-", label="remote (pinned)")
+                        if row == 0:
+                            ax.plot(sizes, rem["h2d_pageable_GBps"], "^-", label="remote (pageable)")
+                    if loc:
+                        ax.plot(sizes, loc[key], "x--", label="local")
+                    ax.set_xscale("log", base=2)
+                    ax.set_yscale("log")
+                    ax.set_title("%s, %s" % (title, t))
+                    ax.set_ylabel("GB/s")
+                    ax.grid(True, alpha=0.3)
+                    ax.legend(fontsize=8)
+            for ax in axes[1]:
+                ax.set_xlabel("copy size (MiB)")
+            fig.suptitle("cudaMemcpy bandwidth: remote vs raw socket vs local")
+            fig.tight_layout()
+            made.append(self.save(fig, plt, "bandwidth.png"))
+        lat = self.res.get("latency", {})
+        ts = [t for t in ("tcp", "unix") if t in lat]
+        if ts:
+            fig, ax = plt.subplots(figsize=(7, 4))
+            x = range(len(ts))
+            ax.bar([i - 0.2 for i in x], [lat[t]["raw_p50_us"] for t in ts], 0.4, label="raw 8-byte round trip")
+            ax.bar([i + 0.2 for i in x], [lat[t]["stream_query_p50_us"] for t in ts], 0.4, label="cudaStreamQuery (remote)")
+            ax.set_xticks(list(x))
+            ax.set_xticklabels(ts)
+            ax.set_ylabel("p50 latency (us)")
+            ax.legend()
+            ax.set_title("synchronous call latency")
+            fig.tight_layout()
+            made.append(self.save(fig, plt, "latency.png"))
+        sg = self.res.get("sgemm", {})
+        if sg.get("available"):
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            for who, style in (("local", "--"), ("remote", "-")):
+                ax.plot(sg["n"], sg[who]["resident_GFLOPs"], "o" + style, label="%s, data resident" % who)
+                ax.plot(sg["n"], sg[who]["with_copies_GFLOPs"], "s" + style, label="%s, with copies" % who)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("N")
+            ax.set_ylabel("GFLOP/s")
+            ax.legend(fontsize=8)
+            ax.set_title("cuBLAS SGEMM: local vs remote")
+            ax.grid(True, alpha=0.3)
+            fig.tight_layout()
+            made.append(self.save(fig, plt, "sgemm.png"))
+        sh = self.res.get("shaped", {})
+        if sh.get("rates"):
+            labels, auto, off = [], [], []
+            for rate, o in sh["rates"].items():
+                for data in self.p["shaped_data"]:
+                    a, f = o.get("auto", {}).get(data), o.get("off", {}).get(data)
+                    labels.append("%s\n%s" % (rate, data))
+                    auto.append(a["h2d_pinned_GBps"][0] / o["link_GBps"] if a else 0)
+                    off.append(f["h2d_pinned_GBps"][0] / o["link_GBps"] if f else 0)
+            fig, ax = plt.subplots(figsize=(max(6, len(labels) * 1.2), 4.5))
+            x = range(len(labels))
+            ax.bar([i - 0.2 for i in x], auto, 0.4, label="CUDAREM_COMPRESS=auto")
+            ax.bar([i + 0.2 for i in x], off, 0.4, label="CUDAREM_COMPRESS=off")
+            ax.axhline(1.0, color="k", linewidth=1, label="link rate")
+            ax.axhline(GOAL_COMPRESS_X, color="k", linestyle=":", linewidth=1, label="goal for compressible data (1 Gbit/s)")
+            ax.set_xticks(list(x))
+            ax.set_xticklabels(labels, fontsize=8)
+            ax.set_ylabel("host-to-device throughput / link rate")
+            ax.legend(fontsize=8)
+            ax.set_title("shaped links: %s copies, compression auto vs off" % fmt_size(sh["size"]))
+            fig.tight_layout()
+            made.append(self.save(fig, plt, "shaped.png"))
+        return made
+
+    def save(self, fig, plt, name):
+        path = os.path.join(self.out, name)
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return name
+
+    def markdown(self, plots):
+        m, r = self.machine, self.res
+        lines = ["## Benchmarks", "",
+                 "`make bench` (%s profile) on %s, %d cores, %s; %s. Local = %s. Ratios are taken within one run." % (
+                     self.profile_name, m["cpu"], m["cores"], "GPU: " + "; ".join(m["gpus"]) if m["gpus"] else "no GPU",
+                     "remote device: %s" % (r.get("remote_device") or {}).get("device", "?"), r.get("local_mode")), ""]
+        lat = r.get("latency", {})
+        rows = [[t, f2(lat[t]["raw_p50_us"]), f2(lat[t]["stream_query_p50_us"]), f2(lat[t]["stream_query_p99_us"]),
+                 f2(lat[t]["ratio_p50"]) + "x"] for t in ("tcp", "unix") if t in lat]
+        if rows:
+            lines += ["**Synchronous call latency** (cudaStreamQuery, us)", "",
+                      md_table(["transport", "raw round trip p50", "remote p50", "remote p99", "remote/raw"], rows), ""]
+        a = r.get("async", {})
+        if a.get("remote"):
+            k = a.get("kernels", {})
+            lines += ["**Asynchronous calls**: cudaMemsetAsync %.2f us/call, cudaEventRecord %.2f us/call on the client; "
+                      "%s round trips for %d queued calls besides the synchronises. Kernel launches: %s." % (
+                          a["remote"]["memset_us_per_call"], a["remote"]["event_us_per_call"],
+                          a.get("queued_round_trips"), 2 * a["n"],
+                          "%.2f us/launch" % k["remote"]["launch_us_per_call"] if k.get("available") else "n/a (" + k.get("reason", "") + ")"), ""]
+        c = r.get("copy", {})
+        if c:
+            rows = []
+            for i, s in enumerate(c["sizes"]):
+                row = [fmt_size(s)]
+                for t in ("tcp", "unix"):
+                    raw, rem = c[t]["raw"], c[t]["remote"]
+                    row += [f2(rem["h2d_pinned_GBps"][i]) if rem else "n/a",
+                            f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%") if rem and raw else "n/a",
+                            f2(rem["d2h_pinned_GBps"][i]) if rem else "n/a",
+                            f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%") if rem and raw else "n/a"]
+                loc = c.get("local")
+                row += [f2(loc["h2d_pinned_GBps"][i]) if loc else "n/a"]
+                rows.append(row)
+            lines += ["**Copy bandwidth** (GB/s; % of a raw socket stream on the same transport)", "",
+                      md_table(["size", "TCP H2D", "% raw", "TCP D2H", "% raw", "Unix H2D", "% raw", "Unix D2H", "% raw",
+                                "local H2D"], rows), ""]
+        sg = r.get("sgemm", {})
+        if sg.get("available"):
+            rows = [[n, f2(sg["local"]["resident_GFLOPs"][i], "%.1f"), f2(sg["remote"]["resident_GFLOPs"][i], "%.1f"),
+                     f2(sg["local"]["with_copies_GFLOPs"][i], "%.1f"), f2(sg["remote"]["with_copies_GFLOPs"][i], "%.1f")]
+                    for i, n in enumerate(sg["n"])]
+            lines += ["**cuBLAS SGEMM** (GFLOP/s)", "",
+                      md_table(["N", "local resident", "remote resident", "local with copies", "remote with copies"], rows), ""]
+        else:
+            lines += ["**cuBLAS SGEMM**: n/a (%s)" % sg.get("reason", "not run"), ""]
+        t = r.get("train", {})
+        lines += ["**examples/train.py**: %s" % ("%.2f round trips per step" % t["round_trips_per_step"] if t.get("available")
+                                                else "n/a (%s)" % t.get("reason", "not run")), ""]
+        sh = r.get("shaped", {})
+        if sh.get("rates"):
+            rows = []
+            for rate, o in sh["rates"].items():
+                for data in self.p["shaped_data"]:
+                    a_, f_ = o.get("auto", {}).get(data), o.get("off", {}).get(data)
+                    rows.append([rate, data, f2(a_["h2d_pinned_GBps"][0]) if a_ else "n/a",
+                                 f2(f_["h2d_pinned_GBps"][0]) if f_ else "n/a",
+                                 f2(a_["d2h_pinned_GBps"][0]) if a_ else "n/a", f2(f_["d2h_pinned_GBps"][0]) if f_ else "n/a"])
+            lines += ["**Shaped links** (%s copies over a tbf-shaped veth, GB/s; link 1 Gbit/s = 0.125 GB/s)" % fmt_size(sh["size"]), "",
+                      md_table(["link", "data", "H2D auto", "H2D off", "D2H auto", "D2H off"], rows), ""]
+        elif sh.get("skipped"):
+            lines += ["**Shaped links**: skipped (%s)" % sh.get("reason"), ""]
+        lines += ["**Goals**", ""] + ["- %s %s: %s" % (g["status"], g["goal"], g["detail"]) for g in self.goals] + [""]
+        lines += ["![%s](%s)" % (p, p) for p in plots]
+        with open(os.path.join(self.out, "bench.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        t0 = time.monotonic()
+        m = self.machine
+        log("cudarem bench (%s profile): %s, %d cores, %.1f GiB; GPU: %s" % (
+            self.profile_name, m["cpu"], m["cores"], m["memory_GiB"], "; ".join(m["gpus"]) or "none (emulated device)"))
+        self.start_servers()
+        log("remote device: %s; local: %s" % ((self.res.get("remote_device") or {}).get("device"), self.res["local_mode"]))
+        sections = [("latency", self.sec_latency), ("async", self.sec_async), ("copy", self.sec_copy),
+                    ("sgemm", self.sec_sgemm), ("train", self.sec_train)]
+        times = {}
+        for name, fn in sections:
+            s = time.monotonic()
+            try:
+                fn()
+            except BenchError as e:
+                self.failures.append("%s: %s" % (name, e))
+                log("  ! section %s failed: %s" % (name, e))
+            times[name] = round(time.monotonic() - s, 1)
+        self.procs.stop_all()
+        s = time.monotonic()
+        if self.args.no_shaped:
+            self.res["shaped"] = {"skipped": True, "reason": "--no-shaped"}
+        else:
+            try:
+                self.sec_shaped()
+            except BenchError as e:
+                self.failures.append("shaped: %s" % e)
+                log("  ! section shaped failed: %s" % e)
+        times["shaped"] = round(time.monotonic() - s, 1)
+        self.print_goals()
+        self.res["goals"] = self.goals
+        self.res["section_seconds"] = times
+        self.res["duration_s"] = round(time.monotonic() - t0, 1)
+        self.res["failures"] = self.failures
+        plots = self.plots()
+        with open(os.path.join(self.out, "bench.json"), "w") as f:
+            json.dump(self.res, f, indent=1)
+        self.markdown(plots)
+        log("\nwrote %s/bench.json, bench.md%s (%.0f s; sections: %s)" % (
+            self.out, "".join(", " + p for p in plots), self.res["duration_s"],
+            ", ".join("%s %.0f s" % kv for kv in times.items())))
+        if self.failures:
+            log("benchmark programs failed:\n  " + "\n  ".join(self.failures))
+            return 1
+        return 0
+
+    def cleanup(self):
+        self.procs.stop_all()
+        self.ns_cleanup()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build", help="build directory holding the shim, server and bench/bin")
+    ap.add_argument("--out", default=None, help="output directory (default BUILD/bench)")
+    ap.add_argument("--quick", action="store_true", help="about one minute (BENCH_QUICK=1)")
+    ap.add_argument("--smoke", action="store_true", help="seconds: check that every program runs")
+    ap.add_argument("--full", action="store_true", help="SGEMM up to N = 8192 without a GPU too")
+    ap.add_argument("--no-shaped", action="store_true", help="skip the shaped-link section")
+    args = ap.parse_args()
+    args.out = args.out or os.path.join(args.build, "bench")
+    bench = Bench(args)
+    atexit.register(bench.cleanup)
+
+    def on_signal(sig, _frame):
+        raise SystemExit(128 + sig)   # unwinds through cleanup
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    try:
+        return bench.run()
+    except BenchError as e:
+        log("bench: %s" % e)
+        return 1
+    finally:
+        bench.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
