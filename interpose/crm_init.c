@@ -64,6 +64,8 @@ __attribute__((destructor)) static void crm__unload(void)
     if (where != NULL && *where != '\0') {
         crm_conn_stats s;
         crm_conn_get_stats(&s);
-        crm__write_stats(where, &s);
+        /* Wrappers and helper processes preloaded too must not overwrite the file. */
+        if (s.calls > 0 || strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0)
+            crm__write_stats(where, &s);
     }
 }
