@@ -1,4 +1,5 @@
 /* crm_payload.c -- encoding and decoding of bulk payload bytes (raw or zstd chunks). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +42,56 @@ static uint64_t crm__now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- per-thread codec state ------------------------------------------------------- */
+
+/* Contexts and chunk buffers, made once per thread and kept: a payload is encoded
+ * or decoded by one thread at a time and never both at once. */
+typedef struct crm__codec_tls {
+    ZSTD_CCtx *cctx;
+    ZSTD_DCtx *dctx;
+    char *plain;             /* CRM_PAYLOAD_CHUNK bytes: gathered or decompressed */
+    char *stored;            /* stored_cap bytes: compressed */
+    size_t stored_cap;
+} crm__codec_tls;
+
+static pthread_key_t crm__tls_key;
+static pthread_once_t crm__tls_once = PTHREAD_ONCE_INIT;
+
+static void crm__tls_free(void *p)
+{
+    crm__codec_tls *tls = p;
+    ZSTD_freeCCtx(tls->cctx);
+    ZSTD_freeDCtx(tls->dctx);
+    free(tls->plain);
+    free(tls->stored);
+    free(tls);
+}
+
+static void crm__tls_init(void)
+{
+    pthread_key_create(&crm__tls_key, crm__tls_free);
+}
+
+static crm__codec_tls *crm__tls(void)
+{
+    pthread_once(&crm__tls_once, crm__tls_init);
+    crm__codec_tls *tls = pthread_getspecific(crm__tls_key);
+    if (tls != NULL)
+        return tls;
+    if ((tls = calloc(1, sizeof *tls)) == NULL)
+        return NULL;
+    tls->stored_cap = ZSTD_compressBound(CRM_PAYLOAD_CHUNK);
+    tls->cctx = ZSTD_createCCtx();
+    tls->dctx = ZSTD_createDCtx();
+    tls->plain = malloc(CRM_PAYLOAD_CHUNK);
+    tls->stored = malloc(tls->stored_cap);
+    if (!tls->cctx || !tls->dctx || !tls->plain || !tls->stored || pthread_setspecific(crm__tls_key, tls) != 0) {
+        crm__tls_free(tls);
+        return NULL;
+    }
+    return tls;
 }
 
 /* ---- rows writer ---------------------------------------------------------------- */
@@ -177,15 +228,12 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
         st->wire_bytes += total;
         return crm_bulk_put_rows(xdrs, src, pitch, width, height) && crm__pad(xdrs, total);
     }
-    crm__zenc z = {.cctx = ZSTD_createCCtx(), .level = level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level,
-                   .gather = malloc(CRM_PAYLOAD_CHUNK), .out_cap = ZSTD_compressBound(CRM_PAYLOAD_CHUNK),
-                   .st = st};
-    z.out = malloc(z.out_cap);
-    bool_t ok = z.cctx && z.gather && z.out && crm__put_zstd(xdrs, &z, src, pitch, width, height);
-    ZSTD_freeCCtx(z.cctx);
-    free(z.gather);
-    free(z.out);
-    return ok;
+    crm__codec_tls *tls = crm__tls();
+    if (tls == NULL)
+        return FALSE;
+    crm__zenc z = {.cctx = tls->cctx, .level = level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level,
+                   .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st};
+    return crm__put_zstd(xdrs, &z, src, pitch, width, height);
 }
 
 /* ---- decoding --------------------------------------------------------------------- */
@@ -286,14 +334,11 @@ bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_pay
     }
     if (codec != CRM_CODEC_ZSTD)
         return FALSE;
-    crm__zdec z = {.dctx = ZSTD_createDCtx(), .stored_cap = ZSTD_compressBound(CRM_PAYLOAD_CHUNK),
-                   .plain = malloc(CRM_PAYLOAD_CHUNK)};
-    z.stored = malloc(z.stored_cap);
-    bool_t ok = z.dctx && z.stored && z.plain && crm__get_zstd(xdrs, &z, total, w, st);
-    ZSTD_freeDCtx(z.dctx);
-    free(z.stored);
-    free(z.plain);
-    return ok;
+    crm__codec_tls *tls = crm__tls();
+    if (tls == NULL)
+        return FALSE;
+    crm__zdec z = {.dctx = tls->dctx, .stored = tls->stored, .stored_cap = tls->stored_cap, .plain = tls->plain};
+    return crm__get_zstd(xdrs, &z, total, w, st);
 }
 
 /* A writer that drops everything into a scratch buffer. */
