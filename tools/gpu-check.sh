@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # gpu-check.sh -- the checks that need a real GPU, as one script for a lent GPU
-# machine: build, run every nvcc test program directly against the local CUDA
-# runtime (proving the tests' expectations on real hardware), run the test suites
-# against a real-GPU server on loopback, and run the demo locally and remotely
-# side by side. Logs go to $OUT (default ./gpu-check-out).
+# machine: build; run every nvcc test program directly against the local CUDA
+# libraries (proving the tests' expectations on real hardware); run the test
+# suites against a real-GPU server on loopback; run the demo and train.py locally
+# and through the shim side by side; run the benchmark harness. Logs go to $OUT
+# (default ./gpu-check-out).
 #   usage: tools/gpu-check.sh        (or: make gpu-check)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$out"
 exec > >(tee "$out/gpu-check.log") 2>&1
-jobs=$(nproc)
 status=0
 step() { echo; echo "=== $*"; }
 
@@ -18,26 +18,41 @@ nvidia-smi -L || true
 nvcc --version | tail -2
 
 step "build"
-make -j"$jobs" all >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+make -j"$(nproc)" all >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 
 step "test programs directly on the local GPU (no shim)"
-for p in build/cuda/{device,memory,copy,stream,event,errors,threads,ptds}; do
-    if "$p" >"$out/local-$(basename "$p").log" 2>&1; then echo "local PASS $(basename "$p")";
-    else echo "local FAIL $(basename "$p")"; grep FAIL "$out/local-$(basename "$p").log" | head -5; status=1; fi
+local_progs=(build/cuda/{device,memory,copy,stream,event,errors,threads,ptds,roundtrips,blas}
+             build/dnn/dnn_net build/kernels/{vadd,vadd_compressed,vadd_ptx,saxpy,scalars,symbols,multi_tu,dlopen,badlaunch,loop})
+for p in "${local_progs[@]}"; do
+    [ -x "$p" ] || { echo "missing $p"; status=1; continue; }
+    log="$out/local-$(basename "$p").log"
+    if timeout 300 "$p" >"$log" 2>&1; then echo "local PASS $p";
+    else echo "local FAIL $p"; grep -m5 FAIL "$log"; status=1; fi
 done
 
-step "unit and end-to-end suites against a real-GPU server"
-CUDAREM_TEST_DEVICE=cuda tests/run-tests.sh build/tests/check_* >"$out/suites.log" 2>&1 || status=1
+step "unit and end-to-end suites against a real-GPU server (CUDAREM_TEST_DEVICE=cuda)"
+CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh build/tests/check_* >"$out/suites.log" 2>&1 || status=1
 grep -E "^== |Checks:|passed, " "$out/suites.log"
 
-step "demo: local GPU vs remote through the shim (same program, same run)"
-build/examples/remote_copy 1024 | tee "$out/demo-local.log"
 sock=/tmp/cudarem-gpu-check.sock
-build/cudarem-server --device cuda --listen "unix:$sock" --log-level info 2>"$out/server.log" &
+build/cudarem-server --device cuda --listen "unix:$sock" --listen tcp:127.0.0.1:17470 --log-level info \
+    2>"$out/server.log" &
 srv=$!
 for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
-LD_PRELOAD=$PWD/build/libcudarem.so CUDAREM_SERVER=unix:$sock CUDAREM_STATS=1 \
-    build/examples/remote_copy 1024 2>&1 | tee "$out/demo-remote-unix.log" || status=1
+remote() { LD_PRELOAD=$PWD/build/libcudarem.so CUDAREM_SERVER=unix:$sock CUDAREM_STATS=1 "$@"; }
+
+step "demo: local GPU vs remote through the shim"
+build/examples/remote_copy 1024 | tee "$out/demo-local.log"
+remote build/examples/remote_copy 1024 2>&1 | tee "$out/demo-remote.log" || status=1
+
+step "train.py: local GPU vs remote through the shim"
+timeout 600 python3 examples/train.py 2>&1 | tee "$out/train-local.log" || status=1
+remote timeout 600 python3 examples/train.py 2>&1 | tee "$out/train-remote.log" || status=1
 kill -TERM $srv; wait $srv
+
+step "benchmarks (local GPU vs remote)"
+timeout 900 make bench >"$out/bench.log" 2>&1 || status=1
+tail -60 "$out/bench.log"
+cp -r build/bench "$out/" 2>/dev/null
 
 exit $status
