@@ -101,6 +101,28 @@ _Static_assert(sizeof(cudnnConvolutionFwdAlgoPerf_t) == sizeof(cudnnConvolutionB
                    sizeof(cudnnConvolutionFwdAlgoPerf_t) == sizeof(cudnnConvolutionBwdFilterAlgoPerf_t),
                "cuDNN algorithm perf structs differ");
 
+/* The descriptors of a convolution query: input tensor, filter, convolution, output
+ * tensor (backward queries pass their gradients in those roles: dx/x, dw/w, dy/y). */
+typedef struct crm__conv_descs {
+    crm_h_dnn_call c;
+    cudnnTensorDescriptor_t x, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+} crm__conv_descs;
+
+/* Opens the call on `handle` and builds the four descriptors (no memory checked). */
+static cudnnStatus_t crm__conv_descs_build(crm__conv_descs *d, crm_session *s, uint64_t handle,
+                                           const crm_dnn_tensor *x, const crm_dnn_filter *w,
+                                           const crm_dnn_conv *conv, const crm_dnn_tensor *y)
+{
+    cudnnStatus_t st;
+    if ((st = crm_h_dnn_begin(&d->c, s, handle)) || (st = crm_h_dnn_tensor(&d->c, x, 0, 1, &d->x, NULL)) ||
+        (st = crm_h_dnn_filter(&d->c, w, 0, 1, &d->w, NULL)) || (st = crm_h_dnn_conv(&d->c, conv, &d->conv)) ||
+        (st = crm_h_dnn_tensor(&d->c, y, 0, 1, &d->y, NULL)))
+        return st;
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Copies n backend results into the wire list. */
 static void crm__dnn_perfs(crm_dnn_perfs *out, const cudnnConvolutionFwdAlgoPerf_t *p, int n)
 {
@@ -117,20 +139,15 @@ static cudnnStatus_t crm__dnn_query_fwd(crm_session *s, uint64_t handle, const c
                                         const crm_dnn_tensor *yDesc, int requested, crm_dnn_perfs *perf,
                                         crm__dnn_fwd_query fn)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     cudnnConvolutionFwdAlgoPerf_t p[CRM_DNN_ALGO_MAX];
     int n = 0;
     cudnnStatus_t st;
     if (requested < 1)
         return CUDNN_STATUS_BAD_PARAM;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_tensor(&c, xDesc, 0, 1, &xd, NULL)) ||
-        (st = crm_h_dnn_filter(&c, wDesc, 0, 1, &wd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_tensor(&c, yDesc, 0, 1, &yd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, xDesc, wDesc, convDesc, yDesc)))
         return st;
-    st = fn(c.h, xd, wd, cd, yd, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
+    st = fn(d.c.h, d.x, d.w, d.conv, d.y, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
     if (st == CUDNN_STATUS_SUCCESS)
         crm__dnn_perfs(perf, p, n);
     return st;
@@ -151,20 +168,15 @@ static cudnnStatus_t crm__dnn_query_bwd_data(crm_session *s, uint64_t handle, co
                                              const crm_dnn_tensor *dxDesc, int requested, crm_dnn_perfs *perf,
                                              crm__dnn_bwd_data_query fn)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t dyd, dxd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     cudnnConvolutionBwdDataAlgoPerf_t p[CRM_DNN_ALGO_MAX];
     int n = 0;
     cudnnStatus_t st;
     if (requested < 1)
         return CUDNN_STATUS_BAD_PARAM;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_filter(&c, wDesc, 0, 1, &wd, NULL)) ||
-        (st = crm_h_dnn_tensor(&c, dyDesc, 0, 1, &dyd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_tensor(&c, dxDesc, 0, 1, &dxd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, dxDesc, wDesc, convDesc, dyDesc)))
         return st;
-    st = fn(c.h, wd, dyd, cd, dxd, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
+    st = fn(d.c.h, d.w, d.y, d.conv, d.x, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
     if (st == CUDNN_STATUS_SUCCESS)
         crm__dnn_perfs(perf, (const cudnnConvolutionFwdAlgoPerf_t *)p, n);
     return st;
@@ -175,20 +187,15 @@ static cudnnStatus_t crm__dnn_query_bwd_filter(crm_session *s, uint64_t handle, 
                                                const crm_dnn_filter *dwDesc, int requested, crm_dnn_perfs *perf,
                                                crm__dnn_bwd_filter_query fn)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t xd, dyd;
-    cudnnFilterDescriptor_t dwd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     cudnnConvolutionBwdFilterAlgoPerf_t p[CRM_DNN_ALGO_MAX];
     int n = 0;
     cudnnStatus_t st;
     if (requested < 1)
         return CUDNN_STATUS_BAD_PARAM;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_tensor(&c, xDesc, 0, 1, &xd, NULL)) ||
-        (st = crm_h_dnn_tensor(&c, dyDesc, 0, 1, &dyd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_filter(&c, dwDesc, 0, 1, &dwd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, xDesc, dwDesc, convDesc, dyDesc)))
         return st;
-    st = fn(c.h, xd, dyd, cd, dwd, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
+    st = fn(d.c.h, d.x, d.y, d.conv, d.w, requested < CRM_DNN_ALGO_MAX ? requested : CRM_DNN_ALGO_MAX, &n, p);
     if (st == CUDNN_STATUS_SUCCESS)
         crm__dnn_perfs(perf, (const cudnnConvolutionFwdAlgoPerf_t *)p, n);
     return st;
@@ -263,17 +270,13 @@ cudnnStatus_t crm_srv_cudnnGetConvolutionForwardWorkspaceSize(crm_session *s, ui
                                                               const crm_dnn_tensor *yDesc, int algo,
                                                               uint64_t *sizeInBytes)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     size_t size = 0;
     cudnnStatus_t st;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_tensor(&c, xDesc, 0, 1, &xd, NULL)) ||
-        (st = crm_h_dnn_filter(&c, wDesc, 0, 1, &wd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_tensor(&c, yDesc, 0, 1, &yd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, xDesc, wDesc, convDesc, yDesc)))
         return st;
-    st = crm_rt.cudnnGetConvolutionForwardWorkspaceSize(c.h, xd, wd, cd, yd, (cudnnConvolutionFwdAlgo_t)algo, &size);
+    st = crm_rt.cudnnGetConvolutionForwardWorkspaceSize(d.c.h, d.x, d.w, d.conv, d.y, (cudnnConvolutionFwdAlgo_t)algo,
+                                                        &size);
     *sizeInBytes = size;
     return st;
 }
@@ -285,17 +288,12 @@ cudnnStatus_t crm_srv_cudnnGetConvolutionBackwardDataWorkspaceSize(crm_session *
                                                                    const crm_dnn_tensor *dxDesc, int algo,
                                                                    uint64_t *sizeInBytes)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t dyd, dxd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     size_t size = 0;
     cudnnStatus_t st;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_filter(&c, wDesc, 0, 1, &wd, NULL)) ||
-        (st = crm_h_dnn_tensor(&c, dyDesc, 0, 1, &dyd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_tensor(&c, dxDesc, 0, 1, &dxd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, dxDesc, wDesc, convDesc, dyDesc)))
         return st;
-    st = crm_rt.cudnnGetConvolutionBackwardDataWorkspaceSize(c.h, wd, dyd, cd, dxd,
+    st = crm_rt.cudnnGetConvolutionBackwardDataWorkspaceSize(d.c.h, d.w, d.y, d.conv, d.x,
                                                              (cudnnConvolutionBwdDataAlgo_t)algo, &size);
     *sizeInBytes = size;
     return st;
@@ -308,17 +306,12 @@ cudnnStatus_t crm_srv_cudnnGetConvolutionBackwardFilterWorkspaceSize(crm_session
                                                                      const crm_dnn_filter *dwDesc, int algo,
                                                                      uint64_t *sizeInBytes)
 {
-    crm_h_dnn_call c;
-    cudnnTensorDescriptor_t xd, dyd;
-    cudnnFilterDescriptor_t dwd;
-    cudnnConvolutionDescriptor_t cd;
+    crm__conv_descs d;
     size_t size = 0;
     cudnnStatus_t st;
-    if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_tensor(&c, xDesc, 0, 1, &xd, NULL)) ||
-        (st = crm_h_dnn_tensor(&c, dyDesc, 0, 1, &dyd, NULL)) || (st = crm_h_dnn_conv(&c, convDesc, &cd)) ||
-        (st = crm_h_dnn_filter(&c, dwDesc, 0, 1, &dwd, NULL)))
+    if ((st = crm__conv_descs_build(&d, s, handle, xDesc, dwDesc, convDesc, dyDesc)))
         return st;
-    st = crm_rt.cudnnGetConvolutionBackwardFilterWorkspaceSize(c.h, xd, dyd, cd, dwd,
+    st = crm_rt.cudnnGetConvolutionBackwardFilterWorkspaceSize(d.c.h, d.x, d.y, d.conv, d.w,
                                                                (cudnnConvolutionBwdFilterAlgo_t)algo, &size);
     *sizeInBytes = size;
     return st;
