@@ -79,6 +79,26 @@ cudnnStatus_t crm_srv_cudnnTransformTensor(crm_session *s, uint64_t handle, doub
                                        crm_h_dnn_scalar(&c, beta, yDesc->dtype), yd, py);
 }
 
+/* The four tensors of an activation or pooling backward call: y, dy, x, dx, their
+ * backend descriptors and checked device addresses. */
+typedef struct crm__grad4 {
+    cudnnTensorDescriptor_t yd, dyd, xd, dxd;
+    void *py, *pdy, *px, *pdx;
+} crm__grad4;
+
+static cudnnStatus_t crm__grad4_build(crm_h_dnn_call *c, crm__grad4 *g, const crm_dnn_tensor *yDesc, uint64_t y,
+                                      const crm_dnn_tensor *dyDesc, uint64_t dy, const crm_dnn_tensor *xDesc,
+                                      uint64_t x, const crm_dnn_tensor *dxDesc, uint64_t dx)
+{
+    cudnnStatus_t st;
+    if ((st = crm_h_dnn_tensor(c, yDesc, y, 0, &g->yd, &g->py)) ||
+        (st = crm_h_dnn_tensor(c, dyDesc, dy, 0, &g->dyd, &g->pdy)) ||
+        (st = crm_h_dnn_tensor(c, xDesc, x, 0, &g->xd, &g->px)) ||
+        (st = crm_h_dnn_tensor(c, dxDesc, dx, 0, &g->dxd, &g->pdx)))
+        return st;
+    return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t crm_srv_cudnnActivationForward(crm_session *s, uint64_t handle, const crm_dnn_act *activationDesc,
                                              double alpha, const crm_dnn_tensor *xDesc, uint64_t x, double beta,
                                              const crm_dnn_tensor *yDesc, uint64_t y)
@@ -102,15 +122,13 @@ cudnnStatus_t crm_srv_cudnnActivationBackward(crm_session *s, uint64_t handle, c
 {
     crm_h_dnn_call c;
     cudnnActivationDescriptor_t ad;
-    cudnnTensorDescriptor_t yd, dyd, xd, dxd;
-    void *py, *pdy, *px, *pdx;
+    crm__grad4 g;
     cudnnStatus_t st;
     if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_act(&c, activationDesc, &ad)) ||
-        (st = crm_h_dnn_tensor(&c, yDesc, y, 0, &yd, &py)) || (st = crm_h_dnn_tensor(&c, dyDesc, dy, 0, &dyd, &pdy)) ||
-        (st = crm_h_dnn_tensor(&c, xDesc, x, 0, &xd, &px)) || (st = crm_h_dnn_tensor(&c, dxDesc, dx, 0, &dxd, &pdx)))
+        (st = crm__grad4_build(&c, &g, yDesc, y, dyDesc, dy, xDesc, x, dxDesc, dx)))
         return st;
-    return crm_rt.cudnnActivationBackward(c.h, ad, crm_h_dnn_scalar(&c, alpha, dxDesc->dtype), yd, py, dyd, pdy, xd,
-                                          px, crm_h_dnn_scalar(&c, beta, dxDesc->dtype), dxd, pdx);
+    return crm_rt.cudnnActivationBackward(c.h, ad, crm_h_dnn_scalar(&c, alpha, dxDesc->dtype), g.yd, g.py, g.dyd,
+                                          g.pdy, g.xd, g.px, crm_h_dnn_scalar(&c, beta, dxDesc->dtype), g.dxd, g.pdx);
 }
 
 cudnnStatus_t crm_srv_cudnnPoolingForward(crm_session *s, uint64_t handle, const crm_dnn_pool *poolingDesc,
@@ -136,15 +154,13 @@ cudnnStatus_t crm_srv_cudnnPoolingBackward(crm_session *s, uint64_t handle, cons
 {
     crm_h_dnn_call c;
     cudnnPoolingDescriptor_t pd;
-    cudnnTensorDescriptor_t yd, dyd, xd, dxd;
-    void *py, *pdy, *px, *pdx;
+    crm__grad4 g;
     cudnnStatus_t st;
     if ((st = crm_h_dnn_begin(&c, s, handle)) || (st = crm_h_dnn_pool(&c, poolingDesc, &pd)) ||
-        (st = crm_h_dnn_tensor(&c, yDesc, y, 0, &yd, &py)) || (st = crm_h_dnn_tensor(&c, dyDesc, dy, 0, &dyd, &pdy)) ||
-        (st = crm_h_dnn_tensor(&c, xDesc, x, 0, &xd, &px)) || (st = crm_h_dnn_tensor(&c, dxDesc, dx, 0, &dxd, &pdx)))
+        (st = crm__grad4_build(&c, &g, yDesc, y, dyDesc, dy, xDesc, x, dxDesc, dx)))
         return st;
-    return crm_rt.cudnnPoolingBackward(c.h, pd, crm_h_dnn_scalar(&c, alpha, dxDesc->dtype), yd, py, dyd, pdy, xd, px,
-                                       crm_h_dnn_scalar(&c, beta, dxDesc->dtype), dxd, pdx);
+    return crm_rt.cudnnPoolingBackward(c.h, pd, crm_h_dnn_scalar(&c, alpha, dxDesc->dtype), g.yd, g.py, g.dyd, g.pdy,
+                                       g.xd, g.px, crm_h_dnn_scalar(&c, beta, dxDesc->dtype), g.dxd, g.pdx);
 }
 
 cudnnStatus_t crm_srv_cudnnSoftmaxForward(crm_session *s, uint64_t handle, int algo, int mode, double alpha,
