@@ -11,11 +11,13 @@
 #include <unistd.h>
 #include "client/crm_conn.h"
 #include "client/crm_codec.h"
+#include "client/crm_dataconn.h"
 #include "client/crm_handles.h"
 #include "client/crm_queue.h"
 #include "common/crm_addr.h"
 #include "common/crm_log.h"
 #include "protocol/crm_bulk.h"
+#include "protocol/crm_chan.h"
 #include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
 
@@ -50,23 +52,6 @@ static int crm__config(crm_addr *addr, char *err, size_t errlen)
     return crm_addr_parse(text, addr, err, errlen);
 }
 
-/* Offers a shared window for bulk data when CUDAREM_SHM=on; the server uses it when
- * it runs on this machine. Off by default: without pipelining, its two memcpys in a
- * row measured no faster here than the socket, whose copies overlap. */
-static void crm__offer_shm(crm_hello_args *args, char *name)
-{
-    const char *v = getenv("CUDAREM_SHM"), *size = getenv("CUDAREM_SHM_SIZE");
-    uint64_t bytes = size ? strtoull(size, NULL, 10) : CRM_SHM_DEFAULT_SIZE;
-    name[0] = '\0';
-    args->shm_name = name;
-    if (v == NULL || strcmp(v, "on") != 0 || bytes < (1u << 20))
-        return;
-    if (crm_shm_create(bytes, name, (unsigned char *)args->shm_cookie) == 0)
-        args->shm_size = bytes;
-    else
-        name[0] = '\0';
-}
-
 static int crm__hello(char *err, size_t errlen)
 {
     crm_hello_args args;
@@ -80,7 +65,8 @@ static int crm__hello(char *err, size_t errlen)
     args.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
     args.pid = (unsigned)getpid();
     args.host = host;
-    crm__offer_shm(&args, shm_name);
+    crm_dataconn_offer_shm(crm__conn.fd, &args, shm_name);
+    crm_dataconn_ask(&args);
     enum clnt_stat st = clnt_call(crm__conn.clnt, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args,
                                   (xdrproc_t)xdr_crm_hello_res, (char *)&res, crm__conn.timeout);
     if (shm_name[0] != '\0')
@@ -104,6 +90,7 @@ static int crm__hello(char *err, size_t errlen)
         crm__conn.info.driver_version = res.driver_version;
         crm__conn.info.runtime_version = res.runtime_version;
         snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
+        crm_dataconn_open(crm__conn.fd, &res);
     }
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
     return rc;
@@ -131,7 +118,7 @@ static int crm__connect(char *err, size_t errlen)
 
 static void crm__drop(void)
 {
-    crm_shm_detach();
+    crm_dataconn_close();
     if (crm__conn.clnt != NULL)
         clnt_destroy(crm__conn.clnt);
     if (crm__conn.fd >= 0)
@@ -147,6 +134,7 @@ static void crm__forget_parent(void)
         return;
     if (crm__conn.fd >= 0)
         close(crm__conn.fd);
+    crm_dataconn_forget();
     crm__conn.clnt = NULL; /* belongs to the parent's copy; never used again */
     crm__conn.fd = -1;
     crm__conn.state = CRM_CONN_NONE;
@@ -303,6 +291,8 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
     enum clnt_stat st = crm__call_nosigpipe(&x);
+    if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
+        st = RPC_CANTSEND; /* the data channel broke under a payload */
     crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.round_trips++;
     crm__conn.stats.calls += n + crm__conn.queue.count;
@@ -419,14 +409,6 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
 void crm_conn_reply_free(crm_reply *reply)
 {
     xdr_free((xdrproc_t)xdr_crm_reply, (char *)reply);
-}
-
-uint64_t crm_conn_shm_size(void)
-{
-    pthread_mutex_lock(&crm__conn.lock);
-    uint64_t size = crm__conn.state == CRM_CONN_OPEN ? crm_shm_data_size : 0;
-    pthread_mutex_unlock(&crm__conn.lock);
-    return size;
 }
 
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)

@@ -56,10 +56,6 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
 /* Frees what decoding a reply allocated. */
 void crm_conn_reply_free(crm_reply *reply);
 
-/* Data bytes of the shared window with the server, 0 when bulk data must go through
- * the socket (server elsewhere, or CUDAREM_SHM=off). */
-uint64_t crm_conn_shm_size(void);
-
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
 /* Snapshot of the counters. */

@@ -67,36 +67,6 @@ static cudaError_t crm__copy_h2d_now(crm_h2d_args *args)
     return err;
 }
 
-/* The part of a copy that fits the shared window: `index`-th piece of at most
- * `window` bytes (whole rows, or a slice of a single row). FALSE past the end. */
-static int crm__piece(const crm__copy *c, uint64_t window, uint64_t index, crm__copy *piece)
-{
-    *piece = *c;
-    if (c->height == 1) {
-        uint64_t off = index * window;
-        if (off >= c->width)
-            return 0;
-        piece->width = c->width - off < window ? c->width - off : window;
-        piece->dst = (char *)c->dst + off;
-        piece->src = (const char *)c->src + off;
-        return 1;
-    }
-    uint64_t rows = window / c->width, first = index * rows;
-    if (first >= c->height)
-        return 0;
-    piece->height = c->height - first < rows ? c->height - first : rows;
-    piece->dst = (char *)c->dst + first * c->dpitch;
-    piece->src = (const char *)c->src + first * c->spitch;
-    return 1;
-}
-
-/* Window size usable for this copy, 0 when it must go through the socket. */
-static uint64_t crm__window_for(const crm__copy *c)
-{
-    uint64_t window = c->width * c->height > CRM_QUEUED_COPY_MAX ? crm_conn_shm_size() : 0;
-    return c->height == 1 || window >= c->width ? window : 0;
-}
-
 static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
 {
     crm_h2d_args args = {
@@ -106,18 +76,20 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
     return queued ? crm_rpc_crm_memcpy_h2d(&args) : crm__copy_h2d_now(&args);
 }
 
+/* Large copies travel on the data channel when the session has one. */
+static int crm__level_for(uint64_t bytes)
+{
+    int level = crm_codec_choose(bytes);
+    return bytes > CRM_QUEUED_COPY_MAX ? level | CRM_LEVEL_CHANNEL : level;
+}
+
 static cudaError_t crm__copy_h2d(const crm__copy *c)
 {
-    uint64_t bytes = c->width * c->height, window = crm__window_for(c);
-    crm__copy piece;
-    cudaError_t err = cudaSuccess;
+    uint64_t bytes = c->width * c->height;
     /* Refused here, as a local GPU refuses it at the call, not at a later sync. */
     if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)c->dst, c->dpitch, c->width, c->height))
         return cudaErrorInvalidValue;
-    if (window == 0)
-        err = crm__h2d_one(c, crm_codec_choose(bytes), bytes <= CRM_QUEUED_COPY_MAX);
-    for (uint64_t i = 0; window > 0 && err == cudaSuccess && crm__piece(c, window, i, &piece); i++)
-        err = crm__h2d_one(&piece, CRM_LEVEL_SHM, 0);
+    cudaError_t err = crm__h2d_one(c, crm__level_for(bytes), bytes <= CRM_QUEUED_COPY_MAX);
     if (err == cudaSuccess)
         crm_conn_count_bulk(bytes, 0);
     return err;
@@ -132,13 +104,8 @@ static cudaError_t crm__d2h_one(const crm__copy *c, int level)
 
 static cudaError_t crm__copy_d2h(const crm__copy *c)
 {
-    uint64_t bytes = c->width * c->height, window = crm__window_for(c);
-    crm__copy piece;
-    cudaError_t err = cudaSuccess;
-    if (window == 0)
-        err = crm__d2h_one(c, crm_codec_choose(bytes));
-    for (uint64_t i = 0; window > 0 && err == cudaSuccess && crm__piece(c, window, i, &piece); i++)
-        err = crm__d2h_one(&piece, CRM_LEVEL_SHM);
+    uint64_t bytes = c->width * c->height;
+    cudaError_t err = crm__d2h_one(c, crm__level_for(bytes));
     if (err == cudaSuccess)
         crm_conn_count_bulk(0, bytes);
     return err;

@@ -6,7 +6,7 @@
 #include <zstd.h>
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_payload.h"
-#include "protocol/crm_shm.h"
+#include "protocol/crm_chan.h"
 
 #define CRM_PIECE (1u << 30)             /* XDR_GETBYTES/PUTBYTES take a u_int */
 #define CRM_SAMPLE (64u << 10)           /* bytes of a chunk compressed to judge it */
@@ -200,13 +200,20 @@ static bool_t crm__put_zstd(XDR *xdrs, crm__zenc *z, const char *src, uint64_t p
     return TRUE;
 }
 
-/* Packs the rows at the start of the shared window and names the offset. */
-static bool_t crm__put_shm(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height)
+/* The data channel a payload in xdrs may move to; never the channel itself. */
+static crm_chan *crm__channel_for(const XDR *xdrs)
 {
-    uint64_t offset = 0;
-    for (uint64_t row = 0; row < height && width > 0; row++)
-        memcpy(crm_shm_data + row * width, src + row * pitch, width);
-    return xdr_uint64_t(xdrs, &offset);
+    crm_chan *c = crm_chan_current;
+    return c != NULL && xdrs != &c->xdr && crm_chan_ready(c) ? c : NULL;
+}
+
+/* Names the channel as the payload's place and posts the payload there. */
+static bool_t crm__put_channel(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height,
+                               int level)
+{
+    uint32_t codec = CRM_CODEC_STREAM;
+    crm_chan_job job = {src, pitch, width, height, level};
+    return xdr_uint32_t(xdrs, &codec) && crm_chan_post(crm_chan_current, &job);
 }
 
 bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height, int level,
@@ -214,16 +221,14 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
 {
     crm_payload_stats local = {0, 0, 0};
     uint64_t total = width * height;
-    int shm = level == CRM_LEVEL_SHM && crm_shm_data != NULL && total <= crm_shm_data_size;
-    uint32_t codec = shm ? CRM_CODEC_SHM : level > 0 && total > 0 ? CRM_CODEC_ZSTD : CRM_CODEC_RAW;
+    if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL)
+        return crm__put_channel(xdrs, src, pitch, width, height, level & CRM_LEVEL_MASK);
+    level &= CRM_LEVEL_MASK;
+    uint32_t codec = level > 0 && total > 0 ? CRM_CODEC_ZSTD : CRM_CODEC_RAW;
     st = st ? st : &local;
     st->raw_bytes += total;
     if (!xdr_uint32_t(xdrs, &codec))
         return FALSE;
-    if (codec == CRM_CODEC_SHM) {
-        st->wire_bytes += 8;
-        return crm__put_shm(xdrs, src, pitch, width, height);
-    }
     if (codec == CRM_CODEC_RAW) {
         st->wire_bytes += total;
         return crm_bulk_put_rows(xdrs, src, pitch, width, height) && crm__pad(xdrs, total);
@@ -326,11 +331,13 @@ bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_pay
         st->wire_bytes += total;
         return crm__get_into(xdrs, w, total) && crm__pad(xdrs, total);
     }
-    if (codec == CRM_CODEC_SHM) {
-        uint64_t offset;
-        st->wire_bytes += 8;
-        return xdr_uint64_t(xdrs, &offset) && crm_shm_data != NULL && offset <= crm_shm_data_size &&
-               total <= crm_shm_data_size - offset && crm__copy_into(w, crm_shm_data + offset, total);
+    if (codec == CRM_CODEC_STREAM) {
+        crm_chan *c = crm__channel_for(xdrs);
+        st->raw_bytes -= total; /* counted by the nested payload */
+        if (c == NULL || !crm_chan_wait(c))
+            return FALSE;
+        c->xdr.x_op = XDR_DECODE;
+        return crm_payload_get(&c->xdr, total, w, st);
     }
     if (codec != CRM_CODEC_ZSTD)
         return FALSE;

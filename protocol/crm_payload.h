@@ -4,7 +4,8 @@
  * Wire: u32 codec, then for CRM_CODEC_RAW the packed bytes padded to 4; for
  * CRM_CODEC_ZSTD a sequence of chunks {u32 kind, u32 raw_len, u32 stored_len,
  * stored bytes padded to 4} whose raw lengths add up to the payload size; for
- * CRM_CODEC_SHM a u64 offset into the shared window holding the bytes. Readers
+ * CRM_CODEC_STREAM nothing more: the payload itself (raw or zstd) travels on the
+ * session's data channel (protocol/crm_chan.h), sent after the message. Readers
  * hand bytes to a writer that says where they go, so raw data lands in its
  * destination with no intermediate copy and chunks decompress straight into it. */
 #ifndef CRM_PAYLOAD_H
@@ -15,8 +16,9 @@
 
 #define CRM_CODEC_RAW  0u
 #define CRM_CODEC_ZSTD 1u
-#define CRM_CODEC_SHM  2u                /* bytes are in the shared window (protocol/crm_shm.h) */
-#define CRM_LEVEL_SHM  (-1)              /* level asking crm_payload_put for the window */
+#define CRM_CODEC_STREAM 3u              /* the payload is on the data channel */
+#define CRM_LEVEL_CHANNEL 0x100          /* flag of a level: send through the data channel */
+#define CRM_LEVEL_MASK 0xff              /* the zstd level in a level */
 #define CRM_PAYLOAD_CHUNK (1u << 20)   /* packed bytes per compressed chunk */
 #define CRM_ZSTD_MAX_LEVEL 19
 
@@ -48,8 +50,10 @@ void crm_rows_writer_init(crm_rows_writer *rw, char *base, uint64_t pitch, uint6
 
 /* Writes rows (height rows of width bytes, pitch apart) from src. level 0 sends
  * them raw; level > 0 compresses chunks with zstd at that level, sampling each
- * chunk first and sending raw what does not compress; CRM_LEVEL_SHM packs them into
- * the shared window when there is one and they fit (else raw). st may be NULL. */
+ * chunk first and sending raw what does not compress. With CRM_LEVEL_CHANNEL in
+ * level and a data channel open, only the codec goes into xdrs and the payload is
+ * posted to the channel (crm_chan_post): src must stay valid until it is sent.
+ * st may be NULL. */
 bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height, int level,
                        crm_payload_stats *st);
 /* Reads a payload of `total` bytes into w. Lengths from the wire are checked;

@@ -8,7 +8,8 @@
 /* Capability bits exchanged in HELLO; a peer ignores bits it does not know. */
 #define CRM_CAP_BATCH   (1ull << 0)    /* CRM_EXEC takes more than one call */
 #define CRM_CAP_BULK2D  (1ull << 1)    /* pitched bulk payloads */
-#define CRM_CAP_SHM     (1ull << 2)    /* bulk data through the shared window */
+#define CRM_CAP_SHM     (1ull << 2)    /* the data channel may use the shared window */
+#define CRM_CAP_CHANNEL (1ull << 3)    /* bulk payloads on a data channel (protocol/crm_chan.h) */
 
 /* Transfer buffer size of the RPC record streams (both ends). */
 #define CRM_RPC_BUFSZ   (1u << 20)

@@ -85,8 +85,9 @@ cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch
         err = crm_session_stream(s, stream, &h);
     if (err == cudaSuccess)
         err = crm_xfer_d2h(s, src, spitch, width, height, h, async, data);
-    /* the client chose the compression; bound it to what zstd knows */
-    data->level = level < CRM_LEVEL_SHM ? 0 : level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level;
+    /* the client chose the compression and the channel; bound the level to what zstd knows */
+    int zlevel = level & CRM_LEVEL_MASK;
+    data->level = (level & CRM_LEVEL_CHANNEL) | (zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel);
     return err;
 }
 

@@ -12,10 +12,12 @@
 #include "crm_api.h"
 #include "crm_server_gen.h"
 #include "protocol/crm_bulk.h"
+#include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_backend.h"
 #include "server/crm_session.h"
+#include "server/crm_session_chan.h"
 #include "server/crm_xfer.h"
 
 static crm_session crm__session;            /* the one session of this process */
@@ -31,8 +33,10 @@ static void crm__hello(SVCXPRT *x, crm_session *s)
 {
     crm_hello_args args;
     crm_hello_res res;
+    char chan_path[CRM_CHAN_PATH_MAX] = "";
     memset(&args, 0, sizeof args);
     memset(&res, 0, sizeof res);
+    res.chan_path = chan_path;
     if (!svc_getargs(x, (xdrproc_t)xdr_crm_hello_args, (char *)&args)) {
         svcerr_decode(x);
         return;
@@ -60,6 +64,9 @@ static void crm__hello(SVCXPRT *x, crm_session *s)
         if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
+        if ((args.capabilities & CRM_CAP_CHANNEL) &&
+            crm_session_chan_offer(s->fd, &res.chan_port, chan_path, (unsigned char *)res.chan_token) == 0)
+            res.capabilities |= CRM_CAP_CHANNEL;
     }
     size_t n = strlen(s->peer);
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
@@ -113,10 +120,13 @@ static void crm__exec_batch(SVCXPRT *x, crm_session *s)
         svcerr_systemerr(x);
         return;
     }
-    if (!svc_getargs(x, (xdrproc_t)crm__xdr_exec, (char *)&ex))
+    if (!svc_getargs(x, (xdrproc_t)crm__xdr_exec, (char *)&ex)) {
         svcerr_decode(x);
-    else
-        svc_sendreply(x, (xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
+    } else if (!svc_sendreply(x, (xdrproc_t)xdr_crm_replies, (char *)&ex.replies)) {
+        crm_session_chan_discard();
+    } else if (crm_session_chan_after_reply() != 0) {
+        crm__stopping = 1; /* the client cannot get its data: end the session */
+    }
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
 }
 
@@ -191,6 +201,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm__serve(fd);
     crm_session_release(s, -1, 0);
     crm_xfer_fini();
+    crm_session_chan_close();
     crm_shm_detach();
     if (refuse == NULL)
         crm__log_end(s);

@@ -1,0 +1,26 @@
+/* crm_dataconn.h -- the client's side of the data channel (protocol/crm_chan.h)
+ * and of the shared window: whether to offer the window (CUDAREM_SHM), opening
+ * the channel after HELLO (CUDAREM_CHANNEL), and closing both. */
+#ifndef CRM_DATACONN_H
+#define CRM_DATACONN_H
+
+#include "crm_api.h"
+
+/* Offers a shared window in HELLO when CUDAREM_SHM is "on", or "auto" (default)
+ * and the server at rpc_fd runs on this machine. name: 64 bytes. */
+void crm_dataconn_offer_shm(int rpc_fd, crm_hello_args *args, char *name);
+/* Asks for a data channel in HELLO unless CUDAREM_CHANNEL=off. */
+void crm_dataconn_ask(crm_hello_args *args);
+/* After HELLO: opens the channel the server offered (with the window's ring when
+ * the server attached it) and makes it crm_chan_current. Without a channel, bulk
+ * data travels in the RPC stream. */
+void crm_dataconn_open(int rpc_fd, const crm_hello_res *res);
+/* Closes the channel and the window. */
+void crm_dataconn_close(void);
+/* In a forked child: lets go of the parent's channel without touching its thread. */
+void crm_dataconn_forget(void);
+/* Called after each RPC: waits for posted payloads; aborts them first when the RPC
+ * failed. 0, or -1 when the channel broke. */
+int crm_dataconn_settle(int rpc_failed);
+
+#endif

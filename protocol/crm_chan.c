@@ -1,0 +1,431 @@
+/* crm_chan.c -- the data channel: frames on a socket, the shared-memory ring, the
+ * XDR stream over both, and the queue of payloads waiting to be sent. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+#include "protocol/crm_bulk.h"
+#include "protocol/crm_chan.h"
+#include "protocol/crm_payload.h"
+
+#define CRM_CHAN_BUF (64u << 10)       /* gathered output, read-ahead input */
+#define CRM_CHAN_DIRECT (32u << 10)    /* pieces at least this large skip the buffers */
+#define CRM_RING_PIECE_MAX (4u << 20)  /* largest piece copied into the ring at once */
+#define CRM_RING_MAX (1u << 30)
+
+enum { CRM_FRAME_INLINE = 1, CRM_FRAME_RING = 2, CRM_FRAME_ACK = 3 };
+
+crm_chan *crm_chan_current;
+
+/* ---- socket I/O --------------------------------------------------------------------- */
+
+static int crm__interrupted(const crm_chan *c)
+{
+    return errno == EINTR && c->retry_eintr;
+}
+
+/* Writes every byte of the iovecs (modified). */
+static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
+{
+    while (n > 0 && !c->broken) {
+        ssize_t got = writev(c->fd, iov, n);
+        if (got < 0 && crm__interrupted(c))
+            continue;
+        if (got <= 0) {
+            c->broken = 1;
+            break;
+        }
+        while (n > 0 && (size_t)got >= iov->iov_len) {
+            got -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + got;
+            iov->iov_len -= (size_t)got;
+        }
+    }
+    return !c->broken;
+}
+
+static bool_t crm__send_frame(crm_chan *c, uint32_t type, uint32_t len, uint32_t offset, const void *data)
+{
+    uint32_t hdr[3] = {htonl(type), htonl(len), htonl(offset)};
+    struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)data, data ? len : 0}};
+    return crm__writev_all(c, iov, data ? 2 : 1);
+}
+
+/* Reads exactly n bytes: first what was read ahead, then straight into dst when
+ * the rest is large, else through the read-ahead buffer. */
+static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
+{
+    while (n > 0 && !c->broken) {
+        if (c->ipos < c->ilen) {
+            uint64_t take = c->ilen - c->ipos < n ? c->ilen - c->ipos : n;
+            memcpy(dst, c->ibuf + c->ipos, take);
+            c->ipos += (uint32_t)take;
+            dst += take;
+            n -= take;
+            continue;
+        }
+        int direct = n >= CRM_CHAN_DIRECT;
+        ssize_t got = read(c->fd, direct ? dst : c->ibuf, direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF);
+        if (got < 0 && crm__interrupted(c))
+            continue;
+        if (got <= 0) {
+            c->broken = 1;
+            break;
+        }
+        if (direct) {
+            dst += got;
+            n -= (uint64_t)got;
+        } else {
+            c->ipos = 0;
+            c->ilen = (uint32_t)got;
+        }
+    }
+    return !c->broken;
+}
+
+static bool_t crm__read_frame(crm_chan *c, uint32_t *type, uint32_t *len, uint32_t *offset)
+{
+    uint32_t hdr[3];
+    if (!crm__read_exact(c, (char *)hdr, sizeof hdr))
+        return FALSE;
+    *type = ntohl(hdr[0]);
+    *len = ntohl(hdr[1]);
+    *offset = ntohl(hdr[2]);
+    return TRUE;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static bool_t crm__flush(crm_chan *c)
+{
+    if (c->olen == 0)
+        return !c->broken;
+    uint32_t n = c->olen;
+    c->olen = 0;
+    return crm__send_frame(c, CRM_FRAME_INLINE, n, 0, c->obuf);
+}
+
+/* Reads one ack and frees its bytes of the ring. */
+static bool_t crm__take_ack(crm_chan *c)
+{
+    uint32_t type, len, offset;
+    if (!crm__read_frame(c, &type, &len, &offset))
+        return FALSE;
+    if (type != CRM_FRAME_ACK || len > c->ring_used) {
+        c->broken = 1;
+        return FALSE;
+    }
+    c->ring_used -= len;
+    return TRUE;
+}
+
+/* Copies src into the ring piece by piece, each announced by a frame. */
+static bool_t crm__put_ring(crm_chan *c, const char *src, uint64_t n)
+{
+    while (n > 0) {
+        uint32_t piece = n < c->ring_piece ? (uint32_t)n : c->ring_piece;
+        if (piece > c->ring_size - c->ring_head)
+            piece = c->ring_size - c->ring_head;
+        while (c->ring_size - c->ring_used < piece)
+            if (!crm__take_ack(c))
+                return FALSE;
+        memcpy(c->ring + c->ring_head, src, piece);
+        if (!crm__send_frame(c, CRM_FRAME_RING, piece, c->ring_head, NULL))
+            return FALSE;
+        c->ring_used += piece;
+        c->ring_head = (c->ring_head + piece) % c->ring_size;
+        src += piece;
+        n -= piece;
+    }
+    return TRUE;
+}
+
+static bool_t crm__putbytes(XDR *xdrs, const char *src, u_int n)
+{
+    crm_chan *c = (crm_chan *)xdrs->x_private;
+    if (n >= CRM_CHAN_DIRECT) {
+        if (!crm__flush(c))
+            return FALSE;
+        return c->ring ? crm__put_ring(c, src, n) : crm__send_frame(c, CRM_FRAME_INLINE, n, 0, src);
+    }
+    if (c->olen + n > CRM_CHAN_BUF && !crm__flush(c))
+        return FALSE;
+    memcpy(c->obuf + c->olen, src, n);
+    c->olen += n;
+    return !c->broken;
+}
+
+bool_t crm_chan_end_put(crm_chan *c)
+{
+    if (!crm__flush(c))
+        return FALSE;
+    while (c->ring_used > 0)
+        if (!crm__take_ack(c))
+            return FALSE;
+    return !c->broken;
+}
+
+/* ---- input -------------------------------------------------------------------------- */
+
+/* Starts the next frame of a payload; only INLINE and in-bounds RING frames belong there. */
+static bool_t crm__next_frame(crm_chan *c)
+{
+    uint32_t type, len, offset;
+    if (!crm__read_frame(c, &type, &len, &offset))
+        return FALSE;
+    int ok = (type == CRM_FRAME_INLINE && len > 0) ||
+             (type == CRM_FRAME_RING && c->ring != NULL && len > 0 && offset < c->ring_size &&
+              len <= c->ring_size - offset);
+    if (!ok) {
+        c->broken = 1;
+        return FALSE;
+    }
+    c->ftype = type;
+    c->flen = c->fleft = len;
+    c->foff = offset;
+    return TRUE;
+}
+
+static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
+{
+    crm_chan *c = (crm_chan *)xdrs->x_private;
+    while (n > 0) {
+        if (c->fleft == 0 && !crm__next_frame(c))
+            return FALSE;
+        u_int take = n < c->fleft ? n : c->fleft;
+        if (c->ftype == CRM_FRAME_INLINE) {
+            if (!crm__read_exact(c, dst, take))
+                return FALSE;
+        } else {
+            memcpy(dst, c->ring + c->foff, take);
+            c->foff += take;
+        }
+        c->fleft -= take;
+        if (c->ftype == CRM_FRAME_RING && c->fleft == 0 && !crm__send_frame(c, CRM_FRAME_ACK, c->flen, 0, NULL))
+            return FALSE;
+        dst += take;
+        n -= take;
+    }
+    return TRUE;
+}
+
+/* ---- the XDR stream ----------------------------------------------------------------- */
+
+static bool_t crm__getlong(XDR *xdrs, long *lp)
+{
+    uint32_t v;
+    if (!crm__getbytes(xdrs, (char *)&v, 4))
+        return FALSE;
+    *lp = (long)(int32_t)ntohl(v);
+    return TRUE;
+}
+
+static bool_t crm__putlong(XDR *xdrs, const long *lp)
+{
+    uint32_t v = htonl((uint32_t)*lp);
+    return crm__putbytes(xdrs, (const char *)&v, 4);
+}
+
+static u_int crm__getpostn(XDR *xdrs)
+{
+    (void)xdrs;
+    return 0;
+}
+
+static bool_t crm__setpostn(XDR *xdrs, u_int pos)
+{
+    (void)xdrs;
+    (void)pos;
+    return FALSE;
+}
+
+static int32_t *crm__inline(XDR *xdrs, u_int len)
+{
+    (void)xdrs;
+    (void)len;
+    return NULL;
+}
+
+static void crm__destroy(XDR *xdrs)
+{
+    (void)xdrs;
+}
+
+static bool_t crm__control(XDR *xdrs, int request, void *info)
+{
+    (void)xdrs;
+    (void)request;
+    (void)info;
+    return FALSE;
+}
+
+static const struct xdr_ops crm__ops = {
+    crm__getlong, crm__putlong, crm__getbytes, crm__putbytes, crm__getpostn,
+    crm__setpostn, crm__inline, crm__destroy, crm__control,
+};
+
+/* ---- set-up ------------------------------------------------------------------------- */
+
+int crm_chan_init(crm_chan *c, int fd, int retry_eintr)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = fd;
+    c->retry_eintr = retry_eintr;
+    c->obuf = malloc(CRM_CHAN_BUF);
+    c->ibuf = malloc(CRM_CHAN_BUF);
+    c->xdr.x_ops = &crm__ops;
+    c->xdr.x_private = (char *)c;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->changed, NULL);
+    if (c->obuf == NULL || c->ibuf == NULL) {
+        free(c->obuf);
+        free(c->ibuf);
+        c->obuf = c->ibuf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+bool_t crm_chan_ready(crm_chan *c)
+{
+    if (c->fd < 0 && !c->broken && (c->open == NULL || c->open(c) != 0 || c->fd < 0))
+        c->broken = 1;
+    return !c->broken;
+}
+
+void crm_chan_set_ring(crm_chan *c, char *ring, uint64_t ring_size)
+{
+    if (ring == NULL || ring_size < 4 * CRM_CHAN_DIRECT)
+        return;
+    c->ring = ring;
+    c->ring_size = ring_size > CRM_RING_MAX ? CRM_RING_MAX : (uint32_t)ring_size;
+    c->ring_piece = c->ring_size / 4 < CRM_RING_PIECE_MAX ? c->ring_size / 4 : CRM_RING_PIECE_MAX;
+}
+
+/* ---- payloads waiting to be sent ---------------------------------------------------- */
+
+/* Sends one payload: its codec and bytes, then waits for the ring to drain. */
+static bool_t crm__send_job(crm_chan *c, const crm_chan_job *job)
+{
+    c->xdr.x_op = XDR_ENCODE;
+    bool_t ok = crm_chan_ready(c) &&
+                crm_payload_put(&c->xdr, job->src, job->pitch, job->width, job->height, job->level, &crm_bulk_sent) &&
+                crm_chan_end_put(c);
+    if (!ok)
+        c->broken = 1;
+    return ok;
+}
+
+/* Takes the oldest job (lock held); FALSE when none. */
+static bool_t crm__take_job(crm_chan *c, crm_chan_job *job)
+{
+    if (c->job_count == 0)
+        return FALSE;
+    *job = c->jobs[c->job_head];
+    c->job_head = (c->job_head + 1) % CRM_CHAN_MAX_JOBS;
+    c->job_count--;
+    return TRUE;
+}
+
+bool_t crm_chan_post(crm_chan *c, const crm_chan_job *job)
+{
+    pthread_mutex_lock(&c->lock);
+    bool_t ok = !c->broken && c->job_count < CRM_CHAN_MAX_JOBS;
+    if (ok) {
+        c->jobs[(c->job_head + c->job_count) % CRM_CHAN_MAX_JOBS] = *job;
+        c->job_count++;
+        pthread_cond_broadcast(&c->changed);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+bool_t crm_chan_run(crm_chan *c)
+{
+    crm_chan_job job;
+    bool_t ok = TRUE;
+    while (crm__take_job(c, &job))
+        ok = crm__send_job(c, &job) && ok;
+    return ok && !c->broken;
+}
+
+static void *crm__sender_main(void *arg)
+{
+    crm_chan *c = arg;
+    crm_chan_job job;
+    pthread_mutex_lock(&c->lock);
+    while (!c->stopping) {
+        if (!crm__take_job(c, &job)) {
+            pthread_cond_wait(&c->changed, &c->lock);
+            continue;
+        }
+        c->sending = 1;
+        pthread_mutex_unlock(&c->lock);
+        crm__send_job(c, &job);
+        pthread_mutex_lock(&c->lock);
+        c->sending = 0;
+        pthread_cond_broadcast(&c->changed);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+int crm_chan_start_sender(crm_chan *c)
+{
+    if (pthread_create(&c->sender, NULL, crm__sender_main, c) != 0)
+        return -1;
+    c->threaded = 1;
+    return 0;
+}
+
+bool_t crm_chan_wait(crm_chan *c)
+{
+    pthread_mutex_lock(&c->lock);
+    while (c->threaded && (c->job_count > 0 || c->sending))
+        pthread_cond_wait(&c->changed, &c->lock);
+    bool_t ok = !c->broken;
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+void crm_chan_abort(crm_chan *c)
+{
+    c->broken = 1;
+    shutdown(c->fd, SHUT_RDWR);
+}
+
+void crm_chan_discard(crm_chan *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->job_count = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void crm_chan_close(crm_chan *c)
+{
+    if (c->threaded) {
+        crm_chan_abort(c);
+        pthread_mutex_lock(&c->lock);
+        c->stopping = 1;
+        pthread_cond_broadcast(&c->changed);
+        pthread_mutex_unlock(&c->lock);
+        pthread_join(c->sender, NULL);
+        c->threaded = 0;
+    }
+    crm_chan_discard(c);
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    free(c->obuf);
+    free(c->ibuf);
+    c->obuf = c->ibuf = NULL;
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->changed);
+}

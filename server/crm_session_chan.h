@@ -1,0 +1,20 @@
+/* crm_session_chan.h -- a session's data channel (protocol/crm_chan.h): listening
+ * when HELLO asks for it, accepting the client at first use, the shared-memory
+ * ring when the window is attached, and the payloads sent after each reply. */
+#ifndef CRM_SESSION_CHAN_H
+#define CRM_SESSION_CHAN_H
+
+#include <stdint.h>
+
+/* Listens for the channel beside the RPC connection fd; fills what HELLO's reply
+ * tells the client. 0, or -1 (the session goes on without a channel). */
+int crm_session_chan_offer(int fd, uint32_t *port, char *path, unsigned char *token);
+/* Sends the payloads the reply just sent announced. -1 when the channel broke:
+ * the client can no longer be served. */
+int crm_session_chan_after_reply(void);
+/* Forgets payloads of a reply that was not sent. */
+void crm_session_chan_discard(void);
+/* Closes the channel and the listener. */
+void crm_session_chan_close(void);
+
+#endif
