@@ -423,5 +423,9 @@ void crm_conn_get_stats(crm_conn_stats *out)
 {
     pthread_mutex_lock(&crm__conn.lock);
     *out = crm__conn.stats;
+    if (crm_chan_current != NULL) {
+        out->channel_bytes += crm_chan_current->moved;
+        out->ring_bytes += crm_chan_current->ring_moved;
+    }
     pthread_mutex_unlock(&crm__conn.lock);
 }

@@ -21,6 +21,8 @@ typedef struct crm_conn_stats {
     uint64_t calls;        /* CUDA calls carried in them */
     uint64_t bytes_h2d;    /* bulk payload bytes sent */
     uint64_t bytes_d2h;    /* bulk payload bytes received */
+    uint64_t channel_bytes;/* bytes on the data channel, either way (protocol/crm_chan.h) */
+    uint64_t ring_bytes;   /* of which through the shared-memory ring */
 } crm_conn_stats;
 
 /* Opens the session if needed. Returns cudaSuccess and fills *info, or

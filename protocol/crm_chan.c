@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 #include "protocol/crm_bulk.h"
@@ -27,11 +26,13 @@ static int crm__interrupted(const crm_chan *c)
     return errno == EINTR && c->retry_eintr;
 }
 
-/* Writes every byte of the iovecs (modified). */
+/* Writes every byte of the iovecs (modified); a vanished peer is an error, never
+ * a SIGPIPE. */
 static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
 {
     while (n > 0 && !c->broken) {
-        ssize_t got = writev(c->fd, iov, n);
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t got = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -137,6 +138,7 @@ static bool_t crm__put_ring(crm_chan *c, const char *src, uint64_t n)
             if (!crm__take_ack(c))
                 return FALSE;
         memcpy(c->ring + c->ring_head, src, piece);
+        c->ring_moved += piece;
         if (!crm__send_frame(c, CRM_FRAME_RING, piece, c->ring_head, NULL))
             return FALSE;
         c->ring_used += piece;
@@ -150,6 +152,7 @@ static bool_t crm__put_ring(crm_chan *c, const char *src, uint64_t n)
 static bool_t crm__putbytes(XDR *xdrs, const char *src, u_int n)
 {
     crm_chan *c = (crm_chan *)xdrs->x_private;
+    c->moved += n;
     if (n >= CRM_CHAN_DIRECT) {
         if (!crm__flush(c))
             return FALSE;
@@ -196,6 +199,7 @@ static bool_t crm__next_frame(crm_chan *c)
 static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
 {
     crm_chan *c = (crm_chan *)xdrs->x_private;
+    c->moved += n;
     while (n > 0) {
         if (c->fleft == 0 && !crm__next_frame(c))
             return FALSE;
@@ -206,6 +210,7 @@ static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
         } else {
             memcpy(dst, c->ring + c->foff, take);
             c->foff += take;
+            c->ring_moved += take;
         }
         c->fleft -= take;
         if (c->ftype == CRM_FRAME_RING && c->fleft == 0 && !crm__send_frame(c, CRM_FRAME_ACK, c->flen, 0, NULL))

@@ -57,6 +57,8 @@ struct crm_chan {
     char *ibuf;
     uint32_t ipos, ilen;
     uint32_t ftype, flen, fleft, foff;
+    /* bytes moved by payload frames, either way, and the part through the ring */
+    uint64_t moved, ring_moved;
     /* payloads waiting to be sent, and the thread that sends them (client) */
     pthread_mutex_t lock;
     pthread_cond_t changed;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *const programs[] = {
     "device", "memory", "copy", "stream", "event", "errors", "threads", "ptds",
@@ -104,13 +105,45 @@ START_TEST(test_python_ctypes_hidden_cuda)
 }
 END_TEST
 
-/* The copy program with bulk data through the shared window, then compressed: the
- * bytes must arrive the same. */
-START_TEST(test_copy_through_shared_window)
+/* Bytes the shim moved on the data channel and through its ring, from CUDAREM_STATS. */
+static void read_channel_stats(const char *path, long long *channel, long long *ring)
 {
-    setenv("CUDAREM_SHM", "on", 1);
-    run_program("copy", VIA_UNIX, 0, 0);
+    char *json = e2e_read_file(path);
+    const char *c = json ? strstr(json, "\"channel_bytes\": ") : NULL, *r = json ? strstr(json, "\"ring_bytes\": ") : NULL;
+    ck_assert_msg(c != NULL && r != NULL, "no channel statistics in %s: %s", path, json ? json : "(none)");
+    *channel = atoll(c + strlen("\"channel_bytes\": "));
+    *ring = atoll(r + strlen("\"ring_bytes\": "));
+    free(json);
+    unlink(path);
+}
+
+/* The copy program with each bulk path: in the RPC stream (CUDAREM_CHANNEL=off),
+ * on the data channel's socket (CUDAREM_SHM=off), and through the shared-memory
+ * ring (the default on one machine), over TCP and Unix. The bytes must arrive the
+ * same, and the statistics must show the path really taken. */
+START_TEST(test_copy_bulk_paths)
+{
+    static const char *const channel[] = {"off", "on", "on"}, *const shm[] = {"off", "off", "auto"};
+    char stats[64];
+    long long chan_bytes, ring_bytes;
+    int mode = _i % 3;
+    snprintf(stats, sizeof stats, "/tmp/crm-stats-%d.json", (int)getpid());
+    setenv("CUDAREM_STATS", stats, 1);
+    setenv("CUDAREM_CHANNEL", channel[mode], 1);
+    setenv("CUDAREM_SHM", shm[mode], 1);
+    run_program("copy", _i < 3 ? VIA_TCP : VIA_UNIX, 0, 0);
+    unsetenv("CUDAREM_STATS");
+    unsetenv("CUDAREM_CHANNEL");
     unsetenv("CUDAREM_SHM");
+    read_channel_stats(stats, &chan_bytes, &ring_bytes);
+    if (mode == 0)
+        ck_assert_msg(chan_bytes == 0, "channel off, yet %lld bytes on it", chan_bytes);
+    else
+        ck_assert_msg(chan_bytes >= (128ll << 20), "only %lld bytes on the channel", chan_bytes);
+    if (mode == 2)
+        ck_assert_msg(ring_bytes >= (128ll << 20), "only %lld bytes through the ring", ring_bytes);
+    else
+        ck_assert_msg(ring_bytes == 0, "ring off, yet %lld bytes through it", ring_bytes);
 }
 END_TEST
 
@@ -194,7 +227,7 @@ static Suite *e2e_programs_suite(void)
     tcase_add_test(hid, test_hidden_cuda_really_hidden);
     tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS);
     tcase_add_test(tcp, test_python_ctypes_tcp);
-    tcase_add_test(ux, test_copy_through_shared_window);
+    tcase_add_loop_test(ux, test_copy_bulk_paths, 0, 6);
     tcase_add_loop_test(tcp, test_copy_compressed, 0, 2);
     tcase_add_loop_test(ux, test_copy_through_staging_path, 0, 2);
     tcase_add_test(hid, test_python_ctypes_hidden_cuda);
