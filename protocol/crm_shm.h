@@ -1,9 +1,10 @@
 /* crm_shm.h -- the shared-memory window for bulk data when client and server share
  * a machine. The client creates a POSIX shared memory object with a random name
  * and a random cookie in its first bytes, names both in HELLO, and unlinks the name
- * once the server has attached (or refused). Payloads then travel as "the bytes are
- * in the window" (codec CRM_CODEC_SHM) instead of through the socket. One window
- * per process: the client's connection, or a session process on the server. */
+ * once the server has attached (or refused). The data channel then moves large
+ * pieces of payloads through the window, used as a ring (protocol/crm_chan.h),
+ * instead of through its socket. One window per process: the client's connection,
+ * or a session process on the server. */
 #ifndef CRM_SHM_H
 #define CRM_SHM_H
 
@@ -12,7 +13,7 @@
 
 #define CRM_SHM_COOKIE 16                 /* random bytes proving the window's owner */
 #define CRM_SHM_HEADER 4096               /* the cookie's page; data follows */
-#define CRM_SHM_DEFAULT_SIZE (64u << 20)  /* data bytes; CUDAREM_SHM_SIZE overrides */
+#define CRM_SHM_DEFAULT_SIZE (8u << 20)   /* data bytes (the ring); CUDAREM_SHM_SIZE overrides */
 #define CRM_SHM_NAME_PREFIX "/cudarem-"
 
 /* The window of this process, NULL when none. */
