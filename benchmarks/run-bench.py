@@ -56,6 +56,7 @@ NS_NET = ("10.231.0.1", "10.231.0.2")         # addresses only inside those name
 NS_PORT_CRM, NS_PORT_RAW = 7470, 7471
 GOAL_SYNC_RATIO = 1.2
 GOAL_COPY_FRACTION = 0.90
+GOAL_SHM_FRACTION = 0.50
 GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_SGEMM_RATIO = 1.05
@@ -478,39 +479,57 @@ class Bench:
         rc, d, err = run_json(argv + [str(s) for s in sizes], timeout=600)
         return self.check(label, rc, d, err)
 
+    # Bulk paths: the data channel's socket on each transport, and its shared-memory
+    # ring (the default when the server runs on this machine).
+    COPY_PATHS = (("tcp", "tcp", {"CUDAREM_SHM": "off"}), ("unix", "unix", {"CUDAREM_SHM": "off"}),
+                  ("shm", "unix", {"CUDAREM_SHM": "on"}))
+
     def sec_copy(self):
         sizes = self.p["copy_sizes"]
         rounds = self.p["copy_rounds"]
         out = {"sizes": sizes, "data": "random", "batches": self.p["copy_batches"], "rounds": rounds}
         runs = {}
-        for _ in range(rounds):   # raw and remote alternate, so drift hits both alike
+        for _ in range(rounds):   # raw, remote and local alternate, so drift hits them alike
             for t in ("tcp", "unix"):
                 runs.setdefault((t, "raw"), []).append(self.raw_stream(self.raw[t], "bench_raw stream %s" % t))
-                runs.setdefault((t, "remote"), []).append(self.copy_run(self.env(self.addr[t]), "bench_cuda copy %s" % t))
+            for path, t, extra in self.COPY_PATHS:
+                runs.setdefault((path, "remote"), []).append(
+                    self.copy_run(self.env(self.addr[t], extra=extra), "bench_cuda copy %s" % path))
             runs.setdefault(("local", ""), []).append(self.copy_run(self.env(local=True), "bench_cuda copy local"))
-        for t in ("tcp", "unix"):
-            out[t] = {"raw": best_of(runs[(t, "raw")]), "remote": best_of(runs[(t, "remote")])}
+        for path, t, _ in self.COPY_PATHS:
+            out[path] = {"raw": best_of(runs[(t, "raw")]) if t == path else None,
+                         "remote": best_of(runs[(path, "remote")])}
         out["local"] = best_of(runs[("local", "")])
         self.res["copy"] = out
+        big = [i for i, s in enumerate(sizes) if s >= 64 * MIB]
         for t in ("tcp", "unix"):
-            raw, rem = out[t]["raw"], out[t]["remote"]
-            if not raw or not rem:
-                continue
-            rows = []
-            for i, s in enumerate(sizes):
-                rows.append([fmt_size(s), f2(raw["write_GBps"][i]), f2(rem["h2d_pinned_GBps"][i]),
-                             f2(rem["h2d_pageable_GBps"][i]), f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%"),
-                             f2(raw["read_GBps"][i]), f2(rem["d2h_pinned_GBps"][i]),
-                             f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%")])
-            table("3. copy bandwidth over %s, GB/s (cudaMemcpy through the shim vs raw socket stream, random data; best of %d rounds)" % (t, rounds),
-                  ["size", "raw write", "H2D pinned", "H2D pageable", "pinned/raw", "raw read", "D2H pinned", "D2H/raw"], rows)
-            big = [i for i, s in enumerate(sizes) if s >= 64 * MIB]
-            if t == "tcp":
-                for direction, key, rkey in (("H2D", "h2d_pinned_GBps", "write_GBps"), ("D2H", "d2h_pinned_GBps", "read_GBps")):
-                    fr = [rem[key][i] / raw[rkey][i] for i in big]
-                    self.goal("copy bandwidth >= %d%% of raw TCP for >= 64 MiB (%s)" % (GOAL_COPY_FRACTION * 100, direction),
-                              min(fr) >= GOAL_COPY_FRACTION if fr else None,
-                              ", ".join("%s %.0f%%" % (fmt_size(sizes[i]), f * 100) for i, f in zip(big, fr)) or "no size >= 64 MiB in this profile")
+            self.copy_table(t, out[t]["raw"], out[t]["remote"], rounds)
+        for direction, key, rkey in (("H2D", "h2d_pinned_GBps", "write_GBps"), ("D2H", "d2h_pinned_GBps", "read_GBps")):
+            raw, rem = out["tcp"]["raw"], out["tcp"]["remote"]
+            fr = [rem[key][i] / raw[rkey][i] for i in big] if raw and rem else []
+            self.goal("copy bandwidth >= %d%% of raw TCP for >= 64 MiB (%s)" % (GOAL_COPY_FRACTION * 100, direction),
+                      min(fr) >= GOAL_COPY_FRACTION if fr else None,
+                      ", ".join("%s %.0f%%" % (fmt_size(sizes[i]), f * 100) for i, f in zip(big, fr)) or "no size >= 64 MiB in this profile")
+            loc, shm = out["local"], out["shm"]["remote"]
+            fr = [shm[key][i] / loc[key][i] for i in big] if loc and shm else []
+            self.goal("same-host copies >= %d%% of in-process memcpy for >= 64 MiB (%s)" % (GOAL_SHM_FRACTION * 100, direction),
+                      min(fr) >= GOAL_SHM_FRACTION if fr else None,
+                      ", ".join("%s %.0f%%" % (fmt_size(sizes[i]), f * 100) for i, f in zip(big, fr)) or "no size >= 64 MiB in this profile")
+        self.local_copy_table(out, sizes)
+
+    def copy_table(self, t, raw, rem, rounds):
+        if not raw or not rem:
+            return
+        rows = []
+        for i, s in enumerate(self.p["copy_sizes"]):
+            rows.append([fmt_size(s), f2(raw["write_GBps"][i]), f2(rem["h2d_pinned_GBps"][i]),
+                         f2(rem["h2d_pageable_GBps"][i]), f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%"),
+                         f2(raw["read_GBps"][i]), f2(rem["d2h_pinned_GBps"][i]),
+                         f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%")])
+        table("3. copy bandwidth over %s, GB/s (cudaMemcpy through the shim vs raw socket stream, random data; best of %d rounds)" % (t, rounds),
+              ["size", "raw write", "H2D pinned", "H2D pageable", "pinned/raw", "raw read", "D2H pinned", "D2H/raw"], rows)
+
+    def local_copy_table(self, out, sizes):
         loc = out["local"]
         rows = []
         for i, s in enumerate(sizes):
@@ -518,12 +537,13 @@ class Bench:
             for key in ("h2d_pinned_GBps", "h2d_pageable_GBps", "d2h_pinned_GBps"):
                 lv = loc[key][i] if loc else None
                 row.append(f2(lv))
-                for t in ("tcp", "unix"):
-                    rem = out[t]["remote"]
+                for path, _, _ in self.COPY_PATHS:
+                    rem = out[path]["remote"]
                     row.append(f2(ratio(rem[key][i], lv) * 100 if rem and lv else None, "%.0f%%"))
             rows.append(row)
         table("4a. local vs remote copies: local GB/s (%s) and remote as %% of local" % self.res["local_mode"],
-              ["size", "H2D pinned", "tcp", "unix", "H2D pageable", "tcp", "unix", "D2H", "tcp", "unix"], rows)
+              ["size", "H2D pinned", "tcp", "unix", "shm", "H2D pageable", "tcp", "unix", "shm", "D2H", "tcp", "unix", "shm"],
+              rows)
 
     def sec_sgemm(self):
         ns, reps = self.p["sgemm_n"], self.p["sgemm_reps"]
@@ -788,13 +808,13 @@ class Bench:
         made = []
         c = self.res.get("copy", {})
         if c:
-            fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+            fig, axes = plt.subplots(2, 3, figsize=(15, 8), sharex=True)
             sizes = [s / MIB for s in c["sizes"]]
-            for col, t in enumerate(("tcp", "unix")):
+            for col, t in enumerate(("tcp", "unix", "shm")):
                 for row, (key, rkey, title) in enumerate((("h2d_pinned_GBps", "write_GBps", "host to device"),
                                                          ("d2h_pinned_GBps", "read_GBps", "device to host"))):
                     ax = axes[row][col]
-                    raw, rem, loc = c[t]["raw"], c[t]["remote"], c.get("local")
+                    raw, rem, loc = c[t].get("raw"), c[t]["remote"], c.get("local")
                     if raw:
                         ax.plot(sizes, raw[rkey], "o-", label="raw socket")
                     if rem:
@@ -895,6 +915,7 @@ class Bench:
         c = r.get("copy", {})
         if c:
             rows = []
+            loc = c.get("local")
             for i, s in enumerate(c["sizes"]):
                 row = [fmt_size(s)]
                 for t in ("tcp", "unix"):
@@ -903,12 +924,16 @@ class Bench:
                             f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%") if rem and raw else "n/a",
                             f2(rem["d2h_pinned_GBps"][i]) if rem else "n/a",
                             f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%") if rem and raw else "n/a"]
-                loc = c.get("local")
+                shm = c["shm"]["remote"]
+                for key in ("h2d_pinned_GBps", "d2h_pinned_GBps"):
+                    row += [f2(shm[key][i]) if shm else "n/a",
+                            f2(ratio(shm[key][i], loc[key][i]) * 100, "%.0f%%") if shm and loc else "n/a"]
                 row += [f2(loc["h2d_pinned_GBps"][i]) if loc else "n/a"]
                 rows.append(row)
-            lines += ["**Copy bandwidth** (GB/s; % of a raw socket stream on the same transport)", "",
+            lines += ["**Copy bandwidth** (GB/s; TCP and Unix: the data channel's socket, %% of a raw socket stream on "
+                      "the same transport; shm: the shared-memory ring, %% of the same copy in process)", "",
                       md_table(["size", "TCP H2D", "% raw", "TCP D2H", "% raw", "Unix H2D", "% raw", "Unix D2H", "% raw",
-                                "local H2D"], rows), ""]
+                                "shm H2D", "% local", "shm D2H", "% local", "local H2D"], rows), ""]
         sg = r.get("sgemm", {})
         if sg.get("available"):
             rows = [[n, f2(sg["local"]["resident_GFLOPs"][i], "%.1f"), f2(sg["remote"]["resident_GFLOPs"][i], "%.1f"),
