@@ -6,4 +6,4 @@ CLIENT_OBJS := $(BUILD)/obj/client/crm_conn.o $(BUILD)/obj/client/crm_handles.o 
 
 $(BUILD)/obj/client/crm_client_gen.o: $(GEN)/crm_client_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP

@@ -17,4 +17,4 @@ $(GEN)/crm_errors_table.h: tools/gen_errors.py $(CUDA_ERR_HDR) | $(GEN)
 	mv $@.tmp $@
 
 $(BUILD)/obj/common/crm_errors.o: common/crm_errors.c common/crm_errors.h $(GEN)/crm_errors_table.h | $(BUILD)/obj/common
-	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP

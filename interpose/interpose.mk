@@ -26,11 +26,11 @@ $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 
 $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c interpose/crm_unsupported.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 $(BUILD)/obj/interpose/crm_interpose_gen.o: $(GEN)/crm_interpose_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 $(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OBJS) interpose/libcudarem.map
 	$(CC) -shared -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=interpose/libcudarem.map \

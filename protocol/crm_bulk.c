@@ -140,6 +140,8 @@ bool_t xdr_crm_d2h_res(XDR *xdrs, crm_d2h_res *r)
     }
     if (!xdr_uint64_t(xdrs, &r->len))
         return FALSE;
+    if (xdrs->x_op == XDR_ENCODE && r->len > 0 && r->produce != NULL)
+        return crm_payload_put_produced(xdrs, r->len, r->produce, r->produce_ctx, r->level, &crm_bulk_sent);
     if (xdrs->x_op == XDR_ENCODE)
         return r->len == 0 || crm_payload_put(xdrs, r->src, r->len, r->len, 1, r->level, &crm_bulk_sent);
     return crm__d2h_decode(xdrs, r);

@@ -39,7 +39,9 @@ typedef struct crm_d2h_res {
     /* encode side only */
     const char *src;       /* packed payload to send */
     char *owned;           /* buffer to free once sent (may equal src), or NULL */
-    int level;             /* 0: raw payload; > 0: zstd level */
+    int level;             /* 0: raw payload; > 0: zstd level; | CRM_LEVEL_CHANNEL */
+    bool_t (*produce)(XDR *, void *, uint64_t); /* non-NULL: writes the raw bytes instead of src */
+    void *produce_ctx;
     /* decode side: preset by the caller before decoding */
     char *dst;             /* first destination row, NULL: allocate into owned */
     uint64_t dpitch;       /* distance between destination rows */

@@ -324,9 +324,12 @@ void crm_chan_set_ring(crm_chan *c, char *ring, uint64_t ring_size)
 static bool_t crm__send_job(crm_chan *c, const crm_chan_job *job)
 {
     c->xdr.x_op = XDR_ENCODE;
-    bool_t ok = crm_chan_ready(c) &&
-                crm_payload_put(&c->xdr, job->src, job->pitch, job->width, job->height, job->level, &crm_bulk_sent) &&
-                crm_chan_end_put(c);
+    bool_t ok = crm_chan_ready(c);
+    if (ok && job->produce != NULL)
+        ok = crm_payload_put_produced(&c->xdr, job->width * job->height, job->produce, job->ctx, 0, &crm_bulk_sent);
+    else if (ok)
+        ok = crm_payload_put(&c->xdr, job->src, job->pitch, job->width, job->height, job->level, &crm_bulk_sent);
+    ok = ok && crm_chan_end_put(c);
     if (!ok)
         c->broken = 1;
     return ok;

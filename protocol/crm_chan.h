@@ -29,12 +29,19 @@
 #define CRM_CHAN_TOKEN 16            /* random bytes a connecting client proves itself with */
 #define CRM_CHAN_MAX_JOBS 64         /* payloads waiting to be sent */
 
+/* Writes `total` payload bytes into xdrs in order (XDR_PUTBYTES), producing them
+ * as it goes; FALSE on failure. */
+typedef bool_t (*crm_produce_fn)(XDR *xdrs, void *ctx, uint64_t total);
+
 /* A payload to send: rows of width bytes, pitch apart, at src, compressed at level
- * (0 = raw). The memory stays valid until the payload is sent. */
+ * (0 = raw); or, with `produce`, width * height raw bytes that produce writes. The
+ * memory stays valid until the payload is sent. */
 typedef struct crm_chan_job {
     const char *src;
     uint64_t pitch, width, height;
     int level;
+    crm_produce_fn produce;
+    void *ctx;
 } crm_chan_job;
 
 typedef struct crm_chan crm_chan;

@@ -208,12 +208,25 @@ static crm_chan *crm__channel_for(const XDR *xdrs)
 }
 
 /* Names the channel as the payload's place and posts the payload there. */
-static bool_t crm__put_channel(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height,
-                               int level)
+static bool_t crm__put_channel(XDR *xdrs, const crm_chan_job *job)
 {
     uint32_t codec = CRM_CODEC_STREAM;
-    crm_chan_job job = {src, pitch, width, height, level};
-    return xdr_uint32_t(xdrs, &codec) && crm_chan_post(crm_chan_current, &job);
+    return xdr_uint32_t(xdrs, &codec) && crm_chan_post(crm_chan_current, job);
+}
+
+bool_t crm_payload_put_produced(XDR *xdrs, uint64_t total, bool_t (*produce)(XDR *, void *, uint64_t), void *ctx,
+                                int level, crm_payload_stats *st)
+{
+    crm_payload_stats local = {0, 0, 0};
+    uint32_t codec = CRM_CODEC_RAW;
+    if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL) {
+        crm_chan_job job = {NULL, total, total, 1, 0, produce, ctx};
+        return crm__put_channel(xdrs, &job);
+    }
+    st = st ? st : &local;
+    st->raw_bytes += total;
+    st->wire_bytes += total;
+    return xdr_uint32_t(xdrs, &codec) && produce(xdrs, ctx, total) && crm__pad(xdrs, total);
 }
 
 bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height, int level,
@@ -221,8 +234,10 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
 {
     crm_payload_stats local = {0, 0, 0};
     uint64_t total = width * height;
-    if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL)
-        return crm__put_channel(xdrs, src, pitch, width, height, level & CRM_LEVEL_MASK);
+    if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL) {
+        crm_chan_job job = {src, pitch, width, height, level & CRM_LEVEL_MASK, NULL, NULL};
+        return crm__put_channel(xdrs, &job);
+    }
     level &= CRM_LEVEL_MASK;
     uint32_t codec = level > 0 && total > 0 ? CRM_CODEC_ZSTD : CRM_CODEC_RAW;
     st = st ? st : &local;

@@ -56,6 +56,11 @@ void crm_rows_writer_init(crm_rows_writer *rw, char *base, uint64_t pitch, uint6
  * st may be NULL. */
 bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height, int level,
                        crm_payload_stats *st);
+/* Writes a raw payload of `total` bytes that produce writes as it makes them (the
+ * GPU server's pipelined device-to-host copies). With CRM_LEVEL_CHANNEL in level
+ * and a data channel open, it is posted to the channel like crm_payload_put's. */
+bool_t crm_payload_put_produced(XDR *xdrs, uint64_t total, bool_t (*produce)(XDR *, void *, uint64_t), void *ctx,
+                                int level, crm_payload_stats *st);
 /* Reads a payload of `total` bytes into w. Lengths from the wire are checked;
  * FALSE on malformed or truncated input. st may be NULL. */
 bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_payload_stats *st);

@@ -28,11 +28,11 @@ PROTO_OBJS := $(BUILD)/obj/protocol/crm_api_xdr.o $(BUILD)/obj/protocol/crm_bulk
 
 $(BUILD)/obj/protocol/crm_api_xdr.o: $(GEN)/crm_api_xdr.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-unused-variable -Wno-unused-parameter -c $< -o $@
+	$(CC) $(CFLAGS) -Wno-unused-variable -Wno-unused-parameter -c $< -o $@ -MMD -MP
 
 $(BUILD)/obj/protocol/crm_api_names.o: $(GEN)/crm_api_names.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 # Hand-written sources anywhere in the tree: one object each under $(BUILD)/obj.
 $(BUILD)/obj/%.o: %.c $(GEN_HEADERS)

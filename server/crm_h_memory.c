@@ -80,14 +80,14 @@ cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch
                                    uint64_t height, uint64_t stream, int async, int level, crm_d2h_res *data)
 {
     cudaStream_t h;
+    /* the client chose the compression and the channel; bound the level to what zstd knows */
+    int zlevel = level & CRM_LEVEL_MASK;
+    data->level = (level & CRM_LEVEL_CHANNEL) | (zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel);
     cudaError_t err = crm_session_check_region(s, src, spitch, width, height);
     if (err == cudaSuccess)
         err = crm_session_stream(s, stream, &h);
     if (err == cudaSuccess)
         err = crm_xfer_d2h(s, src, spitch, width, height, h, async, data);
-    /* the client chose the compression and the channel; bound the level to what zstd knows */
-    int zlevel = level & CRM_LEVEL_MASK;
-    data->level = (level & CRM_LEVEL_CHANNEL) | (zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel);
     return err;
 }
 

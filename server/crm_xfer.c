@@ -1,6 +1,8 @@
 /* crm_xfer.c -- moving bulk payloads between the RPC stream and device memory. */
 #include <stdlib.h>
 #include <string.h>
+#include "common/crm_log.h"
+#include "protocol/crm_chan.h"
 #include "server/crm_backend.h"
 #include "server/crm_xfer.h"
 
@@ -167,10 +169,106 @@ static int crm__send_in_place(const crm_session *s, uint64_t spitch, uint64_t wi
            s->batch_index + 1 == s->batch_len;
 }
 
+/* ---- device to host, pipelined (GPU, data channel) ------------------------------------
+ * After the reply, chunks of the region are copied into the two halves of the
+ * staging buffer in turn: while one half is written to the channel, the next chunk
+ * is being copied into the other. The first chunk is copied before the reply, so a
+ * copy that cannot start fails the call as it would locally. */
+typedef struct crm__d2h_pipe {
+    const char *src;
+    uint64_t spitch, width, height;
+    cudaStream_t stream;
+    uint64_t chunk;            /* packed bytes per chunk: whole rows, or any for contiguous */
+    uint64_t first;            /* bytes of the first chunk, already in half 0 */
+} crm__d2h_pipe;
+
+static crm__d2h_pipe crm__pipe; /* one reply at a time per session */
+
+static int crm__contiguous(uint64_t spitch, uint64_t width, uint64_t height)
+{
+    return spitch == width || height == 1;
+}
+
+/* Starts the copy of packed bytes [off, off+len) of the region into half `which`. */
+static cudaError_t crm__d2h_chunk(const crm__d2h_pipe *p, uint64_t off, uint64_t len, int which, uint64_t half)
+{
+    char *dst = crm__staging + (uint64_t)which * half;
+    cudaError_t err;
+    if (crm__contiguous(p->spitch, p->width, p->height))
+        err = crm_rt.cudaMemcpy2DAsync(dst, len, p->src + off, len, len, 1, cudaMemcpyDeviceToHost, p->stream);
+    else
+        err = crm_rt.cudaMemcpy2DAsync(dst, p->width, p->src + off / p->width * p->spitch, p->spitch, p->width,
+                                       len / p->width, cudaMemcpyDeviceToHost, p->stream);
+    return err == cudaSuccess ? crm_rt.cudaEventRecord(crm__half_done[which], p->stream) : err;
+}
+
+static bool_t crm__d2h_produce(XDR *xdrs, void *ctx, uint64_t total)
+{
+    crm__d2h_pipe *p = ctx;
+    uint64_t half = crm__staging_size / 2, sent = 0, queued = p->first, len[2] = {p->first, 0};
+    int cur = 0, failed = 0;
+    while (sent < total) {
+        int next = cur ^ 1;
+        len[next] = total - queued < p->chunk ? total - queued : p->chunk;
+        if (len[next] > 0 && !failed && crm__d2h_chunk(p, queued, len[next], next, half) != cudaSuccess)
+            failed = 1;
+        queued += len[next];
+        char *data = crm__staging + (uint64_t)cur * half;
+        if (failed) /* the bytes still go, so the client is not left waiting */
+            memset(data, 0, len[cur]);
+        if (!XDR_PUTBYTES(xdrs, data, (u_int)len[cur]))
+            return FALSE;
+        sent += len[cur];
+        if (len[next] > 0 && !failed && crm_rt.cudaEventSynchronize(crm__half_done[next]) != cudaSuccess)
+            failed = 1;
+        cur = next;
+    }
+    if (failed)
+        crm_warn("a device-to-host copy failed after its reply; the client got zeros and sees the error at its next call");
+    return TRUE;
+}
+
+/* Sets up the pipelined copy: FALSE when this copy does not fit it (the caller
+ * then copies it whole), else *err says how the first chunk went. */
+static int crm__d2h_pipelined(crm_session *s, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height,
+                              cudaStream_t stream, crm_d2h_res *out, cudaError_t *err)
+{
+    uint64_t bytes = width * height;
+    if (crm_backend_host_addressable() || !(out->level & CRM_LEVEL_CHANNEL) || (out->level & CRM_LEVEL_MASK) ||
+        crm_chan_current == NULL || !crm_chan_ready(crm_chan_current) || crm__ensure_events() != 0 ||
+        crm__ensure_staging(CRM_STAGING_BYTES) != 0)
+        return 0;
+    uint64_t half = crm__staging_size / 2;
+    crm__d2h_pipe *p = &crm__pipe;
+    *p = (crm__d2h_pipe){(const char *)(uintptr_t)src, spitch, width, height, stream, half, 0};
+    if (!crm__contiguous(spitch, width, height)) {
+        if (width > half)
+            return 0;
+        p->chunk = half / width * width;
+    }
+    p->first = bytes < p->chunk ? bytes : p->chunk;
+    *err = crm__d2h_chunk(p, 0, p->first, 0, half);
+    if (*err == cudaSuccess)
+        *err = crm_rt.cudaEventSynchronize(crm__half_done[0]);
+    if (*err == cudaSuccess) {
+        out->len = bytes;
+        out->src = NULL;
+        out->owned = NULL;
+        out->produce = crm__d2h_produce;
+        out->produce_ctx = p;
+        s->bytes_out += bytes;
+        crm_debug("device-to-host copy of %llu bytes pipelined through staging", (unsigned long long)bytes);
+    }
+    return 1;
+}
+
 cudaError_t crm_xfer_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height,
                          cudaStream_t stream, int async, crm_d2h_res *out)
 {
     uint64_t bytes = width * height;
+    cudaError_t err;
+    if (crm__d2h_pipelined(s, src, spitch, width, height, stream, out, &err))
+        return err;
     if (crm__send_in_place(s, spitch, width, height)) {
         out->len = bytes;
         out->src = (const char *)(uintptr_t)src;
@@ -181,10 +279,10 @@ cudaError_t crm_xfer_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t
     char *buf = malloc(bytes ? bytes : 1);
     if (buf == NULL)
         return cudaErrorMemoryAllocation;
-    cudaError_t err = async ? crm_rt.cudaMemcpy2DAsync(buf, width, (const void *)(uintptr_t)src, spitch, width,
-                                                       height, cudaMemcpyDeviceToHost, stream)
-                            : crm_rt.cudaMemcpy2D(buf, width, (const void *)(uintptr_t)src, spitch, width, height,
-                                                  cudaMemcpyDeviceToHost);
+    err = async ? crm_rt.cudaMemcpy2DAsync(buf, width, (const void *)(uintptr_t)src, spitch, width,
+                                           height, cudaMemcpyDeviceToHost, stream)
+                : crm_rt.cudaMemcpy2D(buf, width, (const void *)(uintptr_t)src, spitch, width, height,
+                                      cudaMemcpyDeviceToHost);
     if (err == cudaSuccess && async) /* the bytes must be there before the reply leaves */
         err = crm_rt.cudaStreamSynchronize(stream);
     if (err != cudaSuccess) {

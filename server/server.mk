@@ -8,7 +8,7 @@ SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(BUILD)/obj/serv
 
 $(BUILD)/obj/server/crm_server_gen.o: $(GEN)/crm_server_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 $(SERVER): $(SERVER_OBJS) $(PROTO_OBJS) $(UTIL_OBJS)
 	$(CC) -o $@ $^ $(LDFLAGS) -ltirpc -ldl

@@ -15,7 +15,7 @@ $(BUILD)/obj/emu:
 	mkdir -p $@
 
 $(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
-	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@ -MMD -MP
 
 # The emulated cuBLAS computes with OpenBLAS (Debian libopenblas-dev); the emulated
 # cuDNN needs libm.

@@ -55,7 +55,7 @@ static void round_trip(uint64_t width, uint64_t height, uint64_t pitch, int leve
     fill(src, pitch * height, 9, compressible);
     for (uint64_t r = 0; r < height; r++)
         memcpy(want + r * width, src + r * pitch, width);
-    crm_chan_job job = {(const char *)src, pitch, width, height, level};
+    crm_chan_job job = {.src = (const char *)src, .pitch = pitch, .width = width, .height = height, .level = level};
     ck_assert(crm_chan_post(&tx, &job));
     crm_rows_writer w;
     crm_rows_writer_init(&w, (char *)got, width, width, height);
@@ -102,7 +102,7 @@ START_TEST(test_many_payloads)
     unsigned char *src = malloc(n), *got = malloc(n);
     for (unsigned k = 0; k < 6; k++) {
         fill(src, n, k, 0);
-        crm_chan_job job = {(const char *)src, n, n, 1, 0};
+        crm_chan_job job = {.src = (const char *)src, .pitch = n, .width = n, .height = 1};
         ck_assert(crm_chan_post(&tx, &job));
         crm_rows_writer w;
         crm_rows_writer_init(&w, (char *)got, n, n, 1);
@@ -111,6 +111,40 @@ START_TEST(test_many_payloads)
         ck_assert_int_eq(memcmp(got, src, n), 0);
     }
     free(src);
+    free(got);
+    close_pair();
+}
+END_TEST
+
+/* A produced payload: bytes made in pieces of odd sizes as they are written. */
+static bool_t produce_pattern(XDR *xdrs, void *ctx, uint64_t total)
+{
+    unsigned char piece[70001];
+    (void)ctx;
+    for (uint64_t off = 0; off < total;) {
+        uint64_t n = total - off < sizeof piece ? total - off : sizeof piece;
+        for (uint64_t i = 0; i < n; i++)
+            piece[i] = (unsigned char)((off + i) * 7 + 1);
+        if (!XDR_PUTBYTES(xdrs, (char *)piece, (u_int)n))
+            return FALSE;
+        off += n;
+    }
+    return TRUE;
+}
+
+START_TEST(test_produced)
+{
+    open_pair(_i);
+    size_t n = (3u << 20) + 5;
+    unsigned char *got = malloc(n);
+    crm_chan_job job = {.width = n, .height = 1, .produce = produce_pattern};
+    ck_assert(crm_chan_post(&tx, &job));
+    crm_rows_writer w;
+    crm_rows_writer_init(&w, (char *)got, n, n, 1);
+    ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL));
+    ck_assert(crm_chan_wait(&tx));
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(got[i], (unsigned char)(i * 7 + 1));
     free(got);
     close_pair();
 }
@@ -169,7 +203,7 @@ START_TEST(test_peer_gone)
     rx.fd = -1;
     size_t n = 8u << 20;
     char *src = calloc(1, n);
-    crm_chan_job job = {src, n, n, 1, 0};
+    crm_chan_job job = {.src = src, .pitch = n, .width = n, .height = 1};
     ck_assert(crm_chan_post(&tx, &job));
     ck_assert(!crm_chan_wait(&tx));
     free(src);
@@ -187,6 +221,7 @@ static Suite *chan_suite(void)
     tcase_add_loop_test(tc, test_small_rows, 0, 2);
     tcase_add_loop_test(tc, test_zstd, 0, 2);
     tcase_add_loop_test(tc, test_many_payloads, 0, 2);
+    tcase_add_loop_test(tc, test_produced, 0, 2);
     tcase_add_test(tc, test_hostile_frames);
     tcase_add_loop_test(tc, test_peer_gone, 0, 2);
     suite_add_tcase(s, tc);
