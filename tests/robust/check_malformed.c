@@ -15,6 +15,8 @@
 #include <cuda_runtime_api.h>
 #include "common/crm_addr.h"
 #include "crm_api.h"
+#include "protocol/crm_chan.h"
+#include "protocol/crm_chan_link.h"
 #include "protocol/crm_wire.h"
 #include "tests/unit/crm_check.h"
 
@@ -66,13 +68,18 @@ static CLIENT *crm__client(int fd)
     return c;
 }
 
-static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res)
+static enum clnt_stat crm__hello_caps(CLIENT *c, unsigned version, uint64_t caps, crm_hello_res *res)
 {
     crm_hello_args args = {.proto_version = version, .prop_size = sizeof(struct cudaDeviceProp), .host = "t",
-                           .shm_name = ""};
+                           .shm_name = "", .capabilities = caps};
     memset(res, 0, sizeof *res);
     return clnt_call(c, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args, (xdrproc_t)xdr_crm_hello_res,
                      (char *)res, crm__timeout);
+}
+
+static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res)
+{
+    return crm__hello_caps(c, version, 0, res);
 }
 
 static enum clnt_stat crm__exec(CLIENT *c, crm_call *calls, unsigned n, crm_replies *out)
@@ -211,6 +218,130 @@ START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
 }
 END_TEST
 
+/* One call of a session: returns its reply (caller frees r). */
+static crm_reply *crm__one(CLIENT *c, crm_call *call, crm_replies *r)
+{
+    ck_assert_int_eq(crm__exec(c, call, 1, r), RPC_SUCCESS);
+    ck_assert_uint_eq(r->crm_replies_len, 1);
+    return &r->crm_replies_val[0];
+}
+
+static uint64_t crm__malloc(CLIENT *c, uint64_t size)
+{
+    crm_call call = {.api = CRM_API_cudaMalloc};
+    crm_replies r;
+    call.crm_call_u.cudaMalloc.size = size;
+    uint64_t ptr = crm__one(c, &call, &r)->crm_reply_u.cudaMalloc.devPtr;
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    return ptr;
+}
+
+/* A host-to-device call whose payload says "on the data channel". */
+static crm_call crm__h2d_call(uint64_t dst, const char *src, uint64_t n)
+{
+    crm_call call = {.api = CRM_API_crm_memcpy_h2d};
+    call.crm_call_u.crm_memcpy_h2d.data = (crm_h2d_args){.dst = dst, .dpitch = n, .width = n, .height = 1,
+                                                         .src = src, .spitch = n, .level = CRM_LEVEL_CHANNEL};
+    return call;
+}
+
+/* Payloads that claim a data channel the session never opened: the device-to-host
+ * one comes back inline, the host-to-device one is a decoding error of that
+ * message only. */
+START_TEST(test_channel_claims_without_a_channel)
+{
+    crm__start_server();
+    int fd = crm__connect(), sv[2];
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert(!(h.capabilities & CRM_CAP_CHANNEL));
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    uint64_t dev = crm__malloc(c, 4096);
+    static char host[4096];
+    crm_d2h_res back = {.dst = host, .dpitch = 4096, .width = 4096, .height = 1};
+    crm_call call = {.api = CRM_API_crm_memcpy_d2h};
+    call.crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){.src = dev, .spitch = 4096, .width = 4096,
+                                                               .height = 1, .level = CRM_LEVEL_CHANNEL};
+    crm_replies r = {.crm_replies_len = 1, .crm_replies_val = &(crm_reply){.api = CRM_API_crm_memcpy_d2h}};
+    r.crm_replies_val[0].crm_reply_u.crm_memcpy_d2h.data = back;
+    crm_calls batch = {.crm_calls_len = 1, .crm_calls_val = &call};
+    ck_assert_int_eq(clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
+                               (char *)&r, crm__timeout), RPC_SUCCESS);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.crm_memcpy_d2h.err, cudaSuccess);
+    /* A channel only this process knows of makes the encoder send "on the channel". */
+    static crm_chan fake;
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    ck_assert_int_eq(crm_chan_init(&fake, sv[0], 1), 0);
+    crm_chan_current = &fake;
+    call = crm__h2d_call(dev, host, 4096);
+    crm_replies r2;
+    ck_assert_int_ne(crm__exec(c, &call, 1, &r2), RPC_SUCCESS);
+    crm_chan_current = NULL;
+    crm_chan_close(&fake);
+    close(sv[1]);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
+/* The data channel end to end at the wire level: a stranger with a wrong token is
+ * turned away, the client with the right one is served, and its payload lands. */
+START_TEST(test_channel_token_and_payload)
+{
+    crm__start_server();
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello_caps(c, CRM_PROTO_VERSION, CRM_CAP_CHANNEL, &h), RPC_SUCCESS);
+    ck_assert(h.capabilities & CRM_CAP_CHANNEL);
+    unsigned char wrong[CRM_CHAN_TOKEN];
+    memcpy(wrong, h.chan_token, sizeof wrong);
+    wrong[0] ^= 1;
+    int stranger = crm_chan_connect(fd, h.chan_port, h.chan_path, wrong, 5000);
+    int cfd = crm_chan_connect(fd, h.chan_port, h.chan_path, (const unsigned char *)h.chan_token, 5000);
+    ck_assert_int_ge(stranger, 0);
+    ck_assert_int_ge(cfd, 0);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    static crm_chan chan;
+    ck_assert_int_eq(crm_chan_init(&chan, cfd, 1), 0);
+    ck_assert_int_eq(crm_chan_start_sender(&chan), 0);
+    crm_chan_current = &chan;
+    size_t n = 3u << 20;
+    char *src = malloc(n), *got = calloc(1, n);
+    for (size_t i = 0; i < n; i++)
+        src[i] = (char)(i * 13);
+    uint64_t dev = crm__malloc(c, n);
+    crm_call call = crm__h2d_call(dev, src, n);
+    crm_replies r;
+    ck_assert_int_eq(crm__one(c, &call, &r)->crm_reply_u.crm_memcpy_h2d.err, cudaSuccess);
+    ck_assert(crm_chan_wait(&chan));
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    ck_assert_uint_ge(chan.moved, n);
+    /* Read back inline (no channel flag) and compare. */
+    crm_chan_current = NULL;
+    call = (crm_call){.api = CRM_API_crm_memcpy_d2h};
+    call.crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){.src = dev, .spitch = n, .width = n, .height = 1};
+    crm_replies r2 = {.crm_replies_len = 1, .crm_replies_val = &(crm_reply){.api = CRM_API_crm_memcpy_d2h}};
+    r2.crm_replies_val[0].crm_reply_u.crm_memcpy_d2h.data = (crm_d2h_res){.dst = got, .dpitch = n, .width = n,
+                                                                          .height = 1};
+    crm_calls batch = {.crm_calls_len = 1, .crm_calls_val = &call};
+    ck_assert_int_eq(clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
+                               (char *)&r2, crm__timeout), RPC_SUCCESS);
+    ck_assert_int_eq(memcmp(got, src, n), 0);
+    free(src);
+    free(got);
+    crm_chan_close(&chan);
+    close(stranger);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
 /* A record claiming a huge batch, an oversized bulk length, then a cut-off stream. */
 START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
 {
@@ -249,6 +380,8 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_wrong_protocol_version_gets_clear_refusal);
     tcase_add_test(tc, test_bad_pointers_and_handles_get_cuda_errors);
     tcase_add_test(tc, test_lying_lengths_and_truncation_end_only_that_session);
+    tcase_add_test(tc, test_channel_claims_without_a_channel);
+    tcase_add_test(tc, test_channel_token_and_payload);
     suite_add_tcase(s, tc);
     return s;
 }
