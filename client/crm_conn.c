@@ -14,6 +14,7 @@
 #include "client/crm_dataconn.h"
 #include "client/crm_handles.h"
 #include "client/crm_queue.h"
+#include "client/crm_rpc.h"
 #include "common/crm_addr.h"
 #include "common/crm_log.h"
 #include "protocol/crm_bulk.h"
@@ -24,11 +25,12 @@
 enum crm_conn_state { CRM_CONN_NONE, CRM_CONN_OPEN, CRM_CONN_UNREACHABLE, CRM_CONN_LOST };
 
 static struct {
-    pthread_mutex_t lock;      /* serialises every use of clnt */
+    pthread_mutex_t lock;      /* serialises every use of rpc */
     enum crm_conn_state state;
     pid_t pid;                 /* process that opened the connection */
     int fd;                    /* the socket, owned */
-    CLIENT *clnt;              /* libtirpc client over fd */
+    crm_rpc rpc;               /* RPC calls over fd */
+    int rpc_open;              /* rpc is set up */
     char addr[300];            /* server address as text, for messages */
     crm_session_info info;     /* from HELLO */
     int srv_device;            /* device currently selected on the server */
@@ -67,8 +69,8 @@ static int crm__hello(char *err, size_t errlen)
     args.host = host;
     crm_dataconn_offer_shm(crm__conn.fd, &args, shm_name);
     crm_dataconn_ask(&args);
-    enum clnt_stat st = clnt_call(crm__conn.clnt, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args,
-                                  (xdrproc_t)xdr_crm_hello_res, (char *)&res, crm__conn.timeout);
+    enum clnt_stat st = crm_rpc_call(&crm__conn.rpc, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, &args,
+                                     (xdrproc_t)xdr_crm_hello_res, &res);
     if (shm_name[0] != '\0')
         crm_shm_unlink(shm_name); /* attached or refused: the name has served */
     if (st != RPC_SUCCESS || !(res.capabilities & CRM_CAP_SHM))
@@ -90,7 +92,7 @@ static int crm__hello(char *err, size_t errlen)
         crm__conn.info.driver_version = res.driver_version;
         crm__conn.info.runtime_version = res.runtime_version;
         snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
-        crm_dataconn_open(crm__conn.fd, &res);
+        crm_dataconn_open(crm__conn.fd, &res, crm__conn.timeout);
     }
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
     return rc;
@@ -99,43 +101,59 @@ static int crm__hello(char *err, size_t errlen)
 static int crm__connect(char *err, size_t errlen)
 {
     crm_addr addr;
-    struct sockaddr_storage ss;
-    socklen_t sslen = sizeof ss;
     if (crm__config(&addr, err, errlen) != 0)
         return -1;
     crm__conn.fd = crm_addr_connect(&addr, 10000, err, errlen);
     if (crm__conn.fd < 0)
         return -1;
-    getpeername(crm__conn.fd, (struct sockaddr *)&ss, &sslen);
-    struct netbuf raddr = {.maxlen = sizeof ss, .len = sslen, .buf = &ss};
-    crm__conn.clnt = clnt_vc_create(crm__conn.fd, &raddr, CRM_PROG, CRM_VERS, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
-    if (crm__conn.clnt == NULL) {
-        snprintf(err, errlen, "cannot create RPC client: %s", clnt_spcreateerror(""));
+    if (crm_rpc_init(&crm__conn.rpc, crm__conn.fd, crm__conn.timeout) != 0) {
+        snprintf(err, errlen, "cannot set up RPC over the connection: %s", strerror(errno));
         return -1;
     }
+    crm__conn.rpc_open = 1;
     return crm__hello(err, errlen);
 }
 
 static void crm__drop(void)
 {
     crm_dataconn_close();
-    if (crm__conn.clnt != NULL)
-        clnt_destroy(crm__conn.clnt);
+    if (crm__conn.rpc_open)
+        crm_rpc_fini(&crm__conn.rpc);
     if (crm__conn.fd >= 0)
         close(crm__conn.fd);
-    crm__conn.clnt = NULL;
+    crm__conn.rpc_open = 0;
     crm__conn.fd = -1;
+}
+
+/* Set in a forked child (pthread_atfork), so calls need not ask getpid. */
+static volatile int crm__forked;
+static pthread_once_t crm__atfork_once = PTHREAD_ONCE_INIT;
+
+static void crm__on_fork_child(void)
+{
+    crm__forked = 1;
+}
+
+static void crm__watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, crm__on_fork_child);
 }
 
 /* A forked child must not share the parent's session: it opens its own. */
 static void crm__forget_parent(void)
 {
+    pthread_once(&crm__atfork_once, crm__watch_forks);
+    if (!crm__forked)
+        return;
+    crm__forked = 0;
     if (crm__conn.state == CRM_CONN_NONE || crm__conn.pid == getpid())
         return;
     if (crm__conn.fd >= 0)
         close(crm__conn.fd);
     crm_dataconn_forget();
-    crm__conn.clnt = NULL; /* belongs to the parent's copy; never used again */
+    if (crm__conn.rpc_open)
+        crm_rpc_fini(&crm__conn.rpc); /* our copy of the parent's buffers */
+    crm__conn.rpc_open = 0;
     crm__conn.fd = -1;
     crm__conn.state = CRM_CONN_NONE;
     crm_queue_clear(&crm__conn.queue); /* the parent's calls, not ours */
@@ -245,27 +263,6 @@ static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
     return TRUE;
 }
 
-/* Runs clnt_call with SIGPIPE blocked in this thread, so a dead server cannot kill
- * the program; a SIGPIPE raised meanwhile is consumed unless one was pending. */
-static enum clnt_stat crm__call_nosigpipe(crm__exchange *x)
-{
-    sigset_t pipe_set, old, pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    sigpending(&pending);
-    int was_pending = sigismember(&pending, SIGPIPE);
-    enum clnt_stat st = clnt_call(crm__conn.clnt, CRM_EXEC, (xdrproc_t)crm__xdr_calls, (char *)x,
-                                  (xdrproc_t)crm__xdr_replies, (char *)x, crm__conn.timeout);
-    if (!was_pending) {
-        struct timespec zero = {0, 0};
-        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return st;
-}
-
 static uint64_t crm__now_ns(void)
 {
     struct timespec ts;
@@ -290,7 +287,8 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     crm__exchange x = {calls, replies, n};
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
-    enum clnt_stat st = crm__call_nosigpipe(&x);
+    enum clnt_stat st = crm_rpc_call(&crm__conn.rpc, CRM_EXEC, (xdrproc_t)crm__xdr_calls, &x,
+                                     (xdrproc_t)crm__xdr_replies, &x);
     if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
         st = RPC_CANTSEND; /* the data channel broke under a payload */
     crm__observe_bulk(&sent0, &recv0, t0);

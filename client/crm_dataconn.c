@@ -74,12 +74,16 @@ void crm_dataconn_ask(crm_hello_args *args)
         args->capabilities |= CRM_CAP_CHANNEL;
 }
 
-void crm_dataconn_open(int rpc_fd, const crm_hello_res *res)
+void crm_dataconn_open(int rpc_fd, const crm_hello_res *res, struct timeval timeout)
 {
     if (!(res->capabilities & CRM_CAP_CHANNEL))
         return;
     int fd = crm_chan_connect(rpc_fd, res->chan_port, res->chan_path ? res->chan_path : "",
                               (const unsigned char *)res->chan_token, CRM_CHAN_CONNECT_MS);
+    if (fd >= 0) { /* a server that stops mid-payload fails the call, as on the RPC socket */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    }
     if (fd < 0 || crm_chan_init(&crm__chan, fd, 1) != 0) {
         if (fd >= 0)
             close(fd);

@@ -113,6 +113,10 @@ static int crm__resolve(enum crm_backend_kind kind, const char *lib, const char 
 
 int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
 {
+    /* The emulated device runs each BLAS call on the session's thread; OpenBLAS's own
+     * helper threads would only spin beside it, taking a core from the client. */
+    if (kind == CRM_BACKEND_EMU)
+        setenv("OPENBLAS_NUM_THREADS", "1", 0);
 #define CRM_RT_FN(lib, name)                                                          \
     if (crm__resolve(kind, #lib, #name, (void **)&crm_rt.name, err, errlen) != 0) \
         return -1;

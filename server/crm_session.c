@@ -170,10 +170,10 @@ static void crm__serve(int fd)
         int rc = poll(&p, 1, 500);
         if (rc < 0 && errno != EINTR)
             break;
+        if (rc > 0 && (p.revents & POLLNVAL)) /* libtirpc closed it: the client is gone */
+            return;
         if (rc > 0)
             svc_getreq_common(fd);
-        if (fcntl(fd, F_GETFD) < 0) /* libtirpc closed it: the client is gone */
-            return;
     }
     svc_destroy(x);
 }

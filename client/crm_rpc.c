@@ -1,0 +1,116 @@
+/* crm_rpc.c -- ONC RPC calls over a stream socket without signal games. */
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include "client/crm_rpc.h"
+#include "crm_api.h"
+#include "protocol/crm_wire.h"
+
+static int crm__readit(void *handle, void *buf, int len)
+{
+    crm_rpc *r = handle;
+    for (;;) {
+        ssize_t got = recv(r->fd, buf, (size_t)len, 0);
+        if (got > 0)
+            return (int)got;
+        if (got < 0 && errno == EINTR)
+            continue;
+        r->timed_out = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+        return -1; /* end of stream, error or timeout */
+    }
+}
+
+static int crm__writeit(void *handle, void *buf, int len)
+{
+    crm_rpc *r = handle;
+    for (int done = 0; done < len;) {
+        ssize_t put = send(r->fd, (char *)buf + done, (size_t)(len - done), MSG_NOSIGNAL);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return -1;
+        done += (int)put;
+    }
+    return len;
+}
+
+int crm_rpc_init(crm_rpc *r, int fd, struct timeval timeout)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = fd;
+    if (getrandom(&r->xid, sizeof r->xid, 0) != sizeof r->xid)
+        r->xid = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) != 0)
+        return -1;
+    xdrrec_create(&r->xdrs, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ, r, crm__readit, crm__writeit);
+    return r->xdrs.x_ops != NULL ? 0 : -1;
+}
+
+/* The status of an answered call, from its reply header. */
+static enum clnt_stat crm__reply_status(const struct rpc_msg *m)
+{
+    if (m->rm_reply.rp_stat != MSG_ACCEPTED)
+        return m->rm_reply.rp_rjct.rj_stat == RPC_MISMATCH ? RPC_VERSMISMATCH : RPC_AUTHERROR;
+    switch (m->acpted_rply.ar_stat) {
+    case SUCCESS:
+        return RPC_SUCCESS;
+    case PROG_UNAVAIL:
+        return RPC_PROGUNAVAIL;
+    case PROG_MISMATCH:
+        return RPC_PROGVERSMISMATCH;
+    case PROC_UNAVAIL:
+        return RPC_PROCUNAVAIL;
+    case GARBAGE_ARGS:
+        return RPC_CANTDECODEARGS;
+    default:
+        return RPC_SYSTEMERROR;
+    }
+}
+
+static enum clnt_stat crm__send_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args)
+{
+    struct rpc_msg call;
+    memset(&call, 0, sizeof call);
+    call.rm_xid = ++r->xid;
+    call.rm_direction = CALL;
+    call.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+    call.rm_call.cb_prog = CRM_PROG;
+    call.rm_call.cb_vers = CRM_VERS;
+    call.rm_call.cb_proc = proc;
+    call.rm_call.cb_cred = _null_auth;
+    call.rm_call.cb_verf = _null_auth;
+    r->xdrs.x_op = XDR_ENCODE;
+    if (!xdr_callmsg(&r->xdrs, &call) || !xargs(&r->xdrs, args))
+        return RPC_CANTENCODEARGS;
+    return xdrrec_endofrecord(&r->xdrs, TRUE) ? RPC_SUCCESS : RPC_CANTSEND;
+}
+
+enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res)
+{
+    enum clnt_stat st = crm__send_call(r, proc, xargs, args);
+    if (st != RPC_SUCCESS)
+        return st;
+    struct rpc_msg reply;
+    memset(&reply, 0, sizeof reply);
+    reply.acpted_rply.ar_verf = _null_auth;
+    reply.acpted_rply.ar_results.where = res;
+    reply.acpted_rply.ar_results.proc = xres;
+    r->xdrs.x_op = XDR_DECODE;
+    r->timed_out = 0;
+    if (!xdrrec_skiprecord(&r->xdrs))
+        return r->timed_out ? RPC_TIMEDOUT : RPC_CANTRECV;
+    if (!xdr_replymsg(&r->xdrs, &reply))
+        return r->timed_out ? RPC_TIMEDOUT : RPC_CANTDECODERES;
+    if (reply.rm_xid != r->xid)
+        return RPC_CANTDECODERES; /* one call at a time: any other reply is out of step */
+    return crm__reply_status(&reply);
+}
+
+void crm_rpc_fini(crm_rpc *r)
+{
+    if (r->xdrs.x_ops != NULL)
+        XDR_DESTROY(&r->xdrs);
+    r->xdrs.x_ops = NULL;
+}

@@ -1,0 +1,29 @@
+/* crm_rpc.h -- the client's side of an ONC RPC stream connection, in place of
+ * libtirpc's clnt_vc: the same record-marked messages (libtirpc's xdrrec and
+ * rpc_msg XDR), but sent with MSG_NOSIGNAL, so a dead server never raises SIGPIPE
+ * and no signal mask has to change around each call, and the reply is awaited
+ * in a blocking read bounded by SO_RCVTIMEO instead of poll then read. A
+ * synchronous call costs one send and one read on this side. */
+#ifndef CRM_RPC_H
+#define CRM_RPC_H
+
+#include <stdint.h>
+#include <rpc/rpc.h>
+
+typedef struct crm_rpc {
+    int fd;                /* connected stream socket, not owned */
+    XDR xdrs;              /* record stream over fd */
+    uint32_t xid;          /* of the last call */
+    int timed_out;         /* the last read hit the timeout */
+} crm_rpc;
+
+/* Sets up calls over fd; each waits at most timeout for its reply. 0 or -1. */
+int crm_rpc_init(crm_rpc *r, int fd, struct timeval timeout);
+/* Calls procedure proc of CRM_PROG/CRM_VERS: encodes args with xargs, decodes
+ * the reply into res with xres. RPC_SUCCESS, or why not (clnt_sperrno names it);
+ * after a failure the stream is out of step and must be dropped. */
+enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res);
+/* Frees the record stream's buffers. */
+void crm_rpc_fini(crm_rpc *r);
+
+#endif
