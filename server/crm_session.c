@@ -1,8 +1,7 @@
-/* crm_session.c -- a session process: RPC loop over one connection, HELLO and EXEC,
- * release of everything the client owned when it leaves. */
+/* crm_session.c -- a session process: the loop over its connection's calls
+ * (server/crm_srv_rpc.h), HELLO and EXEC, and the release of everything the client
+ * owned when it leaves. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "server/crm_backend.h"
 #include "server/crm_session.h"
 #include "server/crm_session_chan.h"
+#include "server/crm_srv_rpc.h"
 #include "server/crm_xfer.h"
 
 static crm_session crm__session;            /* the one session of this process */
@@ -29,7 +29,7 @@ static void crm__on_term(int sig)
     crm__stopping = 1;
 }
 
-static void crm__hello(SVCXPRT *x, crm_session *s)
+static void crm__hello(crm_srv_rpc *x, crm_session *s)
 {
     crm_hello_args args;
     crm_hello_res res;
@@ -37,8 +37,9 @@ static void crm__hello(SVCXPRT *x, crm_session *s)
     memset(&args, 0, sizeof args);
     memset(&res, 0, sizeof res);
     res.chan_path = chan_path;
-    if (!svc_getargs(x, (xdrproc_t)xdr_crm_hello_args, (char *)&args)) {
-        svcerr_decode(x);
+    if (!crm_srv_rpc_getargs(x, (xdrproc_t)xdr_crm_hello_args, &args)) {
+        xdr_free((xdrproc_t)xdr_crm_hello_args, (char *)&args);
+        crm_srv_rpc_error(x, GARBAGE_ARGS);
         return;
     }
     res.proto_version = CRM_PROTO_VERSION;
@@ -73,8 +74,8 @@ static void crm__hello(SVCXPRT *x, crm_session *s)
     if (res.status != 0)
         crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
                  s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
-    svc_sendreply(x, (xdrproc_t)xdr_crm_hello_res, (char *)&res);
-    svc_freeargs(x, (xdrproc_t)xdr_crm_hello_args, (char *)&args);
+    crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
+    xdr_free((xdrproc_t)xdr_crm_hello_args, (char *)&args);
 }
 
 /* A batch being executed as it is decoded, and the replies it produced. */
@@ -112,17 +113,17 @@ static bool_t crm__xdr_exec(XDR *xdrs, crm__exec *ex)
     return TRUE;
 }
 
-static void crm__exec_batch(SVCXPRT *x, crm_session *s)
+static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
 {
     crm__exec ex = {.s = s};
     if (!s->hello_done) {
         crm_warn("session %llu: call before HELLO from %s", (unsigned long long)s->id, s->peer);
-        svcerr_systemerr(x);
+        crm_srv_rpc_error(x, SYSTEM_ERR);
         return;
     }
-    if (!svc_getargs(x, (xdrproc_t)crm__xdr_exec, (char *)&ex)) {
-        svcerr_decode(x);
-    } else if (!svc_sendreply(x, (xdrproc_t)xdr_crm_replies, (char *)&ex.replies)) {
+    if (!crm_srv_rpc_getargs(x, (xdrproc_t)crm__xdr_exec, &ex)) {
+        crm_srv_rpc_error(x, GARBAGE_ARGS);
+    } else if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_replies, &ex.replies)) {
         crm_session_chan_discard();
     } else if (crm_session_chan_after_reply() != 0) {
         crm__stopping = 1; /* the client cannot get its data: end the session */
@@ -130,11 +131,11 @@ static void crm__exec_batch(SVCXPRT *x, crm_session *s)
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
 }
 
-static void crm__dispatch(struct svc_req *rq, SVCXPRT *x)
+static void crm__dispatch(crm_srv_rpc *x, uint32_t proc)
 {
-    switch (rq->rq_proc) {
+    switch (proc) {
     case CRM_NULL:
-        svc_sendreply(x, (xdrproc_t)(void (*)(void))xdr_void, NULL);
+        crm_srv_rpc_reply(x, (xdrproc_t)(void (*)(void))xdr_void, NULL);
         break;
     case CRM_HELLO:
         crm__hello(x, &crm__session);
@@ -143,7 +144,7 @@ static void crm__dispatch(struct svc_req *rq, SVCXPRT *x)
         crm__exec_batch(x, &crm__session);
         break;
     default:
-        svcerr_noproc(x);
+        crm_srv_rpc_error(x, PROC_UNAVAIL);
     }
 }
 
@@ -157,25 +158,19 @@ static void crm__log_end(crm_session *s)
              (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out);
 }
 
-/* Serves requests until the transport is destroyed (client gone) or SIGTERM. */
+/* Serves calls until the client leaves or SIGTERM. */
 static void crm__serve(int fd)
 {
-    SVCXPRT *x = svc_fd_create(fd, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
-    if (x == NULL || !svc_reg(x, CRM_PROG, CRM_VERS, crm__dispatch, NULL)) {
+    crm_srv_rpc x;
+    uint32_t proc;
+    if (crm_srv_rpc_init(&x, fd, &crm__stopping) != 0) {
         crm_error("session %llu: cannot set up the RPC transport", (unsigned long long)crm__session.id);
         return;
     }
-    while (!crm__stopping) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int rc = poll(&p, 1, 500);
-        if (rc < 0 && errno != EINTR)
-            break;
-        if (rc > 0 && (p.revents & POLLNVAL)) /* libtirpc closed it: the client is gone */
-            return;
-        if (rc > 0)
-            svc_getreq_common(fd);
-    }
-    svc_destroy(x);
+    while (crm_srv_rpc_next(&x, &proc))
+        crm__dispatch(&x, proc);
+    crm_srv_rpc_fini(&x);
+    close(fd); /* the client sees the end at once, before the clean-up */
 }
 
 int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
