@@ -8,14 +8,13 @@
 #define CRM_CODEC_MIN_BYTES (256u << 10) /* smaller transfers are never compressed */
 #define CRM_CODEC_MEASURE_MIN (256u << 10)
 #define CRM_CODEC_AUTO_LEVEL 1
-#define CRM_CODEC_REPROBE 32             /* in auto mode, try compression again this often */
+#define CRM_CODEC_REPROBE 32             /* in auto mode, try the other choice this often */
+#define CRM_CODEC_MARGIN 1.1             /* the compressor must beat the link by this much */
+#define CRM_CODEC_RAW_RATIO 0.97         /* wire/raw above this: the transfer went raw */
 
 static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
-static int crm__mode = -2;       /* -2 unread, -1 auto, 0 off, > 0 level */
-static double crm__link_bps;     /* bytes/s on the wire, 0 = unknown */
-static double crm__comp_bps;     /* compressor input bytes/s, 0 = unknown */
-static double crm__ratio = 1.0;  /* wire bytes / raw bytes when compressing */
-static unsigned crm__since_probe;
+static int crm__mode = -2;               /* -2 unread, -1 auto, 0 off, > 0 level */
+static crm_codec_model crm__model;
 
 static int crm__read_mode(void)
 {
@@ -33,31 +32,20 @@ static int crm__read_mode(void)
     return -1;
 }
 
-int crm_codec_decide(int mode, uint64_t bytes, double link_bps, double comp_bps, double ratio)
+int crm_codec_decide(int mode, uint64_t bytes, crm_codec_model *m)
 {
     if (mode >= 0)
         return mode;
-    if (bytes < CRM_CODEC_MIN_BYTES || link_bps <= 0)
+    if (bytes < CRM_CODEC_MIN_BYTES || m->link_bps <= 0)
         return 0;                      /* measure the link raw first */
-    if (comp_bps <= 0)
-        return CRM_CODEC_AUTO_LEVEL;   /* probe the compressor */
-    /* Compressing wins when the compressor outruns the link on the bytes it saves. */
-    return comp_bps * (1.0 - ratio) > link_bps ? CRM_CODEC_AUTO_LEVEL : 0;
-}
-
-int crm_codec_choose(uint64_t bytes)
-{
-    pthread_mutex_lock(&crm__lock);
-    if (crm__mode == -2)
-        crm__mode = crm__read_mode();
-    int level = crm_codec_decide(crm__mode, bytes, crm__link_bps, crm__comp_bps, crm__ratio);
-    if (crm__mode < 0 && level == 0 && bytes >= CRM_CODEC_MIN_BYTES && crm__link_bps > 0 &&
-        ++crm__since_probe >= CRM_CODEC_REPROBE) {
-        crm__since_probe = 0;          /* the data may have become compressible */
-        level = CRM_CODEC_AUTO_LEVEL;
+    if (m->comp_bps <= 0)
+        return CRM_CODEC_AUTO_LEVEL;   /* then the compressor */
+    int compress = m->ratio < 1.0 && m->comp_bps > CRM_CODEC_MARGIN * m->link_bps;
+    if (++m->since_probe >= CRM_CODEC_REPROBE) {
+        m->since_probe = 0;            /* the link or the data may have changed */
+        compress = !compress;
     }
-    pthread_mutex_unlock(&crm__lock);
-    return level;
+    return compress ? CRM_CODEC_AUTO_LEVEL : 0;
 }
 
 static double crm__blend(double old, double sample)
@@ -65,16 +53,34 @@ static double crm__blend(double old, double sample)
     return old > 0 ? 0.5 * old + 0.5 * sample : sample;
 }
 
+void crm_codec_learn(crm_codec_model *m, const crm_payload_stats *moved, uint64_t elapsed_ns)
+{
+    if (moved->wire_bytes < CRM_CODEC_MEASURE_MIN / 8 || moved->raw_bytes < CRM_CODEC_MEASURE_MIN || elapsed_ns == 0)
+        return;
+    double ratio = (double)moved->wire_bytes / (double)moved->raw_bytes;
+    if (ratio >= CRM_CODEC_RAW_RATIO) {  /* sent raw: the elapsed time is the link's */
+        m->link_bps = crm__blend(m->link_bps, (double)moved->wire_bytes * 1e9 / (double)elapsed_ns);
+        return;
+    }
+    /* Compressed: learn the gain, and the compressor's speed when it ran here. */
+    m->ratio = m->comp_bps > 0 || m->ratio > 0 ? crm__blend(m->ratio, ratio) : ratio;
+    if (moved->compress_ns > 0)
+        m->comp_bps = crm__blend(m->comp_bps, (double)moved->raw_bytes * 1e9 / (double)moved->compress_ns);
+}
+
+int crm_codec_choose(uint64_t bytes)
+{
+    pthread_mutex_lock(&crm__lock);
+    if (crm__mode == -2)
+        crm__mode = crm__read_mode();
+    int level = crm_codec_decide(crm__mode, bytes, &crm__model);
+    pthread_mutex_unlock(&crm__lock);
+    return level;
+}
+
 void crm_codec_observe(const crm_payload_stats *moved, uint64_t elapsed_ns)
 {
-    if (moved->wire_bytes < CRM_CODEC_MEASURE_MIN || elapsed_ns == 0)
-        return;
     pthread_mutex_lock(&crm__lock);
-    uint64_t wire_ns = elapsed_ns > moved->compress_ns ? elapsed_ns - moved->compress_ns : elapsed_ns;
-    crm__link_bps = crm__blend(crm__link_bps, (double)moved->wire_bytes * 1e9 / (double)wire_ns);
-    if (moved->compress_ns > 0) {
-        crm__comp_bps = crm__blend(crm__comp_bps, (double)moved->raw_bytes * 1e9 / (double)moved->compress_ns);
-        crm__ratio = crm__blend(crm__ratio, (double)moved->wire_bytes / (double)moved->raw_bytes);
-    }
+    crm_codec_learn(&crm__model, moved, elapsed_ns);
     pthread_mutex_unlock(&crm__lock);
 }

@@ -1,13 +1,23 @@
 /* crm_codec.h -- the client's choice of compression for bulk transfers
- * (CUDAREM_COMPRESS=auto|off|on|LEVEL). In auto mode it estimates the link's speed
- * and the compressor's speed and gain from the transfers it sees, and compresses
- * only when that moves the bytes sooner; the encoder additionally sends raw each
- * chunk whose sample does not compress. */
+ * (CUDAREM_COMPRESS=auto|off|on|LEVEL). In auto mode it learns the link's speed
+ * from transfers sent raw, and the compressor's speed and gain from transfers sent
+ * compressed, and compresses when the compressor outruns the link: the data
+ * channel sends one chunk while the next is compressed, so the slower of the two
+ * sets the pace. The encoder additionally sends raw each chunk whose sample does
+ * not compress. */
 #ifndef CRM_CODEC_H
 #define CRM_CODEC_H
 
 #include <stdint.h>
 #include "protocol/crm_payload.h"
+
+/* What auto mode knows; 0 = not measured yet. */
+typedef struct crm_codec_model {
+    double link_bps;     /* payload bytes/s on the wire, from raw transfers */
+    double comp_bps;     /* compressor input bytes/s */
+    double ratio;        /* wire bytes / raw bytes when compressed */
+    unsigned since_probe;/* transfers since the other choice was last tried */
+} crm_codec_model;
 
 /* Compression level for a transfer of `bytes` (0 = raw). */
 int crm_codec_choose(uint64_t bytes);
@@ -15,8 +25,11 @@ int crm_codec_choose(uint64_t bytes);
  * time spent compressing here, and the message's elapsed time. */
 void crm_codec_observe(const crm_payload_stats *moved, uint64_t elapsed_ns);
 
-/* Pure decision for tests: level to use given the mode (-1 auto, 0 off, > 0 level),
- * the link speed, compressor speed (bytes/s, 0 = unknown) and gain (wire/raw). */
-int crm_codec_decide(int mode, uint64_t bytes, double link_bps, double comp_bps, double ratio);
+/* Pure parts, for tests. Level for a transfer given the mode (-1 auto, 0 off,
+ * > 0 level) and the model; a decision to try the other choice now and then, so
+ * that a change of link or data is noticed, updates m->since_probe. */
+int crm_codec_decide(int mode, uint64_t bytes, crm_codec_model *m);
+/* Updates the model from one message. */
+void crm_codec_learn(crm_codec_model *m, const crm_payload_stats *moved, uint64_t elapsed_ns);
 
 #endif

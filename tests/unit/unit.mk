@@ -1,9 +1,9 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
-# the data channel
+# the data channel, the compression policy
 # and the client's pointer table. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan
+UNIT_PURE := rangemap idmap addr wire ptrmap chan codec
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -28,6 +28,10 @@ $(BUILD)/tests/check_wire: tests/unit/check_wire.c tests/unit/crm_check.h \
 $(BUILD)/tests/check_chan: tests/unit/check_chan.c tests/unit/crm_check.h \
                            protocol/crm_chan.h protocol/crm_payload.h $(GEN_HEADERS) $(PROTO_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -ltirpc -lpthread
+
+$(BUILD)/tests/check_codec: tests/unit/check_codec.c tests/unit/crm_check.h client/crm_codec.h \
+                            $(BUILD)/obj/client/crm_codec.o $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lpthread
 
 $(BUILD)/tests/check_ptrmap: tests/unit/check_ptrmap.c tests/unit/crm_check.h \
                              client/crm_ptrmap.h common/crm_rangemap.h \
