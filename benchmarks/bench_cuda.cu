@@ -150,16 +150,28 @@ static int bc_async(long n, long batch)
     return 0;
 }
 
-/* Fills buf: "random" (incompressible), "zeros", or "lowentropy" (random bytes
- * from a 4-letter alphabet: 2 bits of entropy per byte). */
+/* Fills buf: "random" (incompressible), "zeros", "sparse" (a random float in every
+ * tenth 4-byte word, zeros elsewhere, as after a ReLU) or "lowentropy" (random
+ * bytes from a 4-letter alphabet: 2 bits of entropy per byte). */
 static void bc_fill(unsigned char *buf, size_t n, const char *data)
 {
     if (strcmp(data, "zeros") == 0) {
         memset(buf, 0, n);
         return;
     }
-    int low = strcmp(data, "lowentropy") == 0;
+    int low = strcmp(data, "lowentropy") == 0, sparse = strcmp(data, "sparse") == 0;
     uint64_t x = 0x9e3779b97f4a7c15ull;
+    if (sparse) {
+        memset(buf, 0, n);
+        for (size_t w = 0; (w + 1) * 4 <= n; w += 10) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            float f = (float)(x >> 40) / (float)(1 << 24);
+            memcpy(buf + w * 4, &f, 4);
+        }
+        return;
+    }
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         x ^= x << 13;

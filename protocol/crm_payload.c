@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zstd.h>
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_payload.h"
@@ -169,33 +170,163 @@ static size_t crm__try_compress(crm__zenc *z, const char *data, size_t len)
         z->skip--;
         return 0;
     }
-    uint64_t t0 = crm__now_ns();
     size_t sample = len < CRM_SAMPLE ? len : CRM_SAMPLE;
     size_t got = ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, sample, z->level);
     if (ZSTD_isError(got) || (double)got > CRM_SAMPLE_GAIN * (double)sample) {
         z->skip = CRM_SKIP_AFTER_MISS;
-        z->st->compress_ns += crm__now_ns() - t0;
         return 0;
     }
     got = sample == len ? got : ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, len, z->level);
-    z->st->compress_ns += crm__now_ns() - t0;
     return ZSTD_isError(got) || got >= len ? 0 : got;
 }
 
+/* ---- a second compressor --------------------------------------------------------
+ * Compressing is slower than many links: while a payload's encoder compresses one
+ * chunk, a helper thread compresses the next, on machines with a second core. One
+ * payload at a time uses it; an encoder that finds it busy works alone. */
+
+typedef struct crm__helper {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int started;                 /* 1: thread running, -1: none on this machine */
+    int state;                   /* 0 idle, 1 chunk given, 2 chunk done */
+    const char *src;             /* the chunk: payload rows and offset */
+    uint64_t pitch, width, height, off;
+    uint32_t len;
+    crm__zenc z;                 /* its own context and buffers */
+    const char *data;            /* result: the gathered chunk */
+    size_t stored;               /* and its compressed size, 0 = send raw */
+} crm__helper;
+
+static crm__helper crm__h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0, 0, 0, 0, 0,
+                             {NULL, 0, NULL, NULL, 0, 0, NULL}, NULL, 0};
+
+static void *crm__helper_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&crm__h.lock);
+    for (;;) {
+        while (crm__h.state != 1)
+            pthread_cond_wait(&crm__h.changed, &crm__h.lock);
+        pthread_mutex_unlock(&crm__h.lock);
+        crm__h.data = crm__gather(crm__h.src, crm__h.pitch, crm__h.width, crm__h.height, crm__h.off, crm__h.len,
+                                  crm__h.z.gather);
+        crm__h.z.skip = 0;
+        crm__h.stored = crm__try_compress(&crm__h.z, crm__h.data, crm__h.len);
+        pthread_mutex_lock(&crm__h.lock);
+        crm__h.state = 2;
+        pthread_cond_broadcast(&crm__h.changed);
+    }
+    return NULL;
+}
+
+/* A forked child has no helper thread: it starts its own when it needs one. */
+static void crm__helper_forget(void)
+{
+    pthread_mutex_init(&crm__h.lock, NULL);
+    pthread_cond_init(&crm__h.changed, NULL);
+    crm__h.started = 0;
+    crm__h.state = 0;
+    crm__h.z.cctx = NULL; /* the parent's buffers stay allocated in this copy */
+}
+
+static void crm__helper_register_fork(void)
+{
+    pthread_atfork(NULL, NULL, crm__helper_forget);
+}
+
+/* Starts the helper once (lock held); its buffers are globals, never freed. */
+static int crm__helper_start(void)
+{
+    if (crm__h.started != 0)
+        return crm__h.started > 0;
+    crm__h.started = -1;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return 0;
+    crm__h.z.cctx = ZSTD_createCCtx();
+    crm__h.z.gather = malloc(CRM_PAYLOAD_CHUNK);
+    crm__h.z.out_cap = ZSTD_compressBound(CRM_PAYLOAD_CHUNK);
+    crm__h.z.out = malloc(crm__h.z.out_cap);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (crm__h.z.cctx && crm__h.z.gather && crm__h.z.out && pthread_create(&t, &attr, crm__helper_main, NULL) == 0)
+        crm__h.started = 1;
+    pthread_attr_destroy(&attr);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (crm__h.started > 0)
+        pthread_once(&once, crm__helper_register_fork);
+    return crm__h.started > 0;
+}
+
+/* Gives the helper chunk [off, off+len) of the rows; FALSE when it cannot take it. */
+static bool_t crm__helper_give(const char *src, uint64_t pitch, uint64_t width, uint64_t height, uint64_t off,
+                               uint32_t len, int level)
+{
+    pthread_mutex_lock(&crm__h.lock);
+    bool_t ok = crm__helper_start() && crm__h.state == 0;
+    if (ok) {
+        crm__h.src = src;
+        crm__h.pitch = pitch;
+        crm__h.width = width;
+        crm__h.height = height;
+        crm__h.off = off;
+        crm__h.len = len;
+        crm__h.z.level = level;
+        crm__h.state = 1;
+        pthread_cond_broadcast(&crm__h.changed);
+    }
+    pthread_mutex_unlock(&crm__h.lock);
+    return ok;
+}
+
+/* Waits for the chunk given; its bytes stay valid until the next crm__helper_give. */
+static void crm__helper_take(const char **data, const char **out, size_t *stored)
+{
+    pthread_mutex_lock(&crm__h.lock);
+    while (crm__h.state != 2)
+        pthread_cond_wait(&crm__h.changed, &crm__h.lock);
+    crm__h.state = 0;
+    *data = crm__h.data;
+    *out = crm__h.z.out;
+    *stored = crm__h.stored;
+    pthread_mutex_unlock(&crm__h.lock);
+}
+
+static bool_t crm__put_one(XDR *xdrs, crm__zenc *z, uint32_t len, const char *data, const char *out, size_t stored)
+{
+    z->st->wire_bytes += (stored ? stored : len) + 12;
+    return stored ? crm__put_chunk(xdrs, CRM__CHUNK_ZSTD, len, out, (uint32_t)stored)
+                  : crm__put_chunk(xdrs, CRM__CHUNK_RAW, len, data, len);
+}
+
+static uint32_t crm__chunk_len(uint64_t total, uint64_t off)
+{
+    return total - off > CRM_PAYLOAD_CHUNK ? CRM_PAYLOAD_CHUNK : (uint32_t)(total - off);
+}
+
+/* Chunks in pairs: the helper compresses the second while this thread compresses
+ * the first; both are then written in order. */
 static bool_t crm__put_zstd(XDR *xdrs, crm__zenc *z, const char *src, uint64_t pitch, uint64_t width,
                             uint64_t height)
 {
     uint64_t total = width * height;
     for (uint64_t off = 0; off < total;) {
-        uint32_t len = total - off > CRM_PAYLOAD_CHUNK ? CRM_PAYLOAD_CHUNK : (uint32_t)(total - off);
-        const char *data = crm__gather(src, pitch, width, height, off, len, z->gather);
-        size_t stored = crm__try_compress(z, data, len);
-        bool_t ok = stored ? crm__put_chunk(xdrs, CRM__CHUNK_ZSTD, len, z->out, (uint32_t)stored)
-                           : crm__put_chunk(xdrs, CRM__CHUNK_RAW, len, data, len);
-        if (!ok)
+        uint32_t len = crm__chunk_len(total, off), len2 = off + len < total ? crm__chunk_len(total, off + len) : 0;
+        int trying = z->skip == 0;
+        int helped = trying && len2 > 0 && crm__helper_give(src, pitch, width, height, off + len, len2, z->level);
+        uint64_t t0 = crm__now_ns();
+        const char *data = crm__gather(src, pitch, width, height, off, len, z->gather), *data2 = NULL, *out2 = NULL;
+        size_t stored = crm__try_compress(z, data, len), stored2 = 0;
+        if (helped)
+            crm__helper_take(&data2, &out2, &stored2);
+        if (trying)
+            z->st->compress_ns += crm__now_ns() - t0;
+        if (!crm__put_one(xdrs, z, len, data, z->out, stored) ||
+            (helped && !crm__put_one(xdrs, z, len2, data2, out2, stored2)))
             return FALSE;
-        z->st->wire_bytes += (stored ? stored : len) + 12;
-        off += len;
+        off += len + (helped ? len2 : 0);
     }
     return TRUE;
 }
