@@ -925,11 +925,13 @@ class Bench:
                      self.profile_name, m["cpu"], m["cores"], "GPU: " + "; ".join(m["gpus"]) if m["gpus"] else "no GPU",
                      "remote device: %s" % (r.get("remote_device") or {}).get("device", "?"), r.get("local_mode")), ""]
         lat = r.get("latency", {})
-        rows = [[t, f2(lat[t]["raw_p50_us"]), f2(lat[t]["stream_query_p50_us"]), f2(lat[t]["stream_query_p99_us"]),
-                 f2(lat[t]["ratio_p50"]) + "x"] for t in ("tcp", "unix") if t in lat]
+        rows = [[t, o["placement"], f2(o["raw_p50_us"]), f2(o["stream_query_p50_us"]), f2(o["stream_query_p99_us"]),
+                 f2(o["ratio_p50"]) + "x"] for t in ("tcp", "unix") for o in lat.get(t + "_placements", [])]
         if rows:
-            lines += ["**Synchronous call latency** (cudaStreamQuery, us)", "",
-                      md_table(["transport", "raw round trip p50", "remote p50", "remote p99", "remote/raw"], rows), ""]
+            lines += ["**Synchronous call latency** (cudaStreamQuery, us; servers pinned to CPU 0, the client on the "
+                      "same core or another)", "",
+                      md_table(["transport", "client", "raw round trip p50", "remote p50", "remote p99", "remote/raw"],
+                               rows), ""]
         a = r.get("async", {})
         if a.get("remote"):
             k = a.get("kernels", {})
