@@ -32,6 +32,7 @@ static struct {
     crm_rpc rpc;               /* RPC calls over fd */
     int rpc_open;              /* rpc is set up */
     char addr[300];            /* server address as text, for messages */
+    crm_addr server;           /* and parsed: the data channel connects there too */
     crm_session_info info;     /* from HELLO */
     int srv_device;            /* device currently selected on the server */
     struct timeval timeout;    /* per call; CUDAREM_TIMEOUT seconds */
@@ -92,7 +93,7 @@ static int crm__hello(char *err, size_t errlen)
         crm__conn.info.driver_version = res.driver_version;
         crm__conn.info.runtime_version = res.runtime_version;
         snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
-        crm_dataconn_open(crm__conn.fd, &res, crm__conn.timeout);
+        crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout);
     }
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
     return rc;
@@ -100,10 +101,10 @@ static int crm__hello(char *err, size_t errlen)
 
 static int crm__connect(char *err, size_t errlen)
 {
-    crm_addr addr;
-    if (crm__config(&addr, err, errlen) != 0)
+    crm_addr *addr = &crm__conn.server;
+    if (crm__config(addr, err, errlen) != 0)
         return -1;
-    crm__conn.fd = crm_addr_connect(&addr, 10000, err, errlen);
+    crm__conn.fd = crm_addr_connect(addr, 10000, err, errlen);
     if (crm__conn.fd < 0)
         return -1;
     if (crm_rpc_init(&crm__conn.rpc, crm__conn.fd, crm__conn.timeout) != 0) {

@@ -1,5 +1,7 @@
 /* crm_dataconn.c -- opening and closing the client's data channel and window. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +76,17 @@ void crm_dataconn_ask(crm_hello_args *args)
         args->capabilities |= CRM_CAP_CHANNEL;
 }
 
-void crm_dataconn_open(int rpc_fd, const crm_hello_res *res, struct timeval timeout)
+void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout)
 {
+    char err[256] = "";
     if (!(res->capabilities & CRM_CAP_CHANNEL))
         return;
-    int fd = crm_chan_connect(rpc_fd, res->chan_port, res->chan_path ? res->chan_path : "",
-                              (const unsigned char *)res->chan_token, CRM_CHAN_CONNECT_MS);
+    int fd = crm_addr_connect(server, CRM_CHAN_CONNECT_MS, err, sizeof err);
+    if (fd >= 0 && crm_chan_greet(fd, res->chan_path ? res->chan_path : "", (const unsigned char *)res->chan_token) != 0) {
+        snprintf(err, sizeof err, "%s", strerror(errno));
+        close(fd);
+        fd = -1;
+    }
     if (fd >= 0) { /* a server that stops mid-payload fails the call, as on the RPC socket */
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
@@ -87,8 +94,7 @@ void crm_dataconn_open(int rpc_fd, const crm_hello_res *res, struct timeval time
     if (fd < 0 || crm_chan_init(&crm__chan, fd, 1) != 0) {
         if (fd >= 0)
             close(fd);
-        crm_warn("cannot open the data channel (port %u): bulk data goes through the RPC stream",
-                 res->chan_port);
+        crm_warn("cannot open the data channel (%s): bulk data goes through the RPC stream", err);
         return;
     }
     if (res->capabilities & CRM_CAP_SHM)

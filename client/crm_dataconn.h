@@ -5,6 +5,7 @@
 #define CRM_DATACONN_H
 
 #include <sys/time.h>
+#include "common/crm_addr.h"
 #include "crm_api.h"
 
 /* Offers a shared window in HELLO when CUDAREM_SHM is "on", or "auto" (default)
@@ -12,10 +13,11 @@
 void crm_dataconn_offer_shm(int rpc_fd, crm_hello_args *args, char *name);
 /* Asks for a data channel in HELLO unless CUDAREM_CHANNEL=off. */
 void crm_dataconn_ask(crm_hello_args *args);
-/* After HELLO: opens the channel the server offered (with the window's ring when
- * the server attached it) and makes it crm_chan_current; its reads and writes wait
- * at most timeout. Without a channel, bulk data travels in the RPC stream. */
-void crm_dataconn_open(int rpc_fd, const crm_hello_res *res, struct timeval timeout);
+/* After HELLO: opens the channel the server offered, by a new connection to the
+ * server's address (protocol/crm_chan_link.h), with the window's ring when the
+ * server attached it, and makes it crm_chan_current; its reads and writes wait at
+ * most timeout. Without a channel, bulk data travels in the RPC stream. */
+void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout);
 /* Closes the channel and the window. */
 void crm_dataconn_close(void);
 /* In a forked child: lets go of the parent's channel without touching its thread. */

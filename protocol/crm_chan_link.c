@@ -1,6 +1,6 @@
-/* crm_chan_link.c -- listening for, accepting and connecting a data channel. */
+/* crm_chan_link.c -- greeting, routing and accepting a data channel connection. */
+#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -12,84 +12,94 @@
 #include <unistd.h>
 #include "protocol/crm_chan_link.h"
 
-#define CRM_ACCEPT_TRIES 8       /* strangers that may connect before the client */
+#define CRM_ACCEPT_TRIES 8       /* strangers that may come before the client */
 
 static void crm__tune(int fd)
 {
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* fails harmlessly on Unix sockets */
 }
 
-/* sockaddr of abstract Unix name `path`, and its length. */
-static socklen_t crm__abstract(const char *path, struct sockaddr_un *sun)
+/* sockaddr of abstract Unix name `name`, and its length. */
+static socklen_t crm__abstract(const char *name, struct sockaddr_un *sun)
 {
-    size_t n = strlen(path);
+    size_t n = strlen(name);
     memset(sun, 0, sizeof *sun);
     sun->sun_family = AF_UNIX;
-    memcpy(sun->sun_path + 1, path, n); /* sun_path[0] = 0: abstract */
+    memcpy(sun->sun_path + 1, name, n); /* sun_path[0] = 0: abstract */
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
-static int crm__listen_at(struct sockaddr_storage *ss, socklen_t len)
-{
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (bind(fd, (struct sockaddr *)ss, len) != 0 || listen(fd, CRM_ACCEPT_TRIES) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int crm_chan_listen(int rpc_fd, uint32_t *port, char *path, unsigned char *token)
-{
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    unsigned char rnd[8];
-    path[0] = '\0';
-    *port = 0;
-    if (getrandom(token, CRM_CHAN_TOKEN, 0) != CRM_CHAN_TOKEN || getrandom(rnd, sizeof rnd, 0) != sizeof rnd ||
-        getsockname(rpc_fd, (struct sockaddr *)&ss, &len) != 0)
-        return -1;
-    if (ss.ss_family == AF_UNIX) {
-        snprintf(path, CRM_CHAN_PATH_MAX, "cudarem-chan-%d-%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(), rnd[0],
-                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-        len = crm__abstract(path, (struct sockaddr_un *)&ss);
-    } else if (ss.ss_family == AF_INET) {
-        ((struct sockaddr_in *)&ss)->sin_port = 0;
-    } else if (ss.ss_family == AF_INET6) {
-        ((struct sockaddr_in6 *)&ss)->sin6_port = 0;
-    } else {
-        return -1;
-    }
-    int fd = crm__listen_at(&ss, len);
-    if (fd < 0 || ss.ss_family == AF_UNIX)
-        return fd;
-    len = sizeof ss;
-    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-        close(fd);
-        return -1;
-    }
-    *port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-                                          : ((struct sockaddr_in6 *)&ss)->sin6_port);
-    return fd;
-}
-
 /* Reads n bytes within timeout_ms. 0 or -1. */
-static int crm__read_timed(int fd, unsigned char *buf, size_t n, int timeout_ms)
+static int crm__read_timed(int fd, void *buf, size_t n, int timeout_ms)
 {
+    char *p = buf;
     while (n > 0) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, timeout_ms) <= 0)
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, timeout_ms) <= 0)
             return -1;
-        ssize_t got = read(fd, buf, n);
+        ssize_t got = recv(fd, p, n, 0);
         if (got <= 0)
             return -1;
-        buf += got;
+        p += got;
         n -= (size_t)got;
     }
     return 0;
+}
+
+static int crm__write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t put = send(fd, p, n, MSG_NOSIGNAL);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return -1;
+        p += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* ---- the session ---------------------------------------------------------------- */
+
+int crm_chan_listen(char *name, unsigned char *token)
+{
+    unsigned char rnd[8];
+    struct sockaddr_un sun;
+    if (getrandom(token, CRM_CHAN_TOKEN, 0) != CRM_CHAN_TOKEN || getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
+        return -1;
+    snprintf(name, CRM_CHAN_PATH_MAX, "cudarem-chan-%d-%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(), rnd[0], rnd[1],
+             rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    socklen_t len = crm__abstract(name, &sun);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && (bind(fd, (struct sockaddr *)&sun, len) != 0 || listen(fd, CRM_ACCEPT_TRIES) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Receives the socket a router passes on conn. The socket, or -1. */
+static int crm__receive_fd(int conn, int timeout_ms)
+{
+    char byte;
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct iovec iov = {&byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space, .msg_controllen = sizeof ctl.space};
+    struct pollfd pf = {.fd = conn, .events = POLLIN};
+    if (poll(&pf, 1, timeout_ms) <= 0 || recvmsg(conn, &msg, MSG_CMSG_CLOEXEC) != 1)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
 }
 
 int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms)
@@ -100,7 +110,11 @@ int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms)
         unsigned char got[CRM_CHAN_TOKEN];
         if (poll(&p, 1, timeout_ms) <= 0)
             break;
-        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (conn < 0)
+            continue;
+        fd = crm__receive_fd(conn, timeout_ms);
+        close(conn);
         if (fd >= 0 && (crm__read_timed(fd, got, sizeof got, timeout_ms) != 0 || memcmp(got, token, sizeof got))) {
             close(fd); /* not our client */
             fd = -1;
@@ -112,44 +126,75 @@ int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms)
     return fd;
 }
 
-/* The server's channel address: rpc_fd's peer with another port, or the abstract name. */
-static socklen_t crm__channel_addr(int rpc_fd, uint32_t port, const char *path, struct sockaddr_storage *ss)
+/* ---- the daemon's router ----------------------------------------------------------- */
+
+int crm_chan_is_channel(int fd, int timeout_ms)
 {
-    socklen_t len = sizeof *ss;
-    if (getpeername(rpc_fd, (struct sockaddr *)ss, &len) != 0)
-        len = 0, ss->ss_family = AF_UNIX; /* an unnamed Unix peer */
-    if (ss->ss_family == AF_UNIX)
-        return path[0] && strlen(path) < CRM_CHAN_PATH_MAX ? crm__abstract(path, (struct sockaddr_un *)ss) : 0;
-    if (port == 0 || port > 65535)
+    uint32_t magic;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, timeout_ms) <= 0)
         return 0;
-    if (ss->ss_family == AF_INET)
-        ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-    else
-        ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-    return len;
+    for (int i = 0; i < 100; i++) { /* the first word may come in pieces */
+        ssize_t got = recv(fd, &magic, sizeof magic, MSG_PEEK);
+        if (got == (ssize_t)sizeof magic)
+            return ntohl(magic) == CRM_CHAN_MAGIC;
+        if (got <= 0 || poll(&p, 1, 10) < 0)
+            return 0;
+    }
+    return 0;
 }
 
-int crm_chan_connect(int rpc_fd, uint32_t port, const char *path, const unsigned char *token, int timeout_ms)
+int crm_chan_route(int fd, int timeout_ms)
 {
-    struct sockaddr_storage ss;
-    socklen_t len = crm__channel_addr(rpc_fd, port, path, &ss);
-    if (len == 0)
+    uint32_t head[2];
+    char name[CRM_CHAN_PATH_MAX + 1];
+    struct sockaddr_un sun;
+    if (crm__read_timed(fd, head, sizeof head, timeout_ms) != 0 || ntohl(head[0]) != CRM_CHAN_MAGIC ||
+        ntohl(head[1]) == 0 || ntohl(head[1]) > CRM_CHAN_PATH_MAX ||
+        crm__read_timed(fd, name, ntohl(head[1]), timeout_ms) != 0)
         return -1;
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
+    name[ntohl(head[1])] = '\0';
+    if (strlen(name) != ntohl(head[1]) || strncmp(name, "cudarem-chan-", 13) != 0)
         return -1;
-    int rc = connect(fd, (struct sockaddr *)&ss, len), err = 0;
-    socklen_t elen = sizeof err;
-    if (rc != 0 && errno == EINPROGRESS) {
-        struct pollfd p = {.fd = fd, .events = POLLOUT};
-        rc = poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == 0 && err == 0
-                 ? 0
-                 : -1;
-    }
-    if (rc != 0 || fcntl(fd, F_SETFL, 0) != 0 || write(fd, token, CRM_CHAN_TOKEN) != CRM_CHAN_TOKEN) {
-        close(fd);
+    socklen_t len = crm__abstract(name, &sun);
+    int conn = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (conn < 0 || connect(conn, (struct sockaddr *)&sun, len) != 0) {
+        if (conn >= 0)
+            close(conn);
         return -1;
     }
+    char byte = 0;
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {&byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space, .msg_controllen = sizeof ctl.space};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    int rc = sendmsg(conn, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+    close(conn);
+    return rc;
+}
+
+/* ---- the client -------------------------------------------------------------------- */
+
+int crm_chan_greet(int fd, const char *name, const unsigned char *token)
+{
+    size_t n = strlen(name);
+    char buf[8 + CRM_CHAN_PATH_MAX + CRM_CHAN_TOKEN];
+    if (n == 0 || n > CRM_CHAN_PATH_MAX)
+        return -1;
+    uint32_t head[2] = {htonl(CRM_CHAN_MAGIC), htonl((uint32_t)n)};
+    memcpy(buf, head, sizeof head);
+    memcpy(buf + 8, name, n);
+    memcpy(buf + 8 + n, token, CRM_CHAN_TOKEN);
+    if (crm__write_all(fd, buf, 8 + n + CRM_CHAN_TOKEN) != 0)
+        return -1;
     crm__tune(fd);
-    return fd;
+    return 0;
 }

@@ -1,8 +1,14 @@
-/* crm_chan_link.h -- opening a session's data channel (protocol/crm_chan.h). The
- * session process listens beside its RPC connection: on the same local address
- * with a fresh port for TCP, on an abstract Unix name for a Unix socket. HELLO's
- * reply names the place and a random token; the client connects and sends the
- * token; the server accepts, checks the token, and stops listening. */
+/* crm_chan_link.h -- opening a session's data channel (protocol/crm_chan.h).
+ *
+ * The client opens the channel the way it opened the session: a new connection to
+ * the server's own address (so one published port or socket serves both, through
+ * NAT and port forwarding too), whose first bytes are u32 CRM_CHAN_MAGIC, u32 the
+ * length of the session's channel name, the name, then the session's 16-byte
+ * token; HELLO's reply gave name and token. The daemon forks for it as for any
+ * connection; that process sees the magic (crm_chan_is_channel), passes the socket
+ * to the session through the session's abstract Unix listener named so
+ * (crm_chan_route), and exits. The session receives it, reads the token, and
+ * keeps the socket only when the token is its own. */
 #ifndef CRM_CHAN_LINK_H
 #define CRM_CHAN_LINK_H
 
@@ -10,17 +16,25 @@
 #include <stdint.h>
 #include "protocol/crm_chan.h"
 
+#define CRM_CHAN_MAGIC 0x43524d43u   /* "CRMC" */
 #define CRM_CHAN_PATH_MAX 100
 
-/* Server: listens beside connected socket rpc_fd; fills *port (TCP) or path
- * (Unix, abstract name without its leading NUL; "" for TCP) and a fresh token.
- * The listening fd, or -1. */
-int crm_chan_listen(int rpc_fd, uint32_t *port, char *path, unsigned char *token);
-/* Server: accepts the client that presents token within timeout_ms; closes lfd.
- * The connected fd, or -1. */
+/* Session: listens on a fresh abstract Unix name (written to name, without its
+ * leading NUL) and makes a fresh token. The listening fd, or -1. */
+int crm_chan_listen(char *name, unsigned char *token);
+/* Session: takes the client's socket from the daemon's router within timeout_ms
+ * and checks its token; closes lfd. The socket, or -1. */
 int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms);
-/* Client: connects to the channel named in HELLO, on the host of rpc_fd, and
- * sends the token. The connected fd, or -1. */
-int crm_chan_connect(int rpc_fd, uint32_t port, const char *path, const unsigned char *token, int timeout_ms);
+
+/* Daemon's child: 1 when the connection's first bytes (waited for up to
+ * timeout_ms) are CRM_CHAN_MAGIC, else 0 and nothing is consumed. */
+int crm_chan_is_channel(int fd, int timeout_ms);
+/* Daemon's child: reads magic and name and passes fd to the session so named.
+ * 0 or -1. */
+int crm_chan_route(int fd, int timeout_ms);
+
+/* Client: sends the greeting for session `name` with `token` on fd, a new
+ * connection to the server's address. 0 or -1. */
+int crm_chan_greet(int fd, const char *name, const unsigned char *token);
 
 #endif

@@ -66,7 +66,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
         if ((args.capabilities & CRM_CAP_CHANNEL) &&
-            crm_session_chan_offer(s->fd, &res.chan_port, chan_path, (unsigned char *)res.chan_token) == 0)
+            crm_session_chan_offer(chan_path, (unsigned char *)res.chan_token) == 0)
             res.capabilities |= CRM_CAP_CHANNEL;
     }
     size_t n = strlen(s->peer);

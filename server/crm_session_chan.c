@@ -25,11 +25,11 @@ static int crm__open(crm_chan *c)
     return 0;
 }
 
-int crm_session_chan_offer(int fd, uint32_t *port, char *path, unsigned char *token)
+int crm_session_chan_offer(char *name, unsigned char *token)
 {
     if (crm_chan_current != NULL)
         return -1; /* one channel per session */
-    crm__listen_fd = crm_chan_listen(fd, port, path, crm__token);
+    crm__listen_fd = crm_chan_listen(name, crm__token);
     if (crm__listen_fd < 0)
         return -1;
     if (crm_chan_init(&crm__chan, -1, 0) != 0) {

@@ -6,9 +6,9 @@
 
 #include <stdint.h>
 
-/* Listens for the channel beside the RPC connection fd; fills what HELLO's reply
+/* Listens for the channel (protocol/crm_chan_link.h); fills what HELLO's reply
  * tells the client. 0, or -1 (the session goes on without a channel). */
-int crm_session_chan_offer(int fd, uint32_t *port, char *path, unsigned char *token);
+int crm_session_chan_offer(char *name, unsigned char *token);
 /* Sends the payloads the reply just sent announced. -1 when the channel broke:
  * the client can no longer be served. */
 int crm_session_chan_after_reply(void);

@@ -16,11 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/crm_log.h"
+#include "protocol/crm_chan_link.h"
 #include "server/crm_backend.h"
 #include "server/crm_options.h"
 #include "server/crm_session.h"
 
 #define CRM_MAX_CHILDREN 4096
+#define CRM_ROUTE_WAIT_MS 5000 /* for a new connection's first bytes */
 
 typedef struct crm__child {
     pid_t pid;
@@ -117,7 +119,8 @@ static int crm__active_sessions(void)
     return n;
 }
 
-/* Session process: loads the backend, serves the client, exits. */
+/* Process of a new connection: passes a data channel on to its session, or loads
+ * the backend, serves the client, exits. */
 static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, enum crm_backend_kind kind,
                                const char *refuse, uint64_t id, pid_t daemon)
 {
@@ -129,6 +132,8 @@ static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, en
     for (int i = 0; i < nlisten; i++)
         close(listeners[i].fd);
     signal(SIGINT, SIG_IGN); /* a terminal ^C reaches the parent, which stops us */
+    if (crm_chan_is_channel(fd, CRM_ROUTE_WAIT_MS)) /* a session's data channel, not a session */
+        exit(crm_chan_route(fd, CRM_ROUTE_WAIT_MS) == 0 ? 0 : 1);
     crm__peer_name(fd, peer, sizeof peer);
     if (refuse == NULL && crm_backend_load(kind, err, sizeof err) != 0) {
         crm_error("session %llu: %s", (unsigned long long)id, err);
