@@ -38,12 +38,12 @@ int crm_codec_decide(int mode, uint64_t bytes, crm_codec_model *m)
         return mode;
     if (bytes < CRM_CODEC_MIN_BYTES || m->link_bps <= 0)
         return 0;                      /* measure the link raw first */
-    if (m->comp_bps <= 0)
-        return CRM_CODEC_AUTO_LEVEL;   /* then the compressor */
-    int compress = m->ratio < 1.0 && m->comp_bps > CRM_CODEC_MARGIN * m->link_bps;
+    if (m->comp_bps <= 0 || m->ratio <= 0)
+        return CRM_CODEC_AUTO_LEVEL | CRM_LEVEL_PROBE; /* then the compressor, on a few chunks */
+    int compress = m->ratio < CRM_CODEC_RAW_RATIO && m->comp_bps > CRM_CODEC_MARGIN * m->link_bps;
     if (++m->since_probe >= CRM_CODEC_REPROBE) {
         m->since_probe = 0;            /* the link or the data may have changed */
-        compress = !compress;
+        return compress ? 0 : CRM_CODEC_AUTO_LEVEL | CRM_LEVEL_PROBE;
     }
     return compress ? CRM_CODEC_AUTO_LEVEL : 0;
 }
@@ -55,25 +55,32 @@ static double crm__blend(double old, double sample)
 
 void crm_codec_learn(crm_codec_model *m, const crm_payload_stats *moved, uint64_t elapsed_ns)
 {
-    if (moved->wire_bytes < CRM_CODEC_MEASURE_MIN / 8 || moved->raw_bytes < CRM_CODEC_MEASURE_MIN || elapsed_ns == 0)
+    if (moved->raw_bytes < CRM_CODEC_MEASURE_MIN || elapsed_ns == 0)
         return;
-    double ratio = (double)moved->wire_bytes / (double)moved->raw_bytes;
-    if (ratio >= CRM_CODEC_RAW_RATIO) {  /* sent raw: the elapsed time is the link's */
-        m->link_bps = crm__blend(m->link_bps, (double)moved->wire_bytes * 1e9 / (double)elapsed_ns);
-        return;
+    /* Chunks compression was tried on: the gain, and the compressor's speed when it ran here. */
+    if (moved->tried_raw >= CRM_CODEC_MEASURE_MIN) {
+        double ratio = (double)moved->tried_wire / (double)moved->tried_raw;
+        m->ratio = m->ratio > 0 ? crm__blend(m->ratio, ratio) : ratio;
+        if (moved->compress_ns > 0)
+            m->comp_bps = crm__blend(m->comp_bps, (double)moved->tried_raw * 1e9 / (double)moved->compress_ns);
+        else if (m->comp_bps <= 0) /* compressed by the server: at least as fast as the whole message */
+            m->comp_bps = (double)moved->tried_raw * 1e9 / (double)elapsed_ns;
     }
-    /* Compressed: learn the gain, and the compressor's speed when it ran here. */
-    m->ratio = m->comp_bps > 0 || m->ratio > 0 ? crm__blend(m->ratio, ratio) : ratio;
-    if (moved->compress_ns > 0)
-        m->comp_bps = crm__blend(m->comp_bps, (double)moved->raw_bytes * 1e9 / (double)moved->compress_ns);
+    /* Mostly raw: the rest of the elapsed time is the link's. With compression
+     * throughout, it overlaps the sending and says little of the link. */
+    if ((double)moved->wire_bytes >= CRM_CODEC_RAW_RATIO * (double)moved->raw_bytes) {
+        uint64_t wire_ns = elapsed_ns > moved->compress_ns ? elapsed_ns - moved->compress_ns : elapsed_ns;
+        m->link_bps = crm__blend(m->link_bps, (double)moved->wire_bytes * 1e9 / (double)wire_ns);
+    }
 }
 
-int crm_codec_choose(uint64_t bytes)
+int crm_codec_choose(uint64_t bytes, int same_machine)
 {
     pthread_mutex_lock(&crm__lock);
     if (crm__mode == -2)
         crm__mode = crm__read_mode();
-    int level = crm_codec_decide(crm__mode, bytes, &crm__model);
+    /* Through the shared-memory ring the link is memory: no compressor keeps up. */
+    int level = same_machine && crm__mode < 0 ? 0 : crm_codec_decide(crm__mode, bytes, &crm__model);
     pthread_mutex_unlock(&crm__lock);
     return level;
 }

@@ -1,7 +1,8 @@
 /* crm_codec.h -- the client's choice of compression for bulk transfers
  * (CUDAREM_COMPRESS=auto|off|on|LEVEL). In auto mode it learns the link's speed
- * from transfers sent raw, and the compressor's speed and gain from transfers sent
- * compressed, and compresses when the compressor outruns the link: the data
+ * from transfers sent raw, and the compressor's speed and gain from the chunks it
+ * tried to compress (a probe tries only a transfer's first few chunks), and
+ * compresses when the compressor outruns the link: the data
  * channel sends one chunk while the next is compressed, so the slower of the two
  * sets the pace. The encoder additionally sends raw each chunk whose sample does
  * not compress. */
@@ -19,8 +20,10 @@ typedef struct crm_codec_model {
     unsigned since_probe;/* transfers since the other choice was last tried */
 } crm_codec_model;
 
-/* Compression level for a transfer of `bytes` (0 = raw). */
-int crm_codec_choose(uint64_t bytes);
+/* Compression level for a transfer of `bytes` (0 = raw), with CRM_LEVEL_PROBE
+ * when only its first chunks should be tried; same_machine: the bytes go through
+ * the shared-memory ring, where auto mode never compresses. */
+int crm_codec_choose(uint64_t bytes, int same_machine);
 /* Learns from one message: bulk bytes before/after encoding in either direction,
  * time spent compressing here, and the message's elapsed time. */
 void crm_codec_observe(const crm_payload_stats *moved, uint64_t elapsed_ns);

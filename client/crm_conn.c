@@ -274,11 +274,13 @@ static uint64_t crm__now_ns(void)
 /* What the bulk XDR moved during one message, for the compression policy. */
 static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_stats *recv0, uint64_t t0)
 {
+    const crm_payload_stats *s = &crm_bulk_sent, *r = &crm_bulk_received;
     crm_payload_stats moved = {
-        .raw_bytes = crm_bulk_sent.raw_bytes - sent0->raw_bytes + crm_bulk_received.raw_bytes - recv0->raw_bytes,
-        .wire_bytes =
-            crm_bulk_sent.wire_bytes - sent0->wire_bytes + crm_bulk_received.wire_bytes - recv0->wire_bytes,
-        .compress_ns = crm_bulk_sent.compress_ns - sent0->compress_ns,
+        .raw_bytes = s->raw_bytes - sent0->raw_bytes + r->raw_bytes - recv0->raw_bytes,
+        .wire_bytes = s->wire_bytes - sent0->wire_bytes + r->wire_bytes - recv0->wire_bytes,
+        .compress_ns = s->compress_ns - sent0->compress_ns,
+        .tried_raw = s->tried_raw - sent0->tried_raw + r->tried_raw - recv0->tried_raw,
+        .tried_wire = s->tried_wire - sent0->tried_wire + r->tried_wire - recv0->tried_wire,
     };
     crm_codec_observe(&moved, crm__now_ns() - t0);
 }
@@ -408,6 +410,14 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply)
 void crm_conn_reply_free(crm_reply *reply)
 {
     xdr_free((xdrproc_t)xdr_crm_reply, (char *)reply);
+}
+
+int crm_conn_same_machine(void)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    int same = crm__conn.state == CRM_CONN_OPEN && crm_chan_current != NULL && crm_chan_current->ring != NULL;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return same;
 }
 
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)

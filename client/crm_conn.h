@@ -58,6 +58,9 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
 /* Frees what decoding a reply allocated. */
 void crm_conn_reply_free(crm_reply *reply);
 
+/* 1 when bulk data goes through the shared-memory ring (the server is on this machine). */
+int crm_conn_same_machine(void);
+
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
 /* Snapshot of the counters. */

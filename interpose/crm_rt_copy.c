@@ -79,7 +79,7 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
 /* Large copies travel on the data channel when the session has one. */
 static int crm__level_for(uint64_t bytes)
 {
-    int level = crm_codec_choose(bytes);
+    int level = crm_codec_choose(bytes, crm_conn_same_machine());
     return bytes > CRM_QUEUED_COPY_MAX ? level | CRM_LEVEL_CHANNEL : level;
 }
 

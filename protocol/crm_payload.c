@@ -160,6 +160,7 @@ typedef struct crm__zenc {
     char *out;               /* ZSTD_compressBound(CRM_PAYLOAD_CHUNK) bytes */
     size_t out_cap;
     int skip;                /* chunks left to send raw without sampling */
+    unsigned tries;          /* chunks compression may still be tried on */
     crm_payload_stats *st;
 } crm__zenc;
 
@@ -198,8 +199,7 @@ typedef struct crm__helper {
     size_t stored;               /* and its compressed size, 0 = send raw */
 } crm__helper;
 
-static crm__helper crm__h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0, 0, 0, 0, 0,
-                             {NULL, 0, NULL, NULL, 0, 0, NULL}, NULL, 0};
+static crm__helper crm__h = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
 
 static void *crm__helper_main(void *arg)
 {
@@ -314,15 +314,20 @@ static bool_t crm__put_zstd(XDR *xdrs, crm__zenc *z, const char *src, uint64_t p
     uint64_t total = width * height;
     for (uint64_t off = 0; off < total;) {
         uint32_t len = crm__chunk_len(total, off), len2 = off + len < total ? crm__chunk_len(total, off + len) : 0;
-        int trying = z->skip == 0;
-        int helped = trying && len2 > 0 && crm__helper_give(src, pitch, width, height, off + len, len2, z->level);
+        int trying = z->skip == 0 && z->tries > 0;
+        int helped = trying && z->tries > 1 && len2 > 0 &&
+                     crm__helper_give(src, pitch, width, height, off + len, len2, z->level);
         uint64_t t0 = crm__now_ns();
         const char *data = crm__gather(src, pitch, width, height, off, len, z->gather), *data2 = NULL, *out2 = NULL;
-        size_t stored = crm__try_compress(z, data, len), stored2 = 0;
+        size_t stored = trying ? crm__try_compress(z, data, len) : 0, stored2 = 0;
         if (helped)
             crm__helper_take(&data2, &out2, &stored2);
-        if (trying)
+        if (trying) {
             z->st->compress_ns += crm__now_ns() - t0;
+            z->tries -= helped ? 2 : 1;
+            z->st->tried_raw += len + (helped ? len2 : 0);
+            z->st->tried_wire += (stored ? stored : len) + (helped ? (stored2 ? stored2 : len2) : 0);
+        }
         if (!crm__put_one(xdrs, z, len, data, z->out, stored) ||
             (helped && !crm__put_one(xdrs, z, len2, data2, out2, stored2)))
             return FALSE;
@@ -348,7 +353,7 @@ static bool_t crm__put_channel(XDR *xdrs, const crm_chan_job *job)
 bool_t crm_payload_put_produced(XDR *xdrs, uint64_t total, bool_t (*produce)(XDR *, void *, uint64_t), void *ctx,
                                 int level, crm_payload_stats *st)
 {
-    crm_payload_stats local = {0, 0, 0};
+    crm_payload_stats local = {0};
     uint32_t codec = CRM_CODEC_RAW;
     if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL) {
         crm_chan_job job = {NULL, total, total, 1, 0, produce, ctx};
@@ -363,14 +368,14 @@ bool_t crm_payload_put_produced(XDR *xdrs, uint64_t total, bool_t (*produce)(XDR
 bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t width, uint64_t height, int level,
                        crm_payload_stats *st)
 {
-    crm_payload_stats local = {0, 0, 0};
+    crm_payload_stats local = {0};
     uint64_t total = width * height;
     if ((level & CRM_LEVEL_CHANNEL) && crm__channel_for(xdrs) != NULL) {
-        crm_chan_job job = {src, pitch, width, height, level & CRM_LEVEL_MASK, NULL, NULL};
+        crm_chan_job job = {src, pitch, width, height, level & ~CRM_LEVEL_CHANNEL, NULL, NULL};
         return crm__put_channel(xdrs, &job);
     }
-    level &= CRM_LEVEL_MASK;
-    uint32_t codec = level > 0 && total > 0 ? CRM_CODEC_ZSTD : CRM_CODEC_RAW;
+    level &= ~CRM_LEVEL_CHANNEL;
+    uint32_t codec = (level & CRM_LEVEL_MASK) > 0 && total > 0 ? CRM_CODEC_ZSTD : CRM_CODEC_RAW;
     st = st ? st : &local;
     st->raw_bytes += total;
     if (!xdr_uint32_t(xdrs, &codec))
@@ -382,8 +387,10 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
     crm__codec_tls *tls = crm__tls();
     if (tls == NULL)
         return FALSE;
-    crm__zenc z = {.cctx = tls->cctx, .level = level > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : level,
-                   .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st};
+    int zlevel = level & CRM_LEVEL_MASK;
+    crm__zenc z = {.cctx = tls->cctx, .level = zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel,
+                   .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st,
+                   .tries = (level & CRM_LEVEL_PROBE) ? CRM_PROBE_CHUNKS : ~0u};
     return crm__put_zstd(xdrs, &z, src, pitch, width, height);
 }
 
@@ -458,6 +465,9 @@ static bool_t crm__get_zstd(XDR *xdrs, crm__zdec *z, uint64_t total, crm_payload
                 return FALSE;
         } else if (kind != CRM__CHUNK_ZSTD || !crm__get_zchunk(xdrs, z, w, raw_len, stored)) {
             return FALSE;
+        } else {
+            st->tried_raw += raw_len;
+            st->tried_wire += stored;
         }
         st->wire_bytes += stored + 12;
         off += raw_len;
@@ -467,7 +477,7 @@ static bool_t crm__get_zstd(XDR *xdrs, crm__zdec *z, uint64_t total, crm_payload
 
 bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_payload_stats *st)
 {
-    crm_payload_stats local = {0, 0, 0};
+    crm_payload_stats local = {0};
     uint32_t codec;
     st = st ? st : &local;
     st->raw_bytes += total;

@@ -18,7 +18,9 @@
 #define CRM_CODEC_ZSTD 1u
 #define CRM_CODEC_STREAM 3u              /* the payload is on the data channel */
 #define CRM_LEVEL_CHANNEL 0x100          /* flag of a level: send through the data channel */
+#define CRM_LEVEL_PROBE 0x200            /* flag of a level: compress only the first chunks */
 #define CRM_LEVEL_MASK 0xff              /* the zstd level in a level */
+#define CRM_PROBE_CHUNKS 8               /* chunks a probing payload tries to compress */
 #define CRM_PAYLOAD_CHUNK (1u << 20)   /* packed bytes per compressed chunk */
 #define CRM_ZSTD_MAX_LEVEL 19
 
@@ -27,6 +29,8 @@ typedef struct crm_payload_stats {
     uint64_t raw_bytes;
     uint64_t wire_bytes;
     uint64_t compress_ns;
+    uint64_t tried_raw;      /* bytes of the chunks compression was tried on (encoder) */
+    uint64_t tried_wire;     /* and what they became; decoders count compressed chunks */
 } crm_payload_stats;
 
 /* Where decoded bytes go, in payload order. */

@@ -834,7 +834,7 @@ static u_int zstd_round_trip(const char *src, uint64_t spitch, uint64_t width, u
     xdrmem_create(&x, buf + HDR_H2D - 4, len - HDR_H2D + 4, XDR_DECODE); /* the payload alone */
     crm_rows_writer rw;
     crm_rows_writer_init(&rw, dest, dpitch, width, height);
-    crm_payload_stats st = {0, 0, 0};
+    crm_payload_stats st = {0};
     ck_assert(crm_payload_get(&x, width * height, &rw.w, &st));
     ck_assert_uint_eq(xdr_getpos(&x), len - HDR_H2D + 4);
     xdr_destroy(&x);
