@@ -5,34 +5,23 @@
 #include <sys/socket.h>
 #include "client/crm_rpc.h"
 #include "crm_api.h"
+#include "protocol/crm_sockio.h"
 #include "protocol/crm_wire.h"
 
 static int crm__readit(void *handle, void *buf, int len)
 {
     crm_rpc *r = handle;
-    for (;;) {
-        ssize_t got = recv(r->fd, buf, (size_t)len, 0);
-        if (got > 0)
-            return (int)got;
-        if (got < 0 && errno == EINTR)
-            continue;
-        r->timed_out = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-        return -1; /* end of stream, error or timeout */
-    }
+    ssize_t got = crm_sock_read(r->fd, buf, (size_t)len, NULL);
+    if (got > 0)
+        return (int)got;
+    r->timed_out = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    return -1; /* end of stream, error or timeout */
 }
 
 static int crm__writeit(void *handle, void *buf, int len)
 {
     crm_rpc *r = handle;
-    for (int done = 0; done < len;) {
-        ssize_t put = send(r->fd, (char *)buf + done, (size_t)(len - done), MSG_NOSIGNAL);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return -1;
-        done += (int)put;
-    }
-    return len;
+    return crm_sock_write_all(r->fd, buf, (size_t)len, NULL) == 0 ? len : -1;
 }
 
 int crm_rpc_init(crm_rpc *r, int fd, struct timeval timeout)

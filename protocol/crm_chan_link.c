@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "protocol/crm_chan_link.h"
+#include "protocol/crm_sockio.h"
 
 #define CRM_ACCEPT_TRIES 8       /* strangers that may come before the client */
 
@@ -43,21 +44,6 @@ static int crm__read_timed(int fd, void *buf, size_t n, int timeout_ms)
             return -1;
         p += got;
         n -= (size_t)got;
-    }
-    return 0;
-}
-
-static int crm__write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t put = send(fd, p, n, MSG_NOSIGNAL);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return -1;
-        p += put;
-        n -= (size_t)put;
     }
     return 0;
 }
@@ -193,7 +179,7 @@ int crm_chan_greet(int fd, const char *name, const unsigned char *token)
     memcpy(buf, head, sizeof head);
     memcpy(buf + 8, name, n);
     memcpy(buf + 8 + n, token, CRM_CHAN_TOKEN);
-    if (crm__write_all(fd, buf, 8 + n + CRM_CHAN_TOKEN) != 0)
+    if (crm_sock_write_all(fd, buf, 8 + n + CRM_CHAN_TOKEN, NULL) != 0)
         return -1;
     crm__tune(fd);
     return 0;

@@ -3,39 +3,38 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "crm_api.h"
+#include "protocol/crm_sockio.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_srv_rpc.h"
 
 #define CRM_WAKE_MS 500 /* an idle read wakes this often to notice SIGTERM */
 
+/* Reads and writes wake every CRM_WAKE_MS to notice SIGTERM, and give up then. */
+static crm_sockio_policy crm__policy(const crm_srv_rpc *r)
+{
+    crm_sockio_policy p = {1, r->stopping};
+    return p;
+}
+
 static int crm__readit(void *handle, void *buf, int len)
 {
     crm_srv_rpc *r = handle;
-    for (;;) {
-        ssize_t got = recv(r->fd, buf, (size_t)len, 0);
-        if (got > 0)
-            return (int)got;
-        if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) && !*r->stopping)
-            continue;
-        r->dead = 1;
-        return -1;
-    }
+    crm_sockio_policy p = crm__policy(r);
+    ssize_t got = crm_sock_read(r->fd, buf, (size_t)len, &p);
+    if (got > 0)
+        return (int)got;
+    r->dead = 1;
+    return -1;
 }
 
 static int crm__writeit(void *handle, void *buf, int len)
 {
     crm_srv_rpc *r = handle;
-    for (int done = 0; done < len;) {
-        ssize_t put = send(r->fd, (char *)buf + done, (size_t)(len - done), MSG_NOSIGNAL);
-        if (put < 0 && (errno == EINTR || errno == EAGAIN) && !*r->stopping)
-            continue;
-        if (put <= 0) {
-            r->dead = 1;
-            return -1;
-        }
-        done += (int)put;
-    }
-    return len;
+    crm_sockio_policy p = crm__policy(r);
+    if (crm_sock_write_all(r->fd, buf, (size_t)len, &p) == 0)
+        return len;
+    r->dead = 1;
+    return -1;
 }
 
 int crm_srv_rpc_init(crm_srv_rpc *r, int fd, volatile sig_atomic_t *stopping)
