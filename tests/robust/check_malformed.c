@@ -343,6 +343,31 @@ START_TEST(test_channel_token_and_payload)
 }
 END_TEST
 
+/* Data channel greetings that lead nowhere: an unknown session, a name of the
+ * wrong shape, a length past the limit, a greeting cut short. The daemon's
+ * process for each gives up; the server goes on serving. */
+START_TEST(test_bad_channel_greetings)
+{
+    crm__start_server();
+    static const unsigned char token[CRM_CHAN_TOKEN];
+    int fd = crm__connect();
+    ck_assert_int_eq(crm_chan_greet(fd, "cudarem-chan-1-0000000000000000", token), 0);
+    close(fd);
+    fd = crm__connect();
+    ck_assert_int_eq(crm_chan_greet(fd, "../../etc/passwd", token), 0);
+    close(fd);
+    uint32_t head[2] = {htonl(CRM_CHAN_MAGIC), htonl(100000)};
+    fd = crm__connect();
+    ck_assert_int_eq(send(fd, head, sizeof head, MSG_NOSIGNAL), (ssize_t)sizeof head);
+    close(fd);
+    fd = crm__connect();
+    ck_assert_int_eq(send(fd, head, 4, MSG_NOSIGNAL), 4); /* the magic, then nothing */
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
 /* A record claiming a huge batch, an oversized bulk length, then a cut-off stream. */
 START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
 {
@@ -383,6 +408,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_lying_lengths_and_truncation_end_only_that_session);
     tcase_add_test(tc, test_channel_claims_without_a_channel);
     tcase_add_test(tc, test_channel_token_and_payload);
+    tcase_add_test(tc, test_bad_channel_greetings);
     suite_add_tcase(s, tc);
     return s;
 }
