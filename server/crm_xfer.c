@@ -224,7 +224,7 @@ static bool_t crm__d2h_produce(XDR *xdrs, void *ctx, uint64_t total)
         cur = next;
     }
     if (failed)
-        crm_warn("a device-to-host copy failed after its reply; the client got zeros and sees the error at its next call");
+        crm_warn("a device-to-host copy failed after its reply was sent: the rest of its bytes went as zeros");
     return TRUE;
 }
 
