@@ -305,6 +305,11 @@ class Bench:
 
     # ---- 1: synchronous call latency -----------------------------------------------
 
+    @staticmethod
+    def pin(cpu):
+        """Command prefix running a program on one CPU (nothing without taskset)."""
+        return ["taskset", "-c", cpu] if shutil.which("taskset") else []
+
     def latency_servers(self):
         """A cudarem-server and a raw echo server pinned to CPU 0, so that client
         placement (same core or another core) is the same for both: on a VM a
@@ -313,12 +318,13 @@ class Bench:
         addr = {"tcp": "tcp:127.0.0.1:%d" % free_port(), "unix": "unix:%s/lat.sock" % self.tmp}
         raw = {"tcp": "tcp:127.0.0.1:%d" % free_port(), "unix": "unix:%s/lat-raw.sock" % self.tmp}
         lp = os.path.join(self.tmp, "lat-server.log")
-        srv = self.procs.start(["taskset", "-c", "0", self.server, "--listen", addr["tcp"], "--listen", addr["unix"]], lp)
+        pin = self.pin("0")
+        srv = self.procs.start(pin + [self.server, "--listen", addr["tcp"], "--listen", addr["unix"]], lp)
         if not wait_for_line(lp, "serving the", srv):
             raise BenchError("pinned cudarem-server did not start: %s" % open(lp).read()[-500:])
         for t in ("tcp", "unix"):
             rl = os.path.join(self.tmp, "lat-raw-%s.log" % t)
-            p = self.procs.start(["taskset", "-c", "0", self.prog("bench_raw"), "serve", raw[t]], rl)
+            p = self.procs.start(pin + [self.prog("bench_raw"), "serve", raw[t]], rl)
             if not wait_for_line(rl, "listening", p):
                 raise BenchError("pinned bench_raw did not start: %s" % open(rl).read()[-300:])
         return addr, raw
@@ -327,10 +333,13 @@ class Bench:
         n, rounds = self.p["lat_n"], self.p["lat_rounds"]
         out = {"call": "cudaStreamQuery(0)", "n": n, "rounds": rounds, "servers_on_cpu": 0}
         addr, raw_addr = self.latency_servers()
-        placements = [("same core", "0")] + ([("other core", str(os.cpu_count() - 1))] if (os.cpu_count() or 1) > 1 else [])
+        if not self.pin("0"):
+            placements = [("unpinned", None)]
+        else:
+            placements = [("same core", "0")] + ([("other core", str(os.cpu_count() - 1))] if (os.cpu_count() or 1) > 1 else [])
         for t in ("tcp", "unix"):
             for place, cpu in placements:
-                pin = ["taskset", "-c", cpu]
+                pin = self.pin(cpu) if cpu is not None else []
                 raw, rem = [], []
                 for _ in range(rounds):   # alternate, so drift hits both alike
                     rc, d, err = run_json(pin + [self.prog("bench_raw"), "ping", raw_addr[t], str(n)], timeout=120)
