@@ -38,6 +38,9 @@ static void crm__usage(FILE *out)
             "Environment: CUDAREM_EMU_MEM (emulated device memory, e.g. 8G),\n"
             "CUDAREM_EMU_DEVICES (number of emulated devices), CUDAREM_EMU_LIB (path of\n"
             "libcudarem-emu.so; default: next to this binary).\n"
+            "Each session's large copies use a second connection to the same address (its\n"
+            "data channel), or shared memory when the client runs on this machine: one\n"
+            "published port or socket is enough.\n"
             "There is no authentication yet: expose the port only to trusted clients.\n",
             CRM_DEFAULT_PORT);
 }
