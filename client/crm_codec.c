@@ -5,7 +5,6 @@
 #include "client/crm_codec.h"
 #include "common/crm_log.h"
 
-#define CRM_CODEC_MIN_BYTES (256u << 10) /* smaller transfers are never compressed */
 #define CRM_CODEC_MEASURE_MIN (256u << 10)
 #define CRM_CODEC_AUTO_LEVEL 1
 #define CRM_CODEC_REPROBE 32             /* in auto mode, try the other choice this often */

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include "protocol/crm_payload.h"
 
+#define CRM_CODEC_MIN_BYTES (256u << 10) /* smaller transfers are never compressed in auto mode */
+
 /* What auto mode knows; 0 = not measured yet. */
 typedef struct crm_codec_model {
     double link_bps;     /* payload bytes/s on the wire, from raw transfers */

@@ -79,7 +79,8 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
 /* Large copies travel on the data channel when the session has one. */
 static int crm__level_for(uint64_t bytes)
 {
-    int level = crm_codec_choose(bytes, crm_conn_same_machine());
+    /* Only transfers auto mode might compress need to know where the bytes go. */
+    int level = crm_codec_choose(bytes, bytes >= CRM_CODEC_MIN_BYTES && crm_conn_same_machine());
     return bytes > CRM_QUEUED_COPY_MAX ? level | CRM_LEVEL_CHANNEL : level;
 }
 

@@ -475,25 +475,30 @@ static bool_t crm__get_zstd(XDR *xdrs, crm__zdec *z, uint64_t total, crm_payload
     return TRUE;
 }
 
+/* A payload that travels on the data channel: wait until the channel is idle
+ * (the client's sender may still be reading acknowledgements), then decode it there. */
+static bool_t crm__get_from_channel(const XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_payload_stats *st)
+{
+    crm_chan *c = crm__channel_for(xdrs);
+    if (c == NULL || !crm_chan_wait(c))
+        return FALSE;
+    c->xdr.x_op = XDR_DECODE;
+    return crm_payload_get(&c->xdr, total, w, st);
+}
+
 bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_payload_stats *st)
 {
     crm_payload_stats local = {0};
     uint32_t codec;
     st = st ? st : &local;
-    st->raw_bytes += total;
     if (!xdr_uint32_t(xdrs, &codec))
         return FALSE;
+    if (codec == CRM_CODEC_STREAM)
+        return crm__get_from_channel(xdrs, total, w, st);
+    st->raw_bytes += total;
     if (codec == CRM_CODEC_RAW) {
         st->wire_bytes += total;
         return crm__get_into(xdrs, w, total) && crm__pad(xdrs, total);
-    }
-    if (codec == CRM_CODEC_STREAM) {
-        crm_chan *c = crm__channel_for(xdrs);
-        st->raw_bytes -= total; /* counted by the nested payload */
-        if (c == NULL || !crm_chan_wait(c))
-            return FALSE;
-        c->xdr.x_op = XDR_DECODE;
-        return crm_payload_get(&c->xdr, total, w, st);
     }
     if (codec != CRM_CODEC_ZSTD)
         return FALSE;
