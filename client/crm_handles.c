@@ -39,6 +39,11 @@ cudaError_t crm_peek_error(void)
     return crm__last_error;
 }
 
+void crm_put_error(cudaError_t err)
+{
+    crm__last_error = err;
+}
+
 int crm_thread_device(void)
 {
     return crm__device;

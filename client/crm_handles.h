@@ -19,6 +19,8 @@ cudaError_t crm_set_error(cudaError_t err);
 cudaError_t crm_take_error(void);
 /* Returns the thread's last error, leaving it set. */
 cudaError_t crm_peek_error(void);
+/* Sets the thread's last error to err, cudaSuccess included. */
+void crm_put_error(cudaError_t err);
 
 int crm_thread_device(void);
 void crm_set_thread_device(int device);

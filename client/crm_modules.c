@@ -17,6 +17,7 @@
 #include "client/crm_modules.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_digest.h"
+#include "common/crm_image.h"
 #include "common/crm_idmap.h"
 #include "common/crm_log.h"
 #include "crm_client_gen.h"
@@ -24,8 +25,9 @@
 #define CRM__MAX_DEV 16
 
 struct crm_kmodule {
-    const unsigned char *fatbin;   /* in the program's image */
-    size_t len;                    /* 0: not a fatbinary */
+    const unsigned char *fatbin;   /* the image: in the program's image, or owned */
+    size_t len;                    /* 0: not an image cudarem reads */
+    unsigned char *owned;          /* the copy a driver load made, or NULL */
     int parsed;                    /* info and digest are valid */
     crm_module_info info;
     crm_digest digest;
@@ -59,6 +61,7 @@ static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
 static crm_idmap crm__funcs;       /* host stub -> crm_kfunc */
 static crm_idmap crm__handles;     /* crm_kfunc address -> itself (valid cudaKernel_t) */
 static crm_idmap crm__vars;        /* host shadow -> crm_kvar */
+static crm_idmap crm__mods;        /* crm_kmodule address -> itself (live modules) */
 
 crm_kmodule *crm_modules_register(const void *wrapper)
 {
@@ -72,30 +75,90 @@ crm_kmodule *crm_modules_register(const void *wrapper)
     }
     if (m->len == 0)
         crm_warn("a registered fatbinary is not in a format cudarem reads: its kernels cannot run");
+    pthread_mutex_lock(&crm__lock);
+    if (crm_idmap_put(&crm__mods, (uint64_t)(uintptr_t)m, m) != 0) {
+        free(m);
+        m = NULL;
+    }
+    pthread_mutex_unlock(&crm__lock);
     return m;
 }
 
-static void crm__drop_entries(crm_idmap *map, crm_kmodule *m, int funcs)
+crm_kmodule *crm_modules_load(const void *image, int in_image, cudaError_t *err)
+{
+    const void *inner;
+    size_t len = crm_image_size(image, CRM_IMAGE_BYTES_MAX, &inner);
+    *err = cudaErrorInvalidKernelImage;
+    if (len == 0)
+        return NULL;
+    crm_kmodule *m = calloc(1, sizeof *m);
+    if (m == NULL || (!in_image && (m->owned = malloc(len)) == NULL)) {
+        free(m);
+        *err = cudaErrorMemoryAllocation;
+        return NULL;
+    }
+    if (m->owned != NULL)
+        memcpy(m->owned, inner, len);
+    m->fatbin = m->owned != NULL ? m->owned : inner;
+    m->len = len;
+    pthread_mutex_lock(&crm__lock);
+    if (crm_idmap_put(&crm__mods, (uint64_t)(uintptr_t)m, m) != 0) {
+        free(m->owned);
+        free(m);
+        m = NULL;
+        *err = cudaErrorMemoryAllocation;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    if (m != NULL)
+        *err = cudaSuccess;
+    return m;
+}
+
+int crm_modules_valid(const crm_kmodule *m)
+{
+    void *v;
+    pthread_mutex_lock(&crm__lock);
+    int ok = m != NULL && crm_idmap_get(&crm__mods, (uint64_t)(uintptr_t)m, &v) == 0;
+    pthread_mutex_unlock(&crm__lock);
+    return ok;
+}
+
+/* Ids (keys) of the entries of map whose value belongs to m; *n of them. */
+static uint64_t *crm__entries_of(crm_idmap *map, crm_kmodule *m, int funcs, size_t *n)
 {
     uint64_t *ids = malloc((map->used + 1) * sizeof *ids);
-    size_t n = 0;
+    *n = 0;
     for (size_t i = 0; ids != NULL && i < map->cap; i++) {
         if (map->slots[i].state != 1)
             continue;
         void *v = map->slots[i].value;
         if ((funcs ? ((crm_kfunc *)v)->m : ((crm_kvar *)v)->m) == m)
-            ids[n++] = map->slots[i].id;
+            ids[(*n)++] = map->slots[i].id;
     }
+    return ids;
+}
+
+/* Frees m's kernels (registered by host stub or got by name) and variables. */
+static void crm__drop_entries(crm_kmodule *m)
+{
+    size_t n;
+    uint64_t *ids = crm__entries_of(&crm__handles, m, 1, &n);
     for (size_t i = 0; i < n; i++) {
         void *v;
-        crm_idmap_del(map, ids[i], &v);
-        if (funcs) {
-            crm_idmap_del(&crm__handles, (uint64_t)(uintptr_t)v, NULL);
-            free(((crm_kfunc *)v)->params);
-            free(((crm_kfunc *)v)->name);
-        } else {
-            free(((crm_kvar *)v)->name);
-        }
+        crm_idmap_del(&crm__handles, ids[i], &v);
+        crm_kfunc *f = v;
+        if (f->host != NULL)
+            crm_idmap_del(&crm__funcs, (uint64_t)(uintptr_t)f->host, NULL);
+        free(f->params);
+        free(f->name);
+        free(f);
+    }
+    free(ids);
+    ids = crm__entries_of(&crm__vars, m, 0, &n);
+    for (size_t i = 0; i < n; i++) {
+        void *v;
+        crm_idmap_del(&crm__vars, ids[i], &v);
+        free(((crm_kvar *)v)->name);
         free(v);
     }
     free(ids);
@@ -106,8 +169,8 @@ void crm_modules_unregister(crm_kmodule *m)
     if (m == NULL)
         return;
     pthread_mutex_lock(&crm__lock);
-    crm__drop_entries(&crm__funcs, m, 1);
-    crm__drop_entries(&crm__vars, m, 0);
+    crm__drop_entries(m);
+    crm_idmap_del(&crm__mods, (uint64_t)(uintptr_t)m, NULL);
     int loaded = m->pid == getpid() && m->id != 0 && m->load_err == cudaSuccess;
     pthread_mutex_unlock(&crm__lock);
     if (loaded) { /* a library being dlclose'd: free its module on the server */
@@ -116,6 +179,7 @@ void crm_modules_unregister(crm_kmodule *m)
         crm_conn_async(&call);
     }
     crm_module_info_free(&m->info);
+    free(m->owned);
     free(m);
 }
 
@@ -180,8 +244,8 @@ static cudaError_t crm__parse(crm_kmodule *m)
         return cudaSuccess;
     if (m->len == 0)
         return cudaErrorInvalidKernelImage;
-    if (crm_module_info_parse(m->fatbin, m->len, &m->info, err, sizeof err) != 0) {
-        crm_error("cannot read a registered fatbinary: %s", err);
+    if (crm_module_info_from_image(m->fatbin, m->len, &m->info, err, sizeof err) != 0) {
+        crm_error("cannot read a device code module: %s", err);
         return cudaErrorInvalidKernelImage;
     }
     if (crm_sha256(m->fatbin, m->len, (unsigned char *)m->digest.bytes) != 0) {
@@ -308,6 +372,109 @@ cudaError_t crm_modules_var_resolve(crm_kvar *v, uint64_t *addr, size_t *size)
     *addr = a;
     *size = n;
 out:
+    pthread_mutex_unlock(&crm__lock);
+    return err;
+}
+
+cudaError_t crm_modules_get_function(crm_kmodule *m, const char *name, crm_kfunc **out)
+{
+    cudaError_t err;
+    pthread_mutex_lock(&crm__lock);
+    if ((err = crm__parse(m)) != cudaSuccess)
+        goto out;
+    if (crm_module_info_kernel(&m->info, name) == NULL) {
+        err = cudaErrorSymbolNotFound;
+        goto out;
+    }
+    for (size_t i = 0; i < crm__handles.cap; i++) { /* one crm_kfunc per (module, name) */
+        crm_kfunc *f = crm__handles.slots[i].state == 1 ? crm__handles.slots[i].value : NULL;
+        if (f != NULL && f->m == m && strcmp(f->name, name) == 0) {
+            *out = f;
+            goto out;
+        }
+    }
+    crm_kfunc *f = calloc(1, sizeof *f);
+    if (f == NULL || (f->name = strdup(name)) == NULL ||
+        crm_idmap_put(&crm__handles, (uint64_t)(uintptr_t)f, f) != 0) {
+        if (f != NULL)
+            free(f->name);
+        free(f);
+        err = cudaErrorMemoryAllocation;
+        goto out;
+    }
+    f->m = m;
+    *out = f;
+out:
+    pthread_mutex_unlock(&crm__lock);
+    return err;
+}
+
+cudaError_t crm_modules_get_global(crm_kmodule *m, const char *name, uint64_t *addr, size_t *size)
+{
+    cudaError_t err;
+    pthread_mutex_lock(&crm__lock);
+    if ((err = crm__parse(m)) == cudaSuccess && m->info.nglobals > 0 && crm_module_info_global(&m->info, name) == NULL)
+        err = cudaErrorSymbolNotFound; /* a cubin lists its globals: answered here */
+    if (err == cudaSuccess)
+        err = crm__load(m);
+    crm_kname kname = {(char *)name};
+    uint64_t a = 0, n = 0;
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_symbol_get(m->id, &kname, &a, &n);
+    if (err == cudaSuccess) {
+        crm_ptrmap_add(CRM_MEM_DEVICE, a, n ? n : 1, crm_thread_device(), 0);
+        *addr = a;
+        *size = n;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return err == cudaErrorInvalidSymbol ? cudaErrorSymbolNotFound : err;
+}
+
+crm_kmodule *crm_modules_func_module(const crm_kfunc *f)
+{
+    return f->m;
+}
+
+const char *crm_modules_func_name(const crm_kfunc *f)
+{
+    return f->name;
+}
+
+cudaError_t crm_modules_func_param(crm_kfunc *f, size_t index, size_t *offset, size_t *size)
+{
+    pthread_mutex_lock(&crm__lock);
+    cudaError_t err = crm__parse(f->m);
+    if (err == cudaSuccess)
+        err = crm__layout(f);
+    if (err == cudaSuccess && index >= f->nparams)
+        err = cudaErrorInvalidValue;
+    if (err == cudaSuccess) {
+        *offset = f->params[index].offset;
+        *size = f->params[index].size;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return err;
+}
+
+int crm_modules_func_loaded(const crm_kfunc *f)
+{
+    pthread_mutex_lock(&crm__lock);
+    int loaded = f->gen != 0 && f->gen == f->m->gen && f->m->pid == getpid();
+    pthread_mutex_unlock(&crm__lock);
+    return loaded;
+}
+
+cudaError_t crm_modules_kernel_names(crm_kmodule *m, const char ***names, size_t *count)
+{
+    pthread_mutex_lock(&crm__lock);
+    cudaError_t err = crm__parse(m);
+    if (err == cudaSuccess) {
+        *count = m->info.nkernels;
+        if (names != NULL && (*names = malloc((m->info.nkernels + 1) * sizeof **names)) == NULL)
+            err = cudaErrorMemoryAllocation;
+        for (size_t i = 0; err == cudaSuccess && names != NULL && i < m->info.nkernels; i++)
+            (*names)[i] = m->info.kernels[i].name;
+    }
     pthread_mutex_unlock(&crm__lock);
     return err;
 }

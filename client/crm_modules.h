@@ -28,6 +28,13 @@ typedef struct crm_kready {
 /* Registers the fatbinary behind an nvcc __fatDeviceText wrapper; NULL when it is
  * not one (the module is then unusable, as with the real runtime). */
 crm_kmodule *crm_modules_register(const void *wrapper);
+/* Loads device code the driver API was given (a fatbinary, nvcc's wrapper of
+ * one, a cubin or PTX text) as a module, copying it unless in_image says it lives
+ * as long as the process. Nothing crosses the wire until it is used. NULL and *err
+ * (cudaErrorInvalidKernelImage: not such an image) on failure. */
+crm_kmodule *crm_modules_load(const void *image, int in_image, cudaError_t *err);
+/* 1 when m is a live module of this process. */
+int crm_modules_valid(const crm_kmodule *m);
 /* Forgets a module, its kernels and variables (unloading it on the server when it
  * was loaded in this session). */
 void crm_modules_unregister(crm_kmodule *m);
@@ -51,5 +58,22 @@ size_t crm_modules_var_size(const crm_kvar *v);
 /* Device address and size of v on the current device (registered with the
  * pointer table as device memory). */
 cudaError_t crm_modules_var_resolve(crm_kvar *v, uint64_t *addr, size_t *size);
+
+/* ---- lookups by name (the driver API) --------------------------------------------- */
+
+/* The kernel `name` of m (one handle per module and name), found in the module's
+ * own contents without a round trip: cudaErrorSymbolNotFound when it has none. */
+cudaError_t crm_modules_get_function(crm_kmodule *m, const char *name, crm_kfunc **out);
+/* Device address and size of global `name` of m on the current device (loads the
+ * module); cudaErrorSymbolNotFound when it has none. */
+cudaError_t crm_modules_get_global(crm_kmodule *m, const char *name, uint64_t *addr, size_t *size);
+/* The module, mangled name, and parameter i's offset and size of a kernel. */
+crm_kmodule *crm_modules_func_module(const crm_kfunc *f);
+const char *crm_modules_func_name(const crm_kfunc *f);
+cudaError_t crm_modules_func_param(crm_kfunc *f, size_t index, size_t *offset, size_t *size);
+/* 1 when f has been made launchable in this session. */
+int crm_modules_func_loaded(const crm_kfunc *f);
+/* The kernel names of m (*names malloc'd, pointing into the module; NULL skips). */
+cudaError_t crm_modules_kernel_names(crm_kmodule *m, const char ***names, size_t *count);
 
 #endif

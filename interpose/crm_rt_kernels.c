@@ -14,6 +14,7 @@
 #include "client/crm_modules.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_launch.h"
 
 /* The shim's own copy functions (interpose/crm_rt_copy.c). */
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
@@ -50,50 +51,45 @@ static cudaError_t crm__attrs(const cudaLaunchAttribute *attrs, unsigned n, crm_
     return cudaSuccess;
 }
 
-/* Packs args[] at the kernel's offsets into blob (k.param_bytes bytes). */
-static cudaError_t crm__pack(const crm_kready *k, void **args, char *blob)
+/* Packs the parameters into blob (k.param_bytes bytes): args[i] at the kernel's
+ * offsets, or a buffer the caller packed already (cuLaunchKernel's `extra`). */
+static cudaError_t crm__pack(const crm_kready *k, const crm_launch_req *r, char *blob)
 {
-    if (k->nparams > 0 && args == NULL)
-        return cudaErrorInvalidValue;
     memset(blob, 0, k->param_bytes);
-    for (uint32_t i = 0; i < k->nparams; i++) {
-        if (args[i] == NULL)
+    if (r->packed != NULL) {
+        if (r->packed_len < k->param_bytes)
             return cudaErrorInvalidValue;
-        memcpy(blob + k->params[i].offset, args[i], k->params[i].size);
+        memcpy(blob, r->packed, k->param_bytes);
+        return cudaSuccess;
+    }
+    if (k->nparams > 0 && r->args == NULL)
+        return cudaErrorInvalidValue;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        if (r->args[i] == NULL)
+            return cudaErrorInvalidValue;
+        memcpy(blob + k->params[i].offset, r->args[i], k->params[i].size);
     }
     return cudaSuccess;
 }
 
-typedef struct crm__launch_req {
-    const void *func;
-    dim3 grid, block;
-    size_t shmem;
-    cudaStream_t stream;
-    void **args;
-    const cudaLaunchAttribute *attrs;
-    unsigned nattrs;
-    int ptds;
-} crm__launch_req;
-
-static cudaError_t crm__launch(const crm__launch_req *r)
+cudaError_t crm_kernel_launch(const crm_launch_req *r)
 {
     crm_launch_attr attrs[CRM_KATTRS_MAX];
     char small[4096];
     crm_kready k;
-    crm_kfunc *f = crm_modules_func(r->func);
-    if (f == NULL)
+    if (r->func == NULL)
         return cudaErrorInvalidDeviceFunction;
     cudaError_t err = crm__check_config(r->grid, r->block);
     if (err == cudaSuccess)
         err = crm__attrs(r->attrs, r->nattrs, attrs);
     if (err == cudaSuccess)
-        err = crm_modules_prepare(f, &k);
+        err = crm_modules_prepare(r->func, &k);
     if (err != cudaSuccess)
         return err;
     char *blob = k.param_bytes <= sizeof small ? small : malloc(k.param_bytes);
     if (blob == NULL)
         return cudaErrorMemoryAllocation;
-    if ((err = crm__pack(&k, r->args, blob)) == cudaSuccess) {
+    if ((err = crm__pack(&k, r, blob)) == cudaSuccess) {
         crm_call call = {.api = CRM_API_crm_launch};
         crm_launch *l = &call.crm_call_u.crm_launch.launch;
         *l = (crm_launch){
@@ -112,8 +108,8 @@ static cudaError_t crm__launch(const crm__launch_req *r)
 static cudaError_t crm__launch_kernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem,
                                       cudaStream_t stream, int ptds)
 {
-    crm__launch_req r = {func, g, b, shmem, stream, args, NULL, 0, ptds};
-    return crm_set_error(crm__launch(&r));
+    crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds};
+    return crm_set_error(crm_kernel_launch(&r));
 }
 
 CRM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
@@ -144,8 +140,9 @@ static cudaError_t crm__launch_ex(const cudaLaunchConfig_t *c, const void *func,
 {
     if (c == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    crm__launch_req r = {func, c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, c->attrs, c->numAttrs, ptds};
-    return crm_set_error(crm__launch(&r));
+    crm_launch_req r = {crm_modules_func(func), c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, NULL, 0,
+                        c->attrs, c->numAttrs, ptds};
+    return crm_set_error(crm_kernel_launch(&r));
 }
 
 CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)

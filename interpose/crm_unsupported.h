@@ -7,15 +7,16 @@
 #define CRM_UNSUPPORTED_H
 
 /* Logs `name` once (per *logged flag) and returns `status`, the library's "not
- * supported" code; for the CUDA runtime it also becomes the thread's last error. */
-int crm_unsupported(const char *name, int *logged, int status);
+ * supported" code; with last_error set (the runtime's own calls) it also becomes
+ * the thread's last error. */
+int crm_unsupported(const char *name, int *logged, int status, int last_error);
 
-#define CRM_UNSUPPORTED(NAME, STATUS)                                      \
+#define CRM_UNSUPPORTED(NAME, STATUS, LAST_ERROR)                          \
     __attribute__((weak, visibility("default"))) int NAME(void);           \
     __attribute__((weak, visibility("default"))) int NAME(void)            \
     {                                                                      \
         static int logged;                                                 \
-        return crm_unsupported(#NAME, &logged, STATUS);                    \
+        return crm_unsupported(#NAME, &logged, STATUS, LAST_ERROR);        \
     }
 
 #endif

@@ -9,20 +9,44 @@
 
 SHIM := $(BUILD)/libcudarem.so
 INTERPOSE_SRCS := $(wildcard interpose/*.c)
+INTERPOSE_SRCS := $(filter-out interpose/crm_loader_stub.c,$(INTERPOSE_SRCS))
 INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
-                  $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o
+                  $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o \
+                  $(BUILD)/obj/interpose/crm_drv_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
-# CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED)
-UNSUPPORTED_STATUS_cudart13 := 801
-UNSUPPORTED_STATUS_cublas13 := 15
-UNSUPPORTED_STATUS_cudnn9   := 3000
+# CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED)
+# and whether it is also the runtime's last error (only for the runtime's own calls)
+UNSUPPORTED_STATUS_cudart13 := 801, 1
+UNSUPPORTED_STATUS_cublas13 := 15, 0
+UNSUPPORTED_STATUS_cudnn9   := 3000, 0
+UNSUPPORTED_STATUS_cuda13   := 801, 0
 SYMS_LISTS := $(wildcard interpose/*.syms)
 
 $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 	{ echo '/* generated from the interpose name lists; do not edit. */'; \
 	  echo '#include "interpose/crm_unsupported.h"'; \
 	  $(foreach f,$(SYMS_LISTS),sed 's/.*/CRM_UNSUPPORTED(&, $(UNSUPPORTED_STATUS_$(basename $(notdir $(f)))))/' $(f);) } > $@
+
+# The driver's cuGetProcAddress table and error names, from the toolkit's headers.
+$(GEN)/crm_drv_gen.c: tools/gen_drv_tables.py interpose/cuda13.syms $(CUDA_HOME)/include/cuda.h \
+                      $(CUDA_HOME)/include/cudaTypedefs.h | $(GEN)
+	$(PYTHON) tools/gen_drv_tables.py $(CUDA_HOME)/include/cuda.h $(CUDA_HOME)/include/cudaTypedefs.h \
+	    interpose/cuda13.syms $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/obj/interpose/crm_drv_gen.o: $(GEN)/crm_drv_gen.c interpose/crm_drv_tables.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
+
+# Loader stand-ins: empty libraries whose SONAMEs are the driver's and NVML's. The
+# shim needs them (found through its RPATH, before any system copy), so once it is
+# preloaded those names are taken: a program's DT_NEEDED on libcuda.so.1 and every
+# dlopen of it resolve to the shim's symbols, whether or not a driver is installed.
+SHIM_LOADER_STUBS := $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1
+$(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1: interpose/crm_loader_stub.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(notdir $@) -o $@ $<
 
 $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c interpose/crm_unsupported.h
 	@mkdir -p $(dir $@)
@@ -32,13 +56,23 @@ $(BUILD)/obj/interpose/crm_interpose_gen.o: $(GEN)/crm_interpose_gen.c $(GEN_HEA
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
-$(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OBJS) interpose/libcudarem.map
+# Common code only the shim uses: the MAC of the driver's integrity check.
+SHIM_COMMON_OBJS := $(BUILD)/obj/common/crm_md2.o
+$(SHIM_COMMON_OBJS): $(BUILD)/obj/common/%.o: common/%.c common/%.h | $(BUILD)/obj/common
+	$(CC) $(CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+
+# -Bsymbolic-functions: the shim's calls into itself never reach a program's own
+# definitions (a program with a static runtime may export cudaMalloc too).
+$(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OBJS) $(SHIM_COMMON_OBJS) \
+         interpose/libcudarem.map $(SHIM_LOADER_STUBS)
 	$(CC) -shared -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=interpose/libcudarem.map \
-	    -fvisibility=hidden $(filter %.o,$^) $(LDFLAGS) -ltirpc -lpthread -ldl
+	    -Wl,-Bsymbolic-functions -fvisibility=hidden $(filter %.o,$^) \
+	    -Wl,--no-as-needed $(SHIM_LOADER_STUBS) -Wl,--as-needed -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN' \
+	    $(LDFLAGS) -ltirpc -lpthread -ldl
 
 SHIM_ALIASES := $(addprefix $(BUILD)/lib/,libcudart.so.13 libcublas.so.13 libcudnn.so.9)
 $(SHIM_ALIASES): | $(SHIM)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcudarem.so $@
 
-all: $(SHIM) $(SHIM_ALIASES)
+all: $(SHIM) $(SHIM_ALIASES) $(SHIM_LOADER_STUBS)

@@ -3,13 +3,13 @@
 # test time, the nvcc test programs, their CPU kernels for the emulated device,
 # and the end-to-end suite.
 
-KERNEL_PARSER_OBJS := $(BUILD)/obj/common/crm_fatbin.o $(BUILD)/obj/common/crm_cubin.o \
+KERNEL_PARSER_OBJS := $(BUILD)/obj/common/crm_fatbin.o $(BUILD)/obj/common/crm_cubin.o $(BUILD)/obj/common/crm_image.o \
                       $(BUILD)/obj/common/crm_ptx.o
 KERNEL_COMMON_OBJS := $(KERNEL_PARSER_OBJS) $(BUILD)/obj/common/crm_digest.o
 KERNEL_LIBS := -lzstd -llz4 -lcrypto
 
 # Hidden visibility: linking them never adds exports to the shim or the emulated device.
-$(KERNEL_COMMON_OBJS): $(BUILD)/obj/common/%.o: common/%.c common/crm_fatbin.h common/crm_digest.h | $(BUILD)/obj/common
+$(KERNEL_COMMON_OBJS): $(BUILD)/obj/common/%.o: common/%.c common/crm_fatbin.h common/crm_image.h common/crm_digest.h | $(BUILD)/obj/common
 	$(CC) $(CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # The recipes of these link every prerequisite object ($^). The shim's and the

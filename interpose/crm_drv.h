@@ -1,0 +1,74 @@
+/* crm_drv.h -- what the driver-layer files of the shim (interpose/crm_drv_*.c)
+ * share: the CUresult of a runtime-layer result, contexts, and the entry points the
+ * export tables and cuGetProcAddress hand out.
+ *
+ * The driver layer (libcuda.so.1 ABI) stands on the same client objects as the
+ * runtime layer: a CUstream is a cudaStream_t, a CUdeviceptr a device pointer of
+ * the same session, a CUfunction or CUkernel a crm_kfunc of client/crm_modules.h,
+ * and a device's primary context is the context the runtime layer uses. A driver
+ * call that the runtime layer already implements is one function call into it. */
+#ifndef CRM_DRV_H
+#define CRM_DRV_H
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_handles.h"
+
+/* The driver's code for a runtime-layer result (they share most values). */
+CUresult crm_drv_err(cudaError_t err);
+
+/* Calls a runtime-layer function for a driver call and gives its result as a
+ * CUresult, leaving the runtime's last error as it was: driver calls never show in
+ * cudaGetLastError. */
+#define CRM_DRV_RT(call)                                   \
+    __extension__({                                        \
+        cudaError_t crm__saved = crm_peek_error();         \
+        cudaError_t crm__got = (call);                     \
+        crm_put_error(crm__saved);                         \
+        crm_drv_err(crm__got);                             \
+    })
+
+/* CUDA_ERROR_NOT_INITIALIZED until cuInit succeeded, else CUDA_SUCCESS. */
+CUresult crm_drv_check_init(void);
+
+/* Opens the session if needed and checks `dev`; CUDA_ERROR_INVALID_DEVICE when
+ * the session has no such device. */
+CUresult crm_drv_check_device(CUdevice dev);
+
+/* ---- contexts (interpose/crm_drv_ctx.c) ------------------------------------------ */
+
+/* The calling thread's current context, or NULL. */
+CUcontext crm_drv_ctx_current(void);
+/* The primary context of dev (not retained), or NULL for a bad device. */
+CUcontext crm_drv_primary(CUdevice dev);
+/* 1 when ctx is a live context of this process. */
+int crm_drv_ctx_valid(CUcontext ctx);
+/* Device of a live context. */
+CUdevice crm_drv_ctx_device(CUcontext ctx);
+/* CUDA_SUCCESS when the thread has a current context (its device is then the
+ * thread's device for every call), else CUDA_ERROR_INVALID_CONTEXT. */
+CUresult crm_drv_need_ctx(void);
+
+/* Context-local storage (the runtime's per-context state; export table
+ * C693336E-...): put, get and delete a value under a key. */
+typedef void (*crm_drv_cls_dtor)(CUcontext ctx, void *key, void *value);
+CUresult crm_drv_cls_put(CUcontext ctx, void *key, void *value, crm_drv_cls_dtor dtor);
+CUresult crm_drv_cls_get(void **value, CUcontext ctx, void *key);
+CUresult crm_drv_cls_delete(CUcontext ctx, void *key);
+
+/* ---- modules (interpose/crm_drv_module.c) ---------------------------------------- */
+
+/* Loads device code (a fatbinary, an nvcc fatbinary wrapper, a cubin or PTX text)
+ * as a module; the bytes are copied unless `in_image` says they live as long as
+ * the process (a program's own registered fatbinaries). Nothing crosses the wire
+ * until one of its kernels is used. */
+CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image);
+
+/* ---- cuGetProcAddress (interpose/crm_drv_proc.c) --------------------------------- */
+
+/* The entry point of driver function `name` as CUDA version `version` defines it
+ * (per-thread default stream variant when flags asks for it); NULL when unknown or
+ * newer than `version`, and *status says which. */
+void *crm_drv_proc(const char *name, int version, cuuint64_t flags, CUdriverProcAddressQueryResult *status);
+
+#endif
