@@ -61,8 +61,9 @@ CUresult crm_drv_cls_delete(CUcontext ctx, void *key);
 /* Loads device code (a fatbinary, an nvcc fatbinary wrapper, a cubin or PTX text)
  * as a module; the bytes are copied unless `in_image` says they live as long as
  * the process (a program's own registered fatbinaries). Nothing crosses the wire
- * until one of its kernels is used. */
-CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image);
+ * until one of its kernels is used. A library (context-independent) needs no
+ * current context; a module does. */
+CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image, int library);
 
 /* ---- cuGetProcAddress (interpose/crm_drv_proc.c) --------------------------------- */
 

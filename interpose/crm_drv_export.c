@@ -49,7 +49,7 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev); /* i
 
 static CUresult crm__module_from_wrapper(CUmodule *module, const void *wrapper)
 {
-    return crm_drv_module_load(module, wrapper, 1); /* a program's own image: no copy */
+    return crm_drv_module_load(module, wrapper, 1, 0); /* a program's own image: no copy */
 }
 
 static CUresult crm__primary_ctx(CUcontext *pctx, CUdevice dev)
@@ -78,7 +78,7 @@ static CUresult crm__module_from_fatbin_ext(const void *fatbin, CUmodule *module
 {
     if (a3 != NULL || a4 != NULL || a5 != 0)
         crm_debug("runtime module load with arguments %p %p %u: not understood, ignored", a3, a4, a5);
-    return crm_drv_module_load(module, fatbin, 1);
+    return crm_drv_module_load(module, fatbin, 1, 0);
 }
 
 static CUresult crm__load_compilers(void)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "client/crm_modules.h"
+#include "common/crm_image.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 #include "interpose/crm_rt_launch.h"
@@ -20,15 +21,16 @@ static crm_kfunc *crm__func(const void *h)
     return h != NULL ? crm_modules_func(h) : NULL;
 }
 
-CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image)
+CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image, int library)
 {
     cudaError_t err;
-    CUresult rc = crm_drv_need_ctx();
+    CUresult rc = library ? crm_drv_check_init() : crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
     if (out == NULL || image == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    crm_kmodule *m = crm_modules_load(image, in_image, &err);
+    /* nvcc's wrapper points into the program's image, which outlives the module */
+    crm_kmodule *m = crm_modules_load(image, in_image || crm_image_kind(image, 24) == CRM_IMAGE_WRAPPER, &err);
     if (m == NULL)
         return err == cudaErrorInvalidKernelImage ? CUDA_ERROR_INVALID_IMAGE : crm_drv_err(err);
     *out = (CUmodule)m;
@@ -37,7 +39,7 @@ CUresult crm_drv_module_load(CUmodule *out, const void *image, int in_image)
 
 CRM_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
-    return crm_drv_module_load(module, image, 0);
+    return crm_drv_module_load(module, image, 0, 0);
 }
 
 /* JIT options tune a compiler that runs on the server; they are not forwarded. */
@@ -45,12 +47,12 @@ CRM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
                                        CUjit_option *options, void **optionValues)
 {
     (void)numOptions, (void)options, (void)optionValues;
-    return crm_drv_module_load(module, image, 0);
+    return crm_drv_module_load(module, image, 0, 0);
 }
 
 CRM_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
-    return crm_drv_module_load(module, fatCubin, 0);
+    return crm_drv_module_load(module, fatCubin, 0, 0);
 }
 
 /* Reads the whole file, then loads its contents as an image. */
@@ -74,7 +76,7 @@ CRM_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
     if (buf == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     buf[len] = '\0'; /* PTX read from a file has no NUL of its own */
-    CUresult rc = crm_drv_module_load(module, buf, 0);
+    CUresult rc = crm_drv_module_load(module, buf, 0, 0);
     free(buf);
     return rc;
 }
@@ -173,7 +175,7 @@ CRM_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUji
 {
     (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
     (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
-    return crm_drv_module_load((CUmodule *)library, code, 0);
+    return crm_drv_module_load((CUmodule *)library, code, 0, 1);
 }
 
 CRM_EXPORT CUresult cuLibraryUnload(CUlibrary library) { return cuModuleUnload((CUmodule)library); }

@@ -66,9 +66,9 @@ static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, si
     if (k->fn == NULL) {
         if (!k->warned)
             fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
-                            "--emu-kernels): its launches fail with cudaErrorInvalidDeviceFunction\n", k->k->name);
+                            "--emu-kernels): it cannot run on the emulated device\n", k->k->name);
         k->warned = 1;
-        return cudaErrorInvalidDeviceFunction;
+        return cudaErrorNoKernelImageForDevice;
     }
     if (k->k->nparams > 0 && args == NULL)
         return cudaErrorInvalidValue;

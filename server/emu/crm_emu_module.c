@@ -164,6 +164,16 @@ CRM_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t
         }
     }
     crm__emu_unlock();
+    /* With no CPU implementation the emulated device has no code it can run for
+     * this kernel: what a GPU says of a module without code for its architecture,
+     * at the kernel's first use. */
+    if (err == cudaSuccess && kern->fn == NULL) {
+        if (!kern->warned)
+            fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
+                            "--emu-kernels): it cannot run on the emulated device\n", k->name);
+        kern->warned = 1;
+        err = cudaErrorNoKernelImageForDevice;
+    }
     if (err == cudaSuccess)
         *pKernel = kern;
     return crm__emu_ret(err);
