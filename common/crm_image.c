@@ -81,6 +81,15 @@ size_t crm_image_size(const void *data, size_t maxlen, const void **inner)
     }
 }
 
+int crm_image_check(const void *data, size_t len)
+{
+    const void *inner;
+    enum crm_image_kind kind = crm_image_kind(data, len);
+    if (kind == CRM_IMAGE_NONE || kind == CRM_IMAGE_WRAPPER)
+        return -1;
+    return crm_image_size(data, len, &inner) == len ? 0 : -1;
+}
+
 int crm_module_info_from_image(const void *data, size_t len, crm_module_info *out, char *err, size_t errlen)
 {
     switch (crm_image_kind(data, len)) {

@@ -26,6 +26,11 @@ enum crm_image_kind crm_image_kind(const void *data, size_t maxlen);
  * holds no complete image within maxlen. */
 size_t crm_image_size(const void *data, size_t maxlen, const void **inner);
 
+/* 0 when data[0..len) is exactly one fatbinary, cubin or PTX image (never a
+ * wrapper, whose pointer means nothing outside the process that made it), else -1.
+ * What a server checks an image from the wire with. */
+int crm_image_check(const void *data, size_t len);
+
 /* Kernels, layouts and globals of a fatbinary, cubin or PTX image of len bytes.
  * 0, or -1 with a reason in err. */
 int crm_module_info_from_image(const void *data, size_t len, crm_module_info *out, char *err, size_t errlen);

@@ -2,8 +2,8 @@
  * modules (fatbinaries) a session loaded, their kernels and symbols under the
  * client's ids, launches rebuilt from their parameter blob, function attributes.
  *
- * A module is a library of the backend (cudaLibraryLoadData) plus what the server
- * read from the image itself (common/crm_fatbin.h): every launch is checked against
+ * A module (a fatbinary, a cubin or PTX text) is a library of the backend
+ * (cudaLibraryLoadData) plus what the server read from the image itself (common/crm_fatbin.h): every launch is checked against
  * that layout before the backend reads a single parameter. Modules and functions
  * live in the session's handle table with device -1, so a cudaDeviceReset keeps
  * them (libraries are context-independent) and the session's end releases them.
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/crm_fatbin.h"
+#include "common/crm_image.h"
 #include "common/crm_log.h"
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
@@ -121,9 +122,10 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
         return image->data.data_len == 0 ? cudaSuccess : cudaErrorMemoryAllocation; /* not cached: send it */
     }
     cudaError_t rc = cudaErrorInvalidKernelImage;
-    if (crm_fatbin_size(m->image, m->len) != m->len || crm_module_info_parse(m->image, m->len, &m->info, err, sizeof err) != 0) {
+    if (crm_image_check(m->image, m->len) != 0 ||
+        crm_module_info_from_image(m->image, m->len, &m->info, err, sizeof err) != 0) {
         crm_warn("session %llu: rejected a device code module: %s", (unsigned long long)s->id,
-                 crm_fatbin_size(m->image, m->len) != m->len ? "not a fatbinary" : err);
+                 crm_image_check(m->image, m->len) != 0 ? "not a fatbinary, cubin or PTX image" : err);
         goto fail;
     }
     rc = crm_rt.cudaLibraryLoadData(&m->lib, m->image, NULL, NULL, 0, NULL, NULL, 0);

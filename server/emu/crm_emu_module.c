@@ -1,5 +1,5 @@
 /* crm_emu_module.c -- device code modules of the emulated device: cudaLibraryLoadData
- * reads a fatbinary's cubin (kernels, parameter layouts, globals), cudaLibraryGetKernel
+ * reads a fatbinary's cubin (or a bare cubin) (kernels, parameter layouts, globals), cudaLibraryGetKernel
  * pairs a kernel with its CPU implementation from the CUDAREM_EMU_KERNELS libraries,
  * cudaLibraryGetGlobal gives a global's emulated device memory (initialised from the
  * cubin), cudaLibraryUnload frees it all. */
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/crm_image.h"
 #include "server/emu/crm_emu_kernels.h"
 
 static crm__registry crm__libs;     /* live struct CUlib_st * */
@@ -85,10 +86,11 @@ CRM_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *c
     struct CUlib_st *lib = calloc(1, sizeof *lib);
     if (lib == NULL)
         return crm__emu_ret(cudaErrorMemoryAllocation);
-    size_t len = crm_fatbin_size(code, CRM_FATBIN_MAX);
-    int rc = len ? crm_module_info_parse(code, len, &lib->info, err, sizeof err) : -1;
+    const void *inner;
+    size_t len = crm_image_kind(code, 24) == CRM_IMAGE_WRAPPER ? 0 : crm_image_size(code, CRM_IMAGE_BYTES_MAX, &inner);
+    int rc = len ? crm_module_info_from_image(code, len, &lib->info, err, sizeof err) : -1;
     if (len == 0)
-        snprintf(err, sizeof err, "not a fatbinary");
+        snprintf(err, sizeof err, "not a fatbinary, cubin or PTX image");
     cudaError_t ret = cudaErrorInvalidKernelImage;
     if (rc == 0 && !lib->info.has_elf) {
         fprintf(stderr, "cudarem-emu: module holds only PTX (arch %u): the emulated device cannot JIT it; "

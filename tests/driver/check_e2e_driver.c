@@ -1,0 +1,79 @@
+/* check_e2e_driver.c -- end-to-end suite of the driver layer: drv_api (a program of
+ * the driver API alone, DT_NEEDED libcuda.so.1) runs through the shim against a
+ * real cudarem-server on loopback, over TCP and a Unix socket, with build/lib on
+ * LD_LIBRARY_PATH (no NVIDIA driver here: that is where libcuda.so.1 is found),
+ * and again in a mount namespace where every CUDA library is hidden. The emulated
+ * device runs its vadd kernel from a cubin with the CPU kernels of the test
+ * programs; it must print "PASS drv_api". */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+enum transport { VIA_TCP, VIA_UNIX };
+
+static void run_drv_api(enum transport t, int hide)
+{
+    char dir[64], err[512], kernels[E2E_PATH_LEN], prog[E2E_PATH_LEN], cubin[E2E_PATH_LEN], ptx[E2E_PATH_LEN];
+    char lib[E2E_PATH_LEN], verdict[64];
+    e2e_server srv;
+    e2e_proc p;
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_build_path("kernels/libktest_cpu_kernels.so", kernels, sizeof kernels);
+    e2e_build_path("driver/drv_api", prog, sizeof prog);
+    e2e_build_path("driver/vadd.cubin", cubin, sizeof cubin);
+    e2e_build_path("driver/vadd.ptx", ptx, sizeof ptx);
+    e2e_build_path("lib", lib, sizeof lib);
+    char *extra[] = {"--emu-kernels", kernels, NULL};
+    e2e_server_extra_args(extra);
+    int rc = e2e_server_start(&srv, dir, 0, err, sizeof err);
+    e2e_server_extra_args(NULL);
+    ck_assert_msg(rc == 0, "server start: %s", err);
+    char *argv[] = {prog, cubin, ptx, NULL};
+    e2e_proc_opts o = {t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide};
+    e2e_client_library_path(lib);
+    int spawned = e2e_run(&p, dir, "drv_api", prog, argv, &o) == 0;
+    e2e_client_library_path(NULL);
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
+             strstr(out, "PASS drv_api\n") != NULL;
+    int st = e2e_server_stop(&srv);
+    char *log = e2e_read_file(srv.log_path);
+    if (!ok) {
+        e2e_describe(&p, verdict, sizeof verdict);
+        fprintf(stderr, "===== drv_api: %s\n", verdict);
+        e2e_dump("program stdout", out, 6000);
+        e2e_dump("program stderr", perr, 3000);
+        e2e_dump("server log", log, 4000);
+    }
+    free(out);
+    free(perr);
+    free(log);
+    e2e_dir_remove(dir);
+    ck_assert_msg(ok, "drv_api did not pass");
+    ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "server did not stop cleanly");
+}
+
+START_TEST(test_drv_api_tcp) { run_drv_api(VIA_TCP, 0); }
+END_TEST
+START_TEST(test_drv_api_unix) { run_drv_api(VIA_UNIX, 0); }
+END_TEST
+START_TEST(test_drv_api_hidden_cuda) { run_drv_api(VIA_UNIX, 1); }
+END_TEST
+
+static Suite *driver_suite(void)
+{
+    Suite *s = suite_create("e2e_driver");
+    TCase *tc = tcase_create("drv_api");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_drv_api_tcp);
+    tcase_add_test(tc, test_drv_api_unix);
+    tcase_add_test(tc, test_drv_api_hidden_cuda);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(driver_suite)

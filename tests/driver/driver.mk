@@ -1,0 +1,25 @@
+# driver.mk -- the driver-API test program (tests/driver/drv_api.c, linked with
+# -lcuda against the toolkit's stub, so it has DT_NEEDED libcuda.so.1 as driver
+# programs do), the cubin and PTX of the vadd kernel it loads, and its e2e suite.
+
+DRV_DIR   := $(BUILD)/driver
+DRV_PROG  := $(DRV_DIR)/drv_api
+DRV_MODS  := $(DRV_DIR)/vadd.cubin $(DRV_DIR)/vadd.ptx
+E2E_TESTS += $(BUILD)/tests/check_e2e_driver
+
+all: $(DRV_PROG) $(DRV_MODS)
+
+$(DRV_DIR):
+	mkdir -p $@
+
+$(DRV_PROG): tests/driver/drv_api.c | $(DRV_DIR)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(DRV_DIR)/vadd.cubin: tests/kernels/vadd.cu | $(DRV_DIR)
+	$(NVCC) -cubin -arch=sm_90 -o $@ $<
+$(DRV_DIR)/vadd.ptx: tests/kernels/vadd.cu | $(DRV_DIR)
+	$(NVCC) -ptx -arch=sm_90 -o $@ $<
+
+$(BUILD)/tests/check_e2e_driver: tests/driver/check_e2e_driver.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
+                                 tests/unit/crm_check.h tests/driver/driver.mk | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(E2E_DEFS) -o $@ $< $(E2E_HARNESS) $(LDFLAGS) $(CHECK_LIBS)
