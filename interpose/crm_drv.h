@@ -49,6 +49,15 @@ CUdevice crm_drv_ctx_device(CUcontext ctx);
  * thread's device for every call), else CUDA_ERROR_INVALID_CONTEXT. */
 CUresult crm_drv_need_ctx(void);
 
+/* The runtime layer's binding to the driver, as NVIDIA's runtime makes it: the
+ * first runtime call of a thread that needs a context makes the primary context of
+ * the thread's device current (retained once per device) and counts as cuInit;
+ * cudaSetDevice makes that device's primary context current. */
+void crm_drv_runtime_bind(void);
+void crm_drv_runtime_set_device(int device);
+/* Marks the driver initialised (cuInit, or the runtime's first call). */
+void crm_drv_mark_init(void);
+
 /* Context-local storage (the runtime's per-context state; export table
  * C693336E-...): put, get and delete a value under a key. */
 typedef void (*crm_drv_cls_dtor)(CUcontext ctx, void *key, void *value);

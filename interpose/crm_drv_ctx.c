@@ -31,6 +31,7 @@ struct CUctx_st {
     unsigned flags;          /* CU_CTX_* */
     unsigned refs;           /* primary: cuDevicePrimaryCtxRetain count */
     unsigned long long id;   /* cuCtxGetId */
+    int rt_retained;         /* primary: the runtime layer holds its reference */
     crm__cls *cls;           /* context-local storage */
     size_t ncls;
     struct CUctx_st *next;   /* created contexts: the live list */
@@ -101,6 +102,46 @@ static CUcontext crm__ctx_or_current(CUcontext ctx)
     if (ctx == NULL)
         ctx = crm_drv_ctx_current();
     return crm_drv_ctx_valid(ctx) ? ctx : NULL;
+}
+
+/* ---- the runtime layer's context -------------------------------------------------- */
+
+/* The primary context of device, retained once for the runtime layer. */
+static CUcontext crm__runtime_primary(int device)
+{
+    CUcontext c = crm_drv_primary(device);
+    if (c == NULL)
+        return NULL;
+    pthread_mutex_lock(&crm__lock);
+    if (!c->rt_retained) {
+        c->rt_retained = 1;
+        c->refs++;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return c;
+}
+
+void crm_drv_runtime_bind(void)
+{
+    if (crm__depth > 0)
+        return;
+    CUcontext c = crm__runtime_primary(crm_thread_device());
+    if (c == NULL)
+        return;
+    crm_drv_mark_init();
+    crm__stack[0] = c;
+    crm__depth = 1;
+}
+
+void crm_drv_runtime_set_device(int device)
+{
+    CUcontext c = crm__runtime_primary(device);
+    if (c == NULL)
+        return;
+    crm_drv_mark_init();
+    if (crm__depth == 0)
+        crm__depth = 1;
+    crm__stack[crm__depth - 1] = c;
 }
 
 /* ---- the current-context stack --------------------------------------------------- */

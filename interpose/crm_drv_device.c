@@ -35,6 +35,11 @@ CUresult crm_drv_err(cudaError_t err)
     }
 }
 
+void crm_drv_mark_init(void)
+{
+    atomic_store(&crm__initialised, 1);
+}
+
 CUresult crm_drv_check_init(void)
 {
     return atomic_load(&crm__initialised) ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
@@ -61,7 +66,7 @@ CRM_EXPORT CUresult cuInit(unsigned int flags)
     if (rc == CUDA_SUCCESS && info.device_count == 0)
         rc = CUDA_ERROR_NO_DEVICE;
     if (rc == CUDA_SUCCESS)
-        atomic_store(&crm__initialised, 1);
+        crm_drv_mark_init();
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
 #define CRM_MAX_DEVICES 64
@@ -55,8 +56,10 @@ CRM_EXPORT cudaError_t cudaGetDevice(int *device)
 CRM_EXPORT cudaError_t cudaSetDevice(int device)
 {
     cudaError_t err = crm__check_device(device);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
         crm_set_thread_device(device);
+        crm_drv_runtime_set_device(device); /* its primary context becomes current */
+    }
     return crm_set_error(err);
 }
 

@@ -10,10 +10,12 @@
 #include "client/crm_ptrmap.h"
 #include "common/crm_log.h"
 #include "crm_client_gen.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
 CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
+    crm_drv_runtime_bind();
     uint64_t ptr = 0;
     if (devPtr == NULL)
         return crm_set_error(cudaErrorInvalidValue);
@@ -42,6 +44,7 @@ CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
 
 CRM_EXPORT cudaError_t cudaFree(void *devPtr)
 {
+    crm_drv_runtime_bind();
     if (devPtr == NULL)
         return cudaSuccess;
     cudaError_t err = crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
@@ -93,6 +96,7 @@ CRM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 
 CRM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
+    crm_drv_runtime_bind();
     const unsigned valid = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if (flags & ~valid)
         return crm_set_error(cudaErrorInvalidValue);

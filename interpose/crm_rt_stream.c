@@ -4,10 +4,12 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "crm_client_gen.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
 CRM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
+    crm_drv_runtime_bind();
     uint64_t id;
     if (pStream == NULL || (flags & ~(unsigned)cudaStreamNonBlocking))
         return crm_set_error(cudaErrorInvalidValue);
@@ -44,6 +46,7 @@ static int crm__event_flags_valid(unsigned int flags)
 
 CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
+    crm_drv_runtime_bind();
     uint64_t id;
     if (event == NULL || !crm__event_flags_valid(flags))
         return crm_set_error(cudaErrorInvalidValue);
