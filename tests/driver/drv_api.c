@@ -3,7 +3,7 @@
  * created context, memory and every copy form it checks byte for byte, memsets of
  * 8/16/32-bit patterns, streams, events, modules loaded from a cubin and from PTX,
  * launches with kernelParams and with a packed `extra` buffer, function queries,
- * error names, cuGetProcAddress, and the errors bad arguments give.
+ * the linker, error names, cuGetProcAddress, and the errors bad arguments give.
  *
  * usage: drv_api CUBIN PTX
  * The vadd kernel (tests/kernels/vadd.cu) runs from the cubin. PTX needs a device
@@ -238,6 +238,33 @@ static void check_modules(const char *cubin_path, const char *ptx_path, int emul
     CU(cuStreamDestroy(s));
 }
 
+/* The linker hands back its one input, which then loads and runs as a module. */
+static void check_linker(const char *cubin_path, const char *ptx_path)
+{
+    CUlinkState link;
+    CUmodule m;
+    CUstream s;
+    CUevent start, stop;
+    void *out = NULL;
+    size_t size = 0;
+    CU(cuStreamCreate(&s, 0));
+    CU(cuEventCreate(&start, 0));
+    CU(cuEventCreate(&stop, 0));
+    CU(cuLinkCreate(0, NULL, NULL, &link));
+    CU(cuLinkAddFile(link, CU_JIT_INPUT_CUBIN, cubin_path, 0, NULL, NULL));
+    CHECK(cuLinkAddFile(link, CU_JIT_INPUT_PTX, ptx_path, 0, NULL, NULL) == CUDA_ERROR_NOT_SUPPORTED,
+          "a second input was linked");
+    CU(cuLinkComplete(link, &out, &size));
+    CHECK(out != NULL && size > 64 && memcmp(out, "\177ELF", 4) == 0, "linked image is not the cubin");
+    CU(cuModuleLoadData(&m, out));
+    CU(cuLinkDestroy(link));
+    CU(run_vadd(m, s, start, stop));
+    CU(cuModuleUnload(m));
+    CU(cuEventDestroy(start));
+    CU(cuEventDestroy(stop));
+    CU(cuStreamDestroy(s));
+}
+
 static void check_contexts(CUdevice dev)
 {
     CUcontext primary, created, cur = NULL;
@@ -302,6 +329,7 @@ int main(int argc, char **argv)
     CU(cuStreamDestroy(s));
     check_memsets();
     check_modules(argv[1], argv[2], emulated);
+    check_linker(argv[1], argv[2]);
     check_proc_address();
     CU(cuCtxSynchronize());
     CU(cuDevicePrimaryCtxRelease(dev));
