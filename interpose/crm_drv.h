@@ -65,6 +65,10 @@ CUresult crm_drv_cls_put(CUcontext ctx, void *key, void *value, crm_drv_cls_dtor
 CUresult crm_drv_cls_get(void **value, CUcontext ctx, void *key);
 CUresult crm_drv_cls_delete(CUcontext ctx, void *key);
 
+/* Per-thread default stream twins, for the runtime's _ptsz calls. */
+CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *userData);
+CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *userData, unsigned int flags);
+
 /* ---- modules (interpose/crm_drv_module.c) ---------------------------------------- */
 
 /* Loads device code (a fatbinary, an nvcc fatbinary wrapper, a cubin or PTX text)

@@ -2,7 +2,8 @@
  * driver function as a given CUDA version defines it, from the table generated out
  * of cudaTypedefs.h (interpose/crm_drv_tables.h). Every function libcuda.so.1
  * exports has an entry point here; those cudarem does not implement answer
- * CUDA_ERROR_NOT_SUPPORTED and log their name once. */
+ * CUDA_ERROR_NOT_SUPPORTED and log their name once. The runtime's
+ * cudaGetDriverEntryPoint* answer from the same table. */
 #include <string.h>
 #include "interpose/crm_drv.h"
 #include "interpose/crm_drv_tables.h"
@@ -60,4 +61,55 @@ CRM_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda
 CRM_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
     return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+/* ---- the runtime's doors to the driver's entry points -------------------------------- */
+
+/* The runtime initialises the driver first, as NVIDIA's does: entry points taken
+ * this way work at once, in the primary context of the thread's device. */
+static cudaError_t crm__rt_entry(const char *symbol, void **funcPtr, int version, unsigned long long flags,
+                                 enum cudaDriverEntryPointQueryResult *status)
+{
+    CUdriverProcAddressQueryResult st;
+    if (symbol == NULL || funcPtr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    crm_drv_runtime_bind();
+    /* cudaEnableDefault / cudaEnableLegacyStream / cudaEnablePerThreadDefaultStream
+     * are the driver's flags under other names */
+    *funcPtr = crm_drv_proc(symbol, version, flags, &st);
+    if (status != NULL)
+        *status = (enum cudaDriverEntryPointQueryResult)st;
+    return *funcPtr != NULL ? cudaSuccess : crm_set_error(cudaErrorSymbolNotFound);
+}
+
+CRM_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                                        unsigned long long flags,
+                                                        enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return crm__rt_entry(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
+}
+
+CRM_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                               enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return crm__rt_entry(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+/* Per-thread default stream builds: the default search gives the _ptsz/_ptds forms. */
+static unsigned long long crm__ptsz_flags(unsigned long long flags)
+{
+    return flags == cudaEnableDefault ? cudaEnablePerThreadDefaultStream : flags;
+}
+
+CRM_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
+                                                             unsigned int cudaVersion, unsigned long long flags,
+                                                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return crm__rt_entry(symbol, funcPtr, (int)cudaVersion, crm__ptsz_flags(flags), driverStatus);
+}
+
+CRM_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return crm__rt_entry(symbol, funcPtr, CUDART_VERSION, crm__ptsz_flags(flags), driverStatus);
 }
