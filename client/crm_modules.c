@@ -30,7 +30,7 @@ struct crm_kmodule {
     unsigned char *owned;          /* the copy a driver load made, or NULL */
     int parsed;                    /* info and digest are valid */
     crm_module_info info;
-    crm_digest digest;
+    crm_digest digest;             /* of the image shipped to this session */
     pid_t pid;                     /* process whose session loaded it, 0 = none */
     uint64_t id;                   /* wire id there */
     unsigned gen;                  /* bumped at every load */
@@ -236,7 +236,7 @@ cudaKernel_t crm_modules_kernel_handle(crm_kfunc *f)
     return (cudaKernel_t)f;
 }
 
-/* Reads the module's kernels and digest once; lock held. */
+/* Reads the module's kernels once; lock held. */
 static cudaError_t crm__parse(crm_kmodule *m)
 {
     char err[256];
@@ -248,32 +248,69 @@ static cudaError_t crm__parse(crm_kmodule *m)
         crm_error("cannot read a device code module: %s", err);
         return cudaErrorInvalidKernelImage;
     }
-    if (crm_sha256(m->fatbin, m->len, (unsigned char *)m->digest.bytes) != 0) {
-        crm_module_info_free(&m->info);
-        return cudaErrorInvalidKernelImage;
-    }
     m->parsed = 1;
     return cudaSuccess;
+}
+
+/* Architecture of the thread's device (90 for sm_90); 0 for the emulated device,
+ * which runs the CPU implementations of any cubin's kernels, or when unknown. */
+static unsigned crm__device_arch(void)
+{
+    crm_session_info info;
+    int major = 0, minor = 0, dev = crm_thread_device();
+    if (crm_conn_session(&info) != cudaSuccess || strcmp(info.backend, "emu") == 0)
+        return 0;
+    cudaError_t saved = crm_peek_error();
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        major = minor = 0;
+    crm_put_error(saved);
+    return (unsigned)(major * 10 + minor);
+}
+
+/* What crosses the wire for m: of a fatbinary, only the entry the server's device
+ * loads (its machine code, else its PTX), so a module built for many architectures
+ * costs one; any other image whole. *owned is set when the bytes are a new buffer. */
+static void crm__shipped_image(crm_kmodule *m, const unsigned char **bytes, size_t *len, unsigned char **owned)
+{
+    unsigned arch = crm__device_arch();
+    *bytes = m->fatbin;
+    *len = m->len;
+    *owned = NULL;
+    if (crm_image_kind(m->fatbin, m->len) == CRM_IMAGE_FATBIN &&
+        crm_fatbin_slim(m->fatbin, m->len, arch, owned, len) == 0)
+        *bytes = *owned;
+    else
+        *len = m->len;
 }
 
 /* Loads the module in this process's session: by digest first, then shipping the
  * image when the server has not cached it. Lock held. */
 static cudaError_t crm__load(crm_kmodule *m)
 {
-    crm_image none = {{0, NULL}}, image = {{(u_int)m->len, (char *)m->fatbin}};
+    const unsigned char *bytes;
+    unsigned char *owned;
+    size_t len;
     int loaded = 0;
     if (m->pid == getpid() && m->id != 0)
         return m->load_err;
     cudaError_t err = crm__parse(m);
     if (err != cudaSuccess)
         return err;
+    crm__shipped_image(m, &bytes, &len, &owned);
+    if (crm_sha256(bytes, len, (unsigned char *)m->digest.bytes) != 0) {
+        free(owned);
+        return cudaErrorInvalidKernelImage;
+    }
+    crm_image none = {{0, NULL}}, image = {{(u_int)len, (char *)bytes}};
     uint64_t id = crm_handle_new_id();
     err = crm_rpc_crm_module_load(id, &m->digest, &none, &loaded);
     if (err == cudaSuccess && !loaded) {
         err = crm_rpc_crm_module_load(id, &m->digest, &image, &loaded);
         if (err == cudaSuccess)
-            crm_conn_count_bulk(m->len, 0);
+            crm_conn_count_bulk(len, 0);
     }
+    free(owned);
     if (err == cudaErrorNoDevice || err == cudaErrorDevicesUnavailable)
         return err; /* no session: try again at the next use */
     if (err == cudaSuccess && !loaded)

@@ -186,6 +186,57 @@ int crm_module_info_parse(const void *fatbin, size_t len, crm_module_info *out, 
     return rc;
 }
 
+/* 1 when entry e suits a device of architecture arch better than entry best (which
+ * may be NULL): machine code of the same major version not newer than the device,
+ * the newest such; else PTX not newer than the device, the newest such. Arch 0 is
+ * a device that runs any machine code (the emulated device): the newest cubin. */
+static int crm__better_for(const crm_fatbin_entry *e, const crm_fatbin_entry *best, unsigned arch)
+{
+    int fits = arch == 0 ? e->kind == CRM_FATBIN_PTX || e->kind == CRM_FATBIN_ELF
+                         : e->arch <= arch && (e->kind == CRM_FATBIN_PTX ||
+                                               (e->kind == CRM_FATBIN_ELF && e->arch / 10 == arch / 10));
+    if (!fits)
+        return 0;
+    if (best == NULL)
+        return 1;
+    if (e->kind != best->kind)
+        return e->kind == CRM_FATBIN_ELF;
+    return e->arch > best->arch;
+}
+
+int crm_fatbin_slim(const void *fatbin, size_t len, unsigned arch, unsigned char **out, size_t *outlen)
+{
+    const unsigned char *p = fatbin;
+    if (crm_fatbin_size(fatbin, len) != len)
+        return -1;
+    size_t hs = crm__u16(p + 6), off = hs, best_off = 0, best_len = 0;
+    crm_fatbin_entry e, best;
+    int n = 0, have = 0;
+    while (off < len) {
+        size_t elen;
+        if (crm__entry(p + off, len - off, &e, &elen) != 0)
+            return -1;
+        if (crm__better_for(&e, have ? &best : NULL, arch)) {
+            best = e, have = 1;
+            best_off = off, best_len = elen;
+        }
+        off += elen;
+        n++;
+    }
+    if (!have || n == 1)
+        return 1; /* nothing suits, or nothing to leave out: the whole image */
+    unsigned char *slim = malloc(hs + best_len);
+    if (slim == NULL)
+        return -1;
+    memcpy(slim, p, hs);
+    memcpy(slim + hs, p + best_off, best_len);
+    for (int i = 0; i < 8; i++) /* the header's entries size, little-endian */
+        slim[8 + i] = (unsigned char)((uint64_t)best_len >> (8 * i));
+    *out = slim;
+    *outlen = hs + best_len;
+    return 0;
+}
+
 void crm_module_info_free(crm_module_info *m)
 {
     for (size_t i = 0; i < m->nkernels; i++) {

@@ -44,6 +44,14 @@ int crm_fatbin_compressed(const crm_fatbin_entry *e);
 int crm_fatbin_payload(const crm_fatbin_entry *e, unsigned char **out, size_t *outlen, char *err,
                        size_t errlen);
 
+/* A fatbinary holding only the entry a device of architecture `arch` (e.g. 90) would
+ * load from fatbin: its machine code (same major version, newest not newer than
+ * the device), else its newest PTX not newer than the device; arch 0: the newest
+ * cubin of any architecture, else the newest PTX. 0 and a malloc'd
+ * *out of *outlen bytes; 1 when the whole image is what to use (a single entry,
+ * or none that suits); -1 when fatbin is malformed. */
+int crm_fatbin_slim(const void *fatbin, size_t len, unsigned arch, unsigned char **out, size_t *outlen);
+
 /* ---- what a module contains ---------------------------------------------------- */
 
 typedef struct crm_kparam_info {

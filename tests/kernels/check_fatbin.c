@@ -123,6 +123,47 @@ START_TEST(test_multi_arch)
 END_TEST
 
 /* Every prefix of a valid fatbinary is refused or parsed, never read past. */
+/* The entry that slimming for `arch` keeps, as kind * 1000 + arch; 0 when the
+ * whole image is to be used. The slim image must itself parse. */
+static unsigned slim_pick(const unsigned char *fb, size_t len, unsigned arch)
+{
+    unsigned char *out = NULL;
+    size_t outlen = 0;
+    crm_fatbin_entry e[4];
+    int rc = crm_fatbin_slim(fb, len, arch, &out, &outlen);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1)
+        return 0;
+    ck_assert_uint_eq(crm_fatbin_size(out, outlen), outlen);
+    ck_assert_int_eq(crm_fatbin_entries(out, outlen, e, 4), 1);
+    unsigned pick = (unsigned)e[0].kind * 1000 + e[0].arch;
+    free(out);
+    return pick;
+}
+
+/* A module crosses the wire as the one entry the server's device would load. */
+START_TEST(test_slim_for_device)
+{
+    size_t len, plen;
+    size_t xlen;
+    unsigned char *fb = load("fb_multi.fatbin", &len), *plain = load("fb_plain.fatbin", &plen);
+    unsigned char *ptx = load("fb_ptx.fatbin", &xlen);
+    ck_assert_uint_eq(slim_pick(fb, len, 90), CRM_FATBIN_ELF * 1000 + 90);  /* its machine code */
+    ck_assert_uint_eq(slim_pick(fb, len, 75), CRM_FATBIN_ELF * 1000 + 75);
+    ck_assert_uint_eq(slim_pick(fb, len, 100), CRM_FATBIN_PTX * 1000 + 90); /* sm_9x code cannot run: PTX */
+    ck_assert_uint_eq(slim_pick(fb, len, 86), 0);                          /* nothing suits: all of it */
+    ck_assert_uint_eq(slim_pick(fb, len, 0), CRM_FATBIN_ELF * 1000 + 90);   /* the emulated device */
+    ck_assert_uint_eq(slim_pick(plain, plen, 90), CRM_FATBIN_PTX * 1000 + 75); /* nvcc's default: sm_75 + PTX */
+    ck_assert_uint_eq(slim_pick(ptx, xlen, 90), 0);                         /* one entry: nothing to leave */
+    unsigned char *out;
+    size_t outlen;
+    ck_assert_int_eq(crm_fatbin_slim(fb, len - 1, 90, &out, &outlen), -1);
+    free(fb);
+    free(plain);
+    free(ptx);
+}
+END_TEST
+
 START_TEST(test_truncated)
 {
     size_t len;
@@ -208,6 +249,7 @@ static Suite *fatbin_suite(void)
     tcase_add_test(tc, test_lz4);
     tcase_add_test(tc, test_ptx_only);
     tcase_add_test(tc, test_multi_arch);
+    tcase_add_test(tc, test_slim_for_device);
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_corrupted);
     tcase_add_test(tc, test_garbage);
