@@ -1,6 +1,7 @@
 /* crm_dlopen.c -- makes programs that load the CUDA libraries by name (ctypes,
- * frameworks) reach the shim: dlopen of any libcudart.so*, libcublas.so* or
- * libcudnn.so* returns this library (not libcublasLt, whose name differs).
+ * frameworks) reach the shim: dlopen of any libcudart.so*, libcublas.so*,
+ * libcudnn.so* or libnvidia-ml.so* returns this library (not libcublasLt, whose
+ * name differs).
  * Both glibc versions of dlopen are interposed (GLIBC_2.2.5 and GLIBC_2.34). */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -8,7 +9,7 @@
 
 typedef void *(*crm__dlopen_fn)(const char *file, int mode);
 
-static const char *const crm__our_libraries[] = {"libcudart.so", "libcublas.so", "libcudnn.so"};
+static const char *const crm__our_libraries[] = {"libcudart.so", "libcublas.so", "libcudnn.so", "libnvidia-ml.so"};
 
 static int crm__is_ours(const char *file)
 {
