@@ -1,5 +1,5 @@
 /* crm_unsupported.h -- weak stand-ins for every export of the libraries cudarem
- * replaces (libcudart.so.13, libcublas.so.13, libcudnn.so.9) that it does not
+ * replaces (libcudart.so.13, libcublas.so.13, libcudnn.so.9, libnvidia-ml.so.1) that it does not
  * implement: each returns its library's "not supported" status and logs its name
  * once. A strong definition elsewhere in the library replaces the stand-in at link
  * time. Functions whose result is not a status must be implemented for real. */

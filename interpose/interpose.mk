@@ -1,9 +1,10 @@
-# interpose.mk -- links libcudarem.so, the LD_PRELOAD shim exporting the CUDA runtime.
+# interpose.mk -- links libcudarem.so, the LD_PRELOAD shim exporting the CUDA runtime
+# (and cuBLAS, cuDNN and NVML).
 #
 # It carries SONAME libcudart.so.13 and the version node of that name, so it also
 # satisfies a program's dependency on the runtime: no CUDA library is needed locally.
-# Every export of libcudart.so.13, libcublas.so.13 and libcudnn.so.9 it does not
-# implement is a weak stand-in returning the library's "not supported" status
+# Every export of libcudart.so.13, libcublas.so.13, libcudnn.so.9 and libnvidia-ml.so.1
+# it does not implement is a weak stand-in returning the library's "not supported" status
 # (generated from interpose/*.syms). build/lib/ holds those library names as links
 # to the shim, for programs whose other CUDA libraries are absent on the client.
 
@@ -15,12 +16,14 @@ INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
                   $(BUILD)/obj/interpose/crm_drv_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
-# CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED)
+# CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
+# NVML_ERROR_NOT_SUPPORTED)
 # and whether it is also the runtime's last error (only for the runtime's own calls)
 UNSUPPORTED_STATUS_cudart13 := 801, 1
 UNSUPPORTED_STATUS_cublas13 := 15, 0
 UNSUPPORTED_STATUS_cudnn9   := 3000, 0
 UNSUPPORTED_STATUS_cuda13   := 801, 0
+UNSUPPORTED_STATUS_nvml     := 3, 0
 SYMS_LISTS := $(wildcard interpose/*.syms)
 
 $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
+#include "server/crm_monitor.h"
 #include "server/crm_session.h"
 #include "server/crm_xfer.h"
 
@@ -16,6 +17,7 @@ static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size)
         crm_rt.cudaFree(ptr);
         return cudaErrorMemoryAllocation;
     }
+    crm_monitor_charge(r.device, (int64_t)r.size);
     return cudaSuccess;
 }
 
@@ -44,13 +46,14 @@ cudaError_t crm_srv_cudaMallocPitch(crm_session *s, uint64_t width, uint64_t hei
 cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
 {
     const crm_range *r = crm_rangemap_find(&s->allocs, devPtr);
+    crm_range gone;
     if (devPtr == 0)
         return cudaSuccess;
     if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL)
         return cudaErrorInvalidValue;
     cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
-    if (err == cudaSuccess)
-        crm_rangemap_remove(&s->allocs, devPtr, NULL);
+    if (err == cudaSuccess && crm_rangemap_remove(&s->allocs, devPtr, &gone) == 0)
+        crm_monitor_charge(gone.device, -(int64_t)gone.size);
     return err;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
+#include "server/crm_monitor.h"
 #include "server/crm_session.h"
 
 int crm_session_device(void)
@@ -240,6 +241,8 @@ void crm_session_release(crm_session *s, int device, int forget_only)
             continue;
         if (!forget_only)
             crm_rt.cudaFree((void *)(uintptr_t)m->ranges[i].base);
+        if (m->ranges[i].kind != CRM_RANGE_SYMBOL)
+            crm_monitor_charge(m->ranges[i].device, -(int64_t)m->ranges[i].size);
         crm_rangemap_remove(m, m->ranges[i].base, NULL);
     }
     if (device < 0) {

@@ -15,6 +15,8 @@
 #include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_backend.h"
+#include "server/crm_h_nvml.h"
+#include "server/crm_monitor.h"
 #include "server/crm_session.h"
 #include "server/crm_session_chan.h"
 #include "server/crm_srv_rpc.h"
@@ -62,6 +64,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         crm_rt.cudaRuntimeGetVersion(&res.runtime_version);
         crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
         s->hello_done = 1;
+        crm_monitor_session_start(s->id, args.pid); /* NVML lists it under the client's pid */
         if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
@@ -105,7 +108,7 @@ static bool_t crm__xdr_exec(XDR *xdrs, crm__exec *ex)
             xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
             return FALSE;
         }
-        crm_dispatch_call(ex->s, &call, &ex->replies.crm_replies_val[i]);
+        crm_nvml_dispatch(ex->s, &call, &ex->replies.crm_replies_val[i]);
         ex->replies.crm_replies_len = i + 1;
         ex->s->calls++;
         xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
@@ -195,6 +198,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
                  crm_backend_name(crm_backend_kind()));
     crm__serve(fd);
     crm_session_release(s, -1, 0);
+    crm_monitor_session_end();
     crm_xfer_fini();
     crm_session_chan_close();
     crm_shm_detach();

@@ -18,6 +18,7 @@
 #include "common/crm_log.h"
 #include "protocol/crm_chan_link.h"
 #include "server/crm_backend.h"
+#include "server/crm_monitor.h"
 #include "server/crm_options.h"
 #include "server/crm_session.h"
 
@@ -172,6 +173,7 @@ static void crm__reap(void)
     pid_t pid;
     int status;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        crm_monitor_forget(pid); /* a session that died without leaving the table */
         for (int i = 0; i < crm__nchildren; i++)
             if (crm__children[i].pid == pid) {
                 crm__children[i] = crm__children[--crm__nchildren];
@@ -226,6 +228,8 @@ int main(int argc, char **argv)
         snprintf(pool, sizeof pool, "/cudarem-emu-%d", (int)getpid());
         setenv("CUDAREM_EMU_POOL", pool, 1);
     }
+    if (crm_monitor_init() != 0) /* before any fork: every session shares it */
+        crm_warn("no shared session table: NVML lists each client's own session only");
     crm_info("serving the %s device, at most %d sessions", crm_backend_name(kind), o.max_sessions);
     while (!crm__stop) {
         int n = poll(fds, (nfds_t)o.nlisten, 500);

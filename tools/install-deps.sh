@@ -36,4 +36,17 @@ if [ ! -x "$cuda/bin/nvcc" ] || ! grep -Eq "define CUDART_VERSION +13[0-9]{3}" "
     echo "install-deps: install it from NVIDIA's repository (package cuda-toolkit-13-0)." >&2
     exit 1
 fi
+# nvml.h (the NVML API the shim exports as libnvidia-ml.so.1) is NVIDIA's
+# cuda-nvml-dev component; toolkits assembled from PyPI wheels lack it. The
+# nvidia-nvml-dev wheel carries the header alone: put it beside the toolkit's.
+if [ ! -f "$cuda/include/nvml.h" ]; then
+    echo "install-deps: installing nvml.h (PyPI nvidia-nvml-dev) into $cuda/include"
+    tmp=$(mktemp -d)
+    PIP_ROOT_USER_ACTION=ignore "$python" -m pip install --quiet --disable-pip-version-check --no-deps \
+        --target "$tmp" "nvidia-nvml-dev>=13,<14"
+    as_root=()
+    [ -w "$cuda/include" ] || as_root=(sudo)
+    "${as_root[@]}" install -m 0644 "$tmp"/nvidia/cu13/include/nvml.h "$cuda/include/nvml.h"
+    rm -rf "$tmp"
+fi
 echo "install-deps: all dependencies present (CUDA toolkit at $cuda)"

@@ -1,0 +1,229 @@
+/* crm_monitor.c -- the table of sessions and device busy time shared by the daemon and
+ * its session processes (server/crm_monitor.h).
+ *
+ * One anonymous MAP_SHARED mapping, made by the daemon before it forks: a slot per
+ * session process (its pid, the client's pid, bytes held and whether it used each
+ * device) and, per device, busy time in ten 100 ms buckets. A session writes only
+ * its own slot (atomics); the buckets are shared by all and guarded by one robust
+ * process-shared mutex, so a session dying inside it cannot wedge the others.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/crm_log.h"
+#include "server/crm_monitor.h"
+
+#define CRM__BUCKETS 10
+#define CRM__BUCKET_NS 100000000ull /* 100 ms */
+
+typedef struct crm__slot {
+    _Atomic int server_pid;                          /* 0 = free */
+    _Atomic uint32_t client_pid;
+    _Atomic uint64_t session_id;
+    _Atomic int64_t used[CRM_MONITOR_DEVICES];       /* bytes held */
+    _Atomic int touched[CRM_MONITOR_DEVICES];        /* allocated or ran work there */
+} crm__slot;
+
+typedef struct crm__device_busy {
+    uint64_t epoch[CRM__BUCKETS];                    /* now_ns / BUCKET_NS of each bucket */
+    uint64_t busy[2][CRM__BUCKETS];                  /* ns busy, per crm_monitor_busy */
+} crm__device_busy;
+
+typedef struct crm__table {
+    pthread_mutex_t lock;                            /* guards devices[] */
+    crm__device_busy devices[CRM_MONITOR_DEVICES];
+    crm__slot slots[CRM_MONITOR_SESSIONS];
+} crm__table;
+
+static crm__table *crm__t;   /* shared (daemon) or private (a lone session) */
+static crm__slot *crm__me;   /* this session's slot */
+
+uint64_t crm_monitor_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int crm_monitor_init(void)
+{
+    pthread_mutexattr_t a;
+    if (crm__t != NULL)
+        return 0;
+    void *p = mmap(NULL, sizeof(crm__table), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    crm__t = p; /* zero-filled: every slot free, every bucket empty */
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(&crm__t->lock, &a);
+    pthread_mutexattr_destroy(&a);
+    return 0;
+}
+
+static crm__table *crm__table_get(void)
+{
+    if (crm__t == NULL && crm_monitor_init() != 0)
+        return NULL;
+    return crm__t;
+}
+
+static void crm__lock(void)
+{
+    if (pthread_mutex_lock(&crm__t->lock) == EOWNERDEAD)
+        pthread_mutex_consistent(&crm__t->lock); /* the buckets hold only counters */
+}
+
+static void crm__slot_clear(crm__slot *s)
+{
+    for (int d = 0; d < CRM_MONITOR_DEVICES; d++) {
+        atomic_store(&s->used[d], 0);
+        atomic_store(&s->touched[d], 0);
+    }
+    atomic_store(&s->client_pid, 0);
+    atomic_store(&s->session_id, 0);
+}
+
+/* A slot whose process is gone (a session killed before the daemon reaped it, or a
+ * daemon that is itself gone) is free again. */
+static int crm__claim(crm__slot *s, int pid)
+{
+    int cur = atomic_load(&s->server_pid);
+    if (cur != 0 && (kill(cur, 0) == 0 || errno != ESRCH))
+        return 0;
+    return atomic_compare_exchange_strong(&s->server_pid, &cur, pid);
+}
+
+void crm_monitor_session_start(uint64_t session_id, uint32_t client_pid)
+{
+    crm__table *t = crm__table_get();
+    int pid = (int)getpid();
+    for (int i = 0; t != NULL && crm__me == NULL && i < CRM_MONITOR_SESSIONS; i++) {
+        if (!crm__claim(&t->slots[i], pid))
+            continue;
+        crm__me = &t->slots[i];
+        crm__slot_clear(crm__me);
+        atomic_store(&crm__me->session_id, session_id);
+        atomic_store(&crm__me->client_pid, client_pid);
+    }
+    if (crm__me == NULL)
+        crm_warn("session %llu: the session table is full; NVML will not list it",
+                 (unsigned long long)session_id);
+}
+
+void crm_monitor_session_end(void)
+{
+    if (crm__me == NULL)
+        return;
+    crm__slot_clear(crm__me);
+    atomic_store(&crm__me->server_pid, 0);
+    crm__me = NULL;
+}
+
+void crm_monitor_forget(pid_t server_pid)
+{
+    for (int i = 0; crm__t != NULL && i < CRM_MONITOR_SESSIONS; i++) {
+        int cur = (int)server_pid;
+        crm__slot *s = &crm__t->slots[i];
+        if (atomic_load(&s->server_pid) != cur)
+            continue;
+        crm__slot_clear(s);
+        atomic_compare_exchange_strong(&s->server_pid, &cur, 0);
+    }
+}
+
+static int crm__valid(int device)
+{
+    return device >= 0 && device < CRM_MONITOR_DEVICES;
+}
+
+void crm_monitor_charge(int device, int64_t bytes)
+{
+    if (crm__me == NULL || !crm__valid(device))
+        return;
+    atomic_fetch_add(&crm__me->used[device], bytes);
+    atomic_store(&crm__me->touched[device], 1);
+}
+
+/* Adds [t0, t1) into the buckets of its epochs that are still in the window. */
+static void crm__add_busy(crm__device_busy *b, int kind, uint64_t t0, uint64_t t1)
+{
+    uint64_t last = t1 / CRM__BUCKET_NS;
+    uint64_t first = t0 / CRM__BUCKET_NS;
+    if (last >= CRM__BUCKETS && first < last - (CRM__BUCKETS - 1))
+        first = last - (CRM__BUCKETS - 1);
+    for (uint64_t e = first; e <= last; e++) {
+        uint64_t lo = e * CRM__BUCKET_NS, hi = lo + CRM__BUCKET_NS;
+        uint64_t from = t0 > lo ? t0 : lo, to = t1 < hi ? t1 : hi;
+        unsigned i = (unsigned)(e % CRM__BUCKETS);
+        if (b->epoch[i] != e) {
+            b->epoch[i] = e;
+            b->busy[0][i] = b->busy[1][i] = 0;
+        }
+        if (to > from)
+            b->busy[kind][i] += to - from;
+    }
+}
+
+void crm_monitor_busy(int device, enum crm_monitor_busy kind, uint64_t t0_ns, uint64_t t1_ns)
+{
+    if (crm__table_get() == NULL || !crm__valid(device) || t1_ns <= t0_ns)
+        return;
+    if (crm__me != NULL)
+        atomic_store(&crm__me->touched[device], 1);
+    crm__lock();
+    crm__add_busy(&crm__t->devices[device], (int)kind, t0_ns, t1_ns);
+    pthread_mutex_unlock(&crm__t->lock);
+}
+
+static unsigned crm__percent(uint64_t busy, uint64_t window)
+{
+    return busy >= window ? 100u : (unsigned)(busy * 100 / window);
+}
+
+void crm_monitor_utilization(int device, unsigned *compute, unsigned *memory)
+{
+    uint64_t now = crm_monitor_now_ns(), sum[2] = {0, 0};
+    uint64_t cur = now / CRM__BUCKET_NS;
+    uint64_t oldest = cur >= CRM__BUCKETS - 1 ? cur - (CRM__BUCKETS - 1) : 0;
+    *compute = *memory = 0;
+    if (crm__table_get() == NULL || !crm__valid(device))
+        return;
+    crm__lock();
+    const crm__device_busy *b = &crm__t->devices[device];
+    for (unsigned i = 0; i < CRM__BUCKETS; i++)
+        if (b->epoch[i] >= oldest && b->epoch[i] <= cur && (b->busy[0][i] || b->busy[1][i])) {
+            sum[0] += b->busy[0][i];
+            sum[1] += b->busy[1][i];
+        }
+    pthread_mutex_unlock(&crm__t->lock);
+    uint64_t window = now - oldest * CRM__BUCKET_NS;
+    *compute = crm__percent(sum[0], window);
+    *memory = crm__percent(sum[1], window);
+}
+
+int crm_monitor_processes(int device, crm_monitor_proc *out, int max)
+{
+    int n = 0;
+    if (crm__table_get() == NULL || !crm__valid(device))
+        return 0;
+    for (int i = 0; i < CRM_MONITOR_SESSIONS; i++) {
+        const crm__slot *s = &crm__t->slots[i];
+        int pid = atomic_load(&s->server_pid);
+        if (pid <= 0 || !atomic_load(&s->touched[device]))
+            continue;
+        if (n < max) {
+            int64_t used = atomic_load(&s->used[device]);
+            out[n] = (crm_monitor_proc){.client_pid = atomic_load(&s->client_pid), .server_pid = pid,
+                                        .used = used > 0 ? (uint64_t)used : 0};
+        }
+        n++;
+    }
+    return n;
+}
