@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_conn.h"
+#include "client/crm_devices.h"
 #include "client/crm_codec.h"
 #include "client/crm_dataconn.h"
 #include "client/crm_handles.h"
@@ -93,6 +94,7 @@ static int crm__hello(char *err, size_t errlen)
         crm__conn.info.driver_version = res.driver_version;
         crm__conn.info.runtime_version = res.runtime_version;
         snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
+        crm_devices_store(res.devices.devices_val, res.devices.devices_len);
         crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout);
     }
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);

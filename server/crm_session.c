@@ -31,6 +31,34 @@ static void crm__on_term(int sig)
     crm__stopping = 1;
 }
 
+/* Describes the session's first devices in res; what cannot be read is left out
+ * (the client then asks for it). */
+static void crm__describe_devices(crm_session *s, crm_hello_res *res)
+{
+    int n = res->device_count < CRM_HELLO_DEVICES_MAX ? res->device_count : CRM_HELLO_DEVICES_MAX;
+    crm_device_desc *d = n > 0 ? calloc((size_t)n, sizeof *d) : NULL;
+    int got = 0;
+    while (d != NULL && got < n && crm_srv_cudaGetDeviceProperties(s, got, &d[got].prop) == cudaSuccess) {
+        if (crm_srv_crm_device_attrs(s, got, &d[got].attrs) != cudaSuccess) {
+            free(d[got].prop.crm_prop_val);
+            break;
+        }
+        got++;
+    }
+    crm_rt.cudaGetLastError();
+    res->devices.devices_len = (u_int)got;
+    res->devices.devices_val = d;
+}
+
+static void crm__free_devices(crm_hello_res *res)
+{
+    for (u_int i = 0; i < res->devices.devices_len; i++) {
+        free(res->devices.devices_val[i].prop.crm_prop_val);
+        free(res->devices.devices_val[i].attrs.crm_bytes_val);
+    }
+    free(res->devices.devices_val);
+}
+
 static void crm__hello(crm_srv_rpc *x, crm_session *s)
 {
     crm_hello_args args;
@@ -63,6 +91,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         crm_rt.cudaDriverGetVersion(&res.driver_version);
         crm_rt.cudaRuntimeGetVersion(&res.runtime_version);
         crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
+        crm__describe_devices(s, &res);
         s->hello_done = 1;
         crm_monitor_session_start(s->id, args.pid); /* NVML lists it under the client's pid */
         if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
@@ -78,6 +107,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
                  s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
+    crm__free_devices(&res);
     xdr_free((xdrproc_t)xdr_crm_hello_args, (char *)&args);
 }
 

@@ -1,0 +1,68 @@
+/* crm_devices.c -- the device descriptions of the session (crm_devices.h). Locked:
+ * a forked child's HELLO replaces them while other threads may read. */
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "client/crm_devices.h"
+
+typedef struct crm__device {
+    struct cudaDeviceProp prop;
+    int pairs[2 * cudaDevAttrMax];
+} crm__device;
+
+static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
+static crm__device *crm__devs;
+static unsigned crm__ndevs;
+
+static int crm__decode(const crm_device_desc *d, crm__device *out)
+{
+    if (d->prop.crm_prop_len != sizeof out->prop || d->attrs.crm_bytes_len != sizeof out->pairs)
+        return -1;
+    memcpy(&out->prop, d->prop.crm_prop_val, sizeof out->prop);
+    const unsigned char *p = (const unsigned char *)d->attrs.crm_bytes_val;
+    for (int i = 0; i < 2 * cudaDevAttrMax; i++) {
+        uint32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        out->pairs[i] = (int)ntohl(v);
+    }
+    return 0;
+}
+
+void crm_devices_store(const crm_device_desc *d, unsigned n)
+{
+    crm__device *devs = n > 0 ? calloc(n, sizeof *devs) : NULL;
+    unsigned got = 0;
+    while (devs != NULL && got < n && crm__decode(&d[got], &devs[got]) == 0)
+        got++;
+    pthread_mutex_lock(&crm__lock);
+    free(crm__devs);
+    crm__devs = devs;
+    crm__ndevs = got;
+    pthread_mutex_unlock(&crm__lock);
+}
+
+int crm_devices_props(int dev, struct cudaDeviceProp *out)
+{
+    int rc = -1;
+    pthread_mutex_lock(&crm__lock);
+    if (dev >= 0 && (unsigned)dev < crm__ndevs) {
+        *out = crm__devs[dev].prop;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return rc;
+}
+
+int crm_devices_attrs(int dev, int *pairs)
+{
+    int rc = -1;
+    pthread_mutex_lock(&crm__lock);
+    if (dev >= 0 && (unsigned)dev < crm__ndevs) {
+        memcpy(pairs, crm__devs[dev].pairs, sizeof crm__devs[dev].pairs);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return rc;
+}

@@ -1,0 +1,17 @@
+/* crm_devices.h -- what HELLO told the client of each device of its session (its
+ * properties and every attribute), so device queries cost no round trip at all. */
+#ifndef CRM_DEVICES_H
+#define CRM_DEVICES_H
+
+#include <cuda_runtime_api.h>
+#include "crm_api.h"
+
+/* Keeps copies of the n descriptions HELLO brought (replacing earlier ones);
+ * descriptions of the wrong size are skipped. */
+void crm_devices_store(const crm_device_desc *d, unsigned n);
+/* 0 and *out when HELLO described device dev, else -1. */
+int crm_devices_props(int dev, struct cudaDeviceProp *out);
+/* 0 and the 2 * cudaDevAttrMax (status, value) pairs when HELLO described dev. */
+int crm_devices_attrs(int dev, int *pairs);
+
+#endif
