@@ -396,6 +396,59 @@ START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
 }
 END_TEST
 
+/* Loads image (len bytes) as module id; returns the call's status and *loaded. */
+static int crm__module_load(CLIENT *c, uint64_t id, const void *image, unsigned len, int *loaded)
+{
+    crm_call call = {.api = CRM_API_crm_module_load};
+    crm_replies r;
+    call.crm_call_u.crm_module_load.id = id;
+    call.crm_call_u.crm_module_load.image.data.data_len = len;
+    call.crm_call_u.crm_module_load.image.data.data_val = (char *)image;
+    crm_reply *rep = crm__one(c, &call, &r);
+    int err = rep->crm_reply_u.crm_module_load.err;
+    *loaded = rep->crm_reply_u.crm_module_load.loaded;
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    return err;
+}
+
+/* Device code images from the wire are checked before anything reads them: a
+ * wrapper (whose pointer means nothing here), a truncated or lying ELF, PTX with
+ * no end, a fatbinary header claiming more than it has. Each is refused with a
+ * CUDA error, and the session and server go on. */
+START_TEST(test_hostile_module_images)
+{
+    crm__start_server();
+    int fd = crm__connect();
+    CLIENT *c = crm__client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    unsigned char wrapper[24] = {0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde};
+    unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    elf[40] = 0xff, elf[41] = 0xff, elf[42] = 0xff, elf[43] = 0x7f; /* section headers far away */
+    elf[58] = 64, elf[60] = 0xff, elf[61] = 0xff;                   /* 65535 of them */
+    char ptx[] = ".version 8.0\n.target sm_90\n.visible .entry k(.param .u64 p"; /* cut, no NUL sent */
+    unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0xff, 0xff, 0xff, 0x0f};
+    struct { const void *bytes; unsigned len; } images[] = {
+        {wrapper, sizeof wrapper}, {elf, sizeof elf}, {ptx, sizeof ptx - 1}, {fatbin, sizeof fatbin}, {elf, 7},
+    };
+    for (unsigned i = 0; i < sizeof images / sizeof images[0]; i++) {
+        int loaded = -1;
+        int err = crm__module_load(c, 1000 + i, images[i].bytes, images[i].len, &loaded);
+        ck_assert_msg(err == cudaErrorInvalidKernelImage && loaded == 0, "image %u: error %d, loaded %d", i, err,
+                      loaded);
+    }
+    crm_call call = {.api = CRM_API_cudaDeviceSynchronize};
+    crm_replies r;
+    ck_assert_int_eq(crm__one(c, &call, &r)->crm_reply_u.cudaDeviceSynchronize.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    crm__stop_server();
+}
+END_TEST
+
 static Suite *crm_malformed_suite(void)
 {
     Suite *s = suite_create("malformed");
@@ -409,6 +462,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_channel_claims_without_a_channel);
     tcase_add_test(tc, test_channel_token_and_payload);
     tcase_add_test(tc, test_bad_channel_greetings);
+    tcase_add_test(tc, test_hostile_module_images);
     suite_add_tcase(s, tc);
     return s;
 }
