@@ -38,6 +38,13 @@ static crm__dlopen_fn crm__real_dlopen(void)
     return real;
 }
 
+/* glibc's own dlopen, which the shim uses to load NVIDIA's libraries by path
+ * (interpose/crm_fallback.c) without being redirected to itself. */
+void *crm_dlopen_real(const char *path, int mode)
+{
+    return crm__real_dlopen()(path, mode);
+}
+
 /* Written so the compiler turns the last call into a jump: glibc then sees the
  * original caller, whose RUNPATH governs the search for other libraries. */
 void *crm_dlopen(const char *file, int mode)

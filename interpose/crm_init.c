@@ -9,6 +9,7 @@
 #include "common/crm_emu_window.h"
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_fallback.h"
 
 __attribute__((constructor)) static void crm__load(void)
 {
@@ -28,10 +29,11 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
     if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
         fprintf(stderr,
                 "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu channel_bytes=%llu "
-                "ring_bytes=%llu\n",
+                "ring_bytes=%llu nvidia_runtime_calls=%llu\n",
                 (unsigned long long)s->round_trips, (unsigned long long)s->calls,
                 (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
-                (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes);
+                (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
+                (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED));
         return;
     }
     FILE *f = fopen(where, "w");
@@ -39,10 +41,11 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
         return;
     fprintf(f,
             "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, "
-            "\"channel_bytes\": %llu, \"ring_bytes\": %llu}\n",
+            "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"nvidia_runtime_calls\": %llu}\n",
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
-            (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes);
+            (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
+            (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED));
     fclose(f);
 }
 

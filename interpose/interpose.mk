@@ -13,23 +13,32 @@ INTERPOSE_SRCS := $(wildcard interpose/*.c)
 INTERPOSE_SRCS := $(filter-out interpose/crm_loader_stub.c,$(INTERPOSE_SRCS))
 INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
                   $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o \
-                  $(BUILD)/obj/interpose/crm_drv_gen.o
+                  $(BUILD)/obj/interpose/crm_drv_gen.o $(BUILD)/obj/interpose/crm_fallback_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
 # CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
 # NVML_ERROR_NOT_SUPPORTED)
 # and whether it is also the runtime's last error (only for the runtime's own calls)
-UNSUPPORTED_STATUS_cudart13 := 801, 1
 UNSUPPORTED_STATUS_cublas13 := 15, 0
 UNSUPPORTED_STATUS_cudnn9   := 3000, 0
 UNSUPPORTED_STATUS_cuda13   := 801, 0
 UNSUPPORTED_STATUS_nvml     := 3, 0
-SYMS_LISTS := $(wildcard interpose/*.syms)
+# The runtime's list is not here: its unimplemented calls are trampolines to
+# NVIDIA's runtime when the client has one (interpose/crm_fallback.h).
+SYMS_LISTS := $(filter-out interpose/cudart13.syms,$(wildcard interpose/*.syms))
 
 $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 	{ echo '/* generated from the interpose name lists; do not edit. */'; \
 	  echo '#include "interpose/crm_unsupported.h"'; \
 	  $(foreach f,$(SYMS_LISTS),sed 's/.*/CRM_UNSUPPORTED(&, $(UNSUPPORTED_STATUS_$(basename $(notdir $(f)))))/' $(f);) } > $@
+
+$(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms | $(GEN)
+	$(PYTHON) tools/gen_fallback.py interpose/cudart13.syms 801 $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/obj/interpose/crm_fallback_gen.o: $(GEN)/crm_fallback_gen.c interpose/crm_fallback.h interpose/crm_unsupported.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 # The driver's cuGetProcAddress table and error names, from the toolkit's headers.
 $(GEN)/crm_drv_gen.c: tools/gen_drv_tables.py interpose/cuda13.syms $(CUDA_HOME)/include/cuda.h \

@@ -4,7 +4,9 @@
  * LD_LIBRARY_PATH (no NVIDIA driver here: that is where libcuda.so.1 is found),
  * and again in a mount namespace where every CUDA library is hidden. The emulated
  * device runs its vadd kernel from a cubin with the CPU kernels of the test
- * programs; it must print "PASS drv_api". */
+ * programs; it must print "PASS drv_api". And rt_fallback: runtime calls the shim
+ * does not remote reach NVIDIA's runtime, which the toolkit installed here brings
+ * (and answer cudaErrorNotSupported with CUDAREM_FALLBACK=off). */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -57,6 +59,60 @@ static void run_drv_api(enum transport t, int hide)
     ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "server did not stop cleanly");
 }
 
+/* Runs rt_fallback (with CUDAREM_FALLBACK=off when off) through the shim; returns
+ * the nvidia_runtime_calls of its statistics. */
+static long long run_fallback(int off)
+{
+    char dir[64], err[512], prog[E2E_PATH_LEN], stats[E2E_PATH_LEN], verdict[64];
+    e2e_server srv;
+    e2e_proc p;
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_build_path("driver/rt_fallback", prog, sizeof prog);
+    snprintf(stats, sizeof stats, "%s/stats.json", dir);
+    ck_assert_msg(e2e_server_start(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
+    setenv("CUDAREM_STATS", stats, 1);
+    if (off)
+        setenv("CUDAREM_FALLBACK", "off", 1);
+    char *argv[] = {prog, NULL};
+    e2e_proc_opts o = {srv.unix_addr, 1, 0};
+    int spawned = e2e_run(&p, dir, "rt_fallback", prog, argv, &o) == 0;
+    unsetenv("CUDAREM_STATS");
+    unsetenv("CUDAREM_FALLBACK");
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path), *json = e2e_read_file(stats);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
+             strstr(out, "PASS rt_fallback\n") != NULL;
+    const char *n = strstr(json, "\"nvidia_runtime_calls\": ");
+    long long calls = n ? atoll(n + strlen("\"nvidia_runtime_calls\": ")) : -1;
+    e2e_server_stop(&srv);
+    if (!ok) {
+        e2e_describe(&p, verdict, sizeof verdict);
+        fprintf(stderr, "===== rt_fallback: %s\n", verdict);
+        e2e_dump("program stdout", out, 4000);
+        e2e_dump("program stderr", perr, 3000);
+    }
+    free(out);
+    free(perr);
+    free(json);
+    e2e_dir_remove(dir);
+    ck_assert_msg(ok, "rt_fallback (fallback %s) did not pass", off ? "off" : "on");
+    return calls;
+}
+
+/* The toolkit installed here brings NVIDIA's runtime: the calls go to it. */
+START_TEST(test_runtime_fallback)
+{
+    long long calls = run_fallback(0);
+    ck_assert_msg(calls >= 5, "NVIDIA's runtime answered %lld calls, expected at least 5", calls);
+}
+END_TEST
+
+START_TEST(test_runtime_fallback_off)
+{
+    long long calls = run_fallback(1);
+    ck_assert_msg(calls == 0, "NVIDIA's runtime answered %lld calls with the fallback off", calls);
+}
+END_TEST
+
 START_TEST(test_drv_api_tcp) { run_drv_api(VIA_TCP, 0); }
 END_TEST
 START_TEST(test_drv_api_unix) { run_drv_api(VIA_UNIX, 0); }
@@ -72,6 +128,8 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_drv_api_tcp);
     tcase_add_test(tc, test_drv_api_unix);
     tcase_add_test(tc, test_drv_api_hidden_cuda);
+    tcase_add_test(tc, test_runtime_fallback);
+    tcase_add_test(tc, test_runtime_fallback_off);
     suite_add_tcase(s, tc);
     return s;
 }

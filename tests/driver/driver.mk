@@ -1,13 +1,18 @@
-# driver.mk -- the driver-API test program (tests/driver/drv_api.c, linked with
+# driver.mk -- the runtime-fallback program (rt_fallback.cu), the driver-API test program (tests/driver/drv_api.c, linked with
 # -lcuda against the toolkit's stub, so it has DT_NEEDED libcuda.so.1 as driver
 # programs do), the cubin and PTX of the vadd kernel it loads, and its e2e suite.
 
 DRV_DIR   := $(BUILD)/driver
 DRV_PROG  := $(DRV_DIR)/drv_api
 DRV_MODS  := $(DRV_DIR)/vadd.cubin $(DRV_DIR)/vadd.ptx
+DRV_FALLBACK := $(DRV_DIR)/rt_fallback
 E2E_TESTS += $(BUILD)/tests/check_e2e_driver
 
-all: $(DRV_PROG) $(DRV_MODS)
+all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK)
+
+# A shared-runtime program calling runtime functions the shim hands to NVIDIA's.
+$(DRV_FALLBACK): tests/driver/rt_fallback.cu | $(DRV_DIR)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) -std=c++17 -o $@ $<
 
 $(DRV_DIR):
 	mkdir -p $@
