@@ -55,6 +55,7 @@ NS_PREFIX = "crmbench"                        # namespaces: crmbench-<pid>-srv /
 NS_NET = ("10.231.0.1", "10.231.0.2")         # addresses only inside those namespaces
 NS_PORT_CRM, NS_PORT_RAW = 7470, 7471
 GOAL_SYNC_RATIO = 1.2
+GOAL_STATIC_RATIO = 1.05   # static-runtime build vs shared build, sync call p50
 GOAL_COPY_FRACTION = 0.90
 GOAL_SHM_FRACTION = 0.50
 GOAL_COMPRESS_X = 3.0
@@ -340,8 +341,8 @@ class Bench:
         for t in ("tcp", "unix"):
             for place, cpu in placements:
                 pin = self.pin(cpu) if cpu is not None else []
-                raw, rem = [], []
-                for _ in range(rounds):   # alternate, so drift hits both alike
+                raw, rem, rem_static = [], [], []
+                for _ in range(rounds):   # alternate, so drift hits all alike
                     rc, d, err = run_json(pin + [self.prog("bench_raw"), "ping", raw_addr[t], str(n)], timeout=120)
                     d = self.check("bench_raw ping %s" % t, rc, d, err)
                     raw += [d] if d else []
@@ -349,6 +350,11 @@ class Bench:
                                           timeout=300)
                     d = self.check("bench_cuda latency %s" % t, rc, d, err)
                     rem += [d] if d else []
+                    # the static-runtime build: NVIDIA's runtime on the shim's driver layer
+                    rc, d, err = run_json(pin + [self.prog("bench_cuda_static"), "latency", str(n)],
+                                          env=self.env(addr[t]), timeout=300)
+                    d = self.check("bench_cuda_static latency %s" % t, rc, d, err)
+                    rem_static += [d] if d else []
                 if not raw or not rem:
                     continue
                 # The round with the lowest p50 on each side: other load on the machine
@@ -360,6 +366,10 @@ class Bench:
                     o[call + "_p50_us"] = best_rem[call]["p50_us"]
                     o[call + "_p99_us"] = best_rem[call]["p99_us"]
                 o["ratio_p50"] = o["stream_query_p50_us"] / o["raw_p50_us"]
+                if rem_static:
+                    best_static = min(rem_static, key=lambda d: d["stream_query"]["p50_us"])
+                    o["static_stream_query_p50_us"] = best_static["stream_query"]["p50_us"]
+                    o["static_ratio_p50"] = o["static_stream_query_p50_us"] / o["stream_query_p50_us"]
                 out.setdefault(t + "_placements", []).append(o)
             if out.get(t + "_placements"):   # the figure the plots and README show: the same-core one
                 out[t] = out[t + "_placements"][0]
@@ -373,19 +383,28 @@ class Bench:
             for o in out.get(t + "_placements", []):
                 rows.append([t, o["placement"], f2(o["raw_p50_us"]), f2(o["raw_p99_us"]), f2(o["stream_query_p50_us"]),
                              f2(o["stream_query_p99_us"]), f2(o["event_query_p50_us"]),
-                             f2(o["memcpy_d2h_4_p50_us"]), f2(o["ratio_p50"]) + "x"])
+                             f2(o["memcpy_d2h_4_p50_us"]), f2(o["ratio_p50"]) + "x",
+                             f2(o.get("static_stream_query_p50_us")),
+                             f2(o["static_ratio_p50"]) + "x" if "static_ratio_p50" in o else "n/a"])
         if "local" in out:
             l = out["local"]
             rows.append(["local", "-", "-", "-", f2(l["stream_query_p50_us"]), "-", f2(l["event_query_p50_us"]),
-                         f2(l["memcpy_d2h_4_p50_us"]), "-"])
+                         f2(l["memcpy_d2h_4_p50_us"]), "-", "-", "-"])
         table("1. synchronous call latency, us (%d calls, best of %d rounds; servers pinned to CPU 0, the client on the same core or another; remote = cudaStreamQuery through the shim, raw = 8-byte ping-pong)" % (n, rounds),
-              ["transport", "client", "raw p50", "raw p99", "remote p50", "remote p99", "eventQuery p50", "memcpy 4B p50", "remote/raw"], rows)
+              ["transport", "client", "raw p50", "raw p99", "remote p50", "remote p99", "eventQuery p50", "memcpy 4B p50", "remote/raw",
+               "static-runtime p50", "static/shared"], rows)
         for t in ("tcp", "unix"):
             ps = out.get(t + "_placements", [])
             worst = max((o["ratio_p50"] for o in ps), default=None)
             self.goal("sync call p50 within %.1fx of raw round trip (%s, every placement)" % (GOAL_SYNC_RATIO, t),
                       None if worst is None else worst <= GOAL_SYNC_RATIO,
                       ", ".join("%s %sx" % (o["placement"], f2(o["ratio_p50"])) for o in ps) or "n/a")
+            st = [o["static_ratio_p50"] for o in ps if "static_ratio_p50" in o]
+            self.goal("static-runtime build's sync call p50 within %d %% of the shared build's (%s)" %
+                      (round(100 * (GOAL_STATIC_RATIO - 1)), t),
+                      None if not st else max(st) <= GOAL_STATIC_RATIO,
+                      ", ".join("%s %sx" % (o["placement"], f2(o["static_ratio_p50"])) for o in ps
+                                if "static_ratio_p50" in o) or "n/a")
 
     # ---- 2: asynchronous calls and kernel launches -------------------------------------
 
