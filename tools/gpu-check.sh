@@ -23,12 +23,20 @@ make -j"$(nproc)" all >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exi
 step "test programs directly on the local GPU (no shim)"
 local_progs=(build/cuda/{device,memory,copy,stream,event,errors,threads,ptds,roundtrips,blas}
              build/dnn/dnn_net build/kernels/{vadd,vadd_compressed,vadd_ptx,saxpy,scalars,symbols,multi_tu,dlopen,badlaunch,loop})
+for p in build/driver/rt_fallback; do local_progs+=("$p"); done
 for p in "${local_progs[@]}"; do
     [ -x "$p" ] || { echo "missing $p"; status=1; continue; }
     log="$out/local-$(basename "$p").log"
     if timeout 300 "$p" >"$log" 2>&1; then echo "local PASS $p";
     else echo "local FAIL $p"; grep -m5 FAIL "$log"; status=1; fi
 done
+
+step "driver-API program directly on the local driver (cubin and PTX both run on a GPU)"
+if timeout 300 build/driver/drv_api build/driver/vadd.cubin build/driver/vadd.ptx >"$out/local-drv_api.log" 2>&1; then
+    echo "local PASS drv_api"
+else
+    echo "local FAIL drv_api"; grep -m5 FAIL "$out/local-drv_api.log"; status=1
+fi
 
 step "unit and end-to-end suites against a real-GPU server (CUDAREM_TEST_DEVICE=cuda)"
 CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh build/tests/check_* >"$out/suites.log" 2>&1 || status=1
@@ -44,6 +52,24 @@ remote() { LD_PRELOAD=$PWD/build/libcudarem.so CUDAREM_SERVER=unix:$sock CUDAREM
 step "demo: local GPU vs remote through the shim"
 build/examples/remote_copy 1024 | tee "$out/demo-local.log"
 remote build/examples/remote_copy 1024 2>&1 | tee "$out/demo-remote.log" || status=1
+
+step "driver-API program through the shim (LD_LIBRARY_PATH for its DT_NEEDED libcuda.so.1)"
+LD_LIBRARY_PATH=$PWD/build/lib remote build/driver/drv_api build/driver/vadd.cubin build/driver/vadd.ptx \
+    2>&1 | tee "$out/drv_api-remote.log" | tail -3 || status=1
+grep -q "PASS drv_api" "$out/drv_api-remote.log" || status=1
+
+step "torch through the shim (its kernels run on the GPU server)"
+if python3 -c "import torch" 2>/dev/null; then
+    python3 - <<'PY' 2>&1 | tee "$out/torch-local.log"
+import torch, time
+x = torch.randn(1024, 1024, device="cuda"); t = time.time(); y = (x @ x).sum().item(); print("local", y, time.time() - t)
+PY
+    remote python3 - <<'PY' 2>&1 | tee "$out/torch-remote.log" || status=1
+import torch, time
+print(torch.cuda.get_device_name(0))
+x = torch.randn(1024, 1024, device="cuda"); t = time.time(); y = (x @ x).sum().item(); print("remote", y, time.time() - t)
+PY
+fi
 
 step "train.py: local GPU vs remote through the shim"
 timeout 600 python3 examples/train.py 2>&1 | tee "$out/train-local.log" || status=1
