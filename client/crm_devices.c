@@ -30,6 +30,36 @@ static int crm__decode(const crm_device_desc *d, crm__device *out)
     return 0;
 }
 
+/* Attributes cudarem does not provide (runtime numbering, which the driver's
+ * shares): 102-105 are the driver's virtual memory management and its handle types. */
+static const int crm__absent[] = {
+    cudaDevAttrCanMapHostMemory, cudaDevAttrManagedMemory, cudaDevAttrPageableMemoryAccess,
+    cudaDevAttrConcurrentManagedAccess, cudaDevAttrCanUseHostPointerForRegisteredMem,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables, cudaDevAttrDirectManagedMemAccessFromHost,
+    102, 103, 104, 105, cudaDevAttrGPUDirectRDMASupported, cudaDevAttrMemoryPoolSupportedHandleTypes,
+    cudaDevAttrIpcEventSupport,
+};
+
+void crm_devices_mask_props(struct cudaDeviceProp *p)
+{
+    p->canMapHostMemory = 0;
+    p->managedMemory = 0;
+    p->pageableMemoryAccess = 0;
+    p->concurrentManagedAccess = 0;
+    p->pageableMemoryAccessUsesHostPageTables = 0;
+    p->directManagedMemAccessFromHost = 0;
+    p->gpuDirectRDMASupported = 0;
+    p->memoryPoolSupportedHandleTypes = 0;
+    p->ipcEventSupported = 0;
+}
+
+void crm_devices_mask_attrs(int *pairs)
+{
+    for (size_t i = 0; i < sizeof crm__absent / sizeof crm__absent[0]; i++)
+        if (pairs[2 * crm__absent[i]] == 0) /* answered: say it is absent */
+            pairs[2 * crm__absent[i] + 1] = 0;
+}
+
 void crm_devices_store(const crm_device_desc *d, unsigned n)
 {
     crm__device *devs = n > 0 ? calloc(n, sizeof *devs) : NULL;

@@ -72,6 +72,7 @@ static cudaError_t crm__fetch_props(int device, struct cudaDeviceProp **out)
         if ((*out = malloc(sizeof **out)) == NULL)
             return cudaErrorMemoryAllocation;
         **out = told;
+        crm_devices_mask_props(*out);
         return cudaSuccess;
     }
     cudaError_t err = crm_rpc_cudaGetDeviceProperties(device, &wire);
@@ -83,6 +84,8 @@ static cudaError_t crm__fetch_props(int device, struct cudaDeviceProp **out)
             err = cudaErrorMemoryAllocation;
         else
             memcpy(*out, wire.crm_prop_val, sizeof **out);
+        if (*out != NULL)
+            crm_devices_mask_props(*out);
     }
     xdr_free((xdrproc_t)xdr_crm_prop, (char *)&wire);
     return err;
@@ -110,8 +113,10 @@ static cudaError_t crm__fetch_attrs(int device)
     crm_bytes wire = {0, NULL};
     if ((crm__attrs[device] = malloc(2 * cudaDevAttrMax * sizeof(int))) == NULL)
         return cudaErrorMemoryAllocation;
-    if (crm_devices_attrs(device, crm__attrs[device]) == 0) /* HELLO brought them */
+    if (crm_devices_attrs(device, crm__attrs[device]) == 0) { /* HELLO brought them */
+        crm_devices_mask_attrs(crm__attrs[device]);
         return cudaSuccess;
+    }
     free(crm__attrs[device]);
     crm__attrs[device] = NULL;
     cudaError_t err = crm_rpc_crm_device_attrs(device, &wire);
