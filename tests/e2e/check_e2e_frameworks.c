@@ -114,7 +114,7 @@ END_TEST
 /* A name in $CRM_FRAMEWORKS that matches no framework. */
 START_TEST(test_unknown_framework)
 {
-    ck_abort_msg("CRM_FRAMEWORKS names '%s', which is none of nvml, cupy, numba, torch",
+    ck_abort_msg("CRM_FRAMEWORKS ('%s') names something other than nvml, cupy, numba, torch",
                  getenv("CRM_FRAMEWORKS"));
 }
 END_TEST
