@@ -45,8 +45,9 @@
 #
 # Unpacking, not the download, is the cost here (PyPI arrives at ~100 MB/s); the
 # wheel cache matters on slower links. When complete, a run takes ~0.3 s. Imports
-# in the finished environment, without the shim: numpy 0.2 s, pynvml 0.1 s, cupy
-# 0.3-0.5 s, numba.cuda 0.6-1.1 s, torch 2.0-2.2 s.
+# in the finished environment, without the shim, on a quiet machine: numpy 0.2 s,
+# pynvml 0.1 s, cupy 0.3-0.5 s, numba.cuda 0.6-1.1 s, torch 2.0-2.2 s; up to three
+# times that while the other cores' users build (torch 4.2-6.5 s).
 set -euo pipefail
 
 # One requirement per line, installed in this order; pinned so that CI does not
