@@ -2,7 +2,10 @@
 # install-deps.sh -- installs what cudarem needs to build and test on Debian or
 # Ubuntu (apt-get; uses sudo when not root), and checks for the CUDA 13 toolkit,
 # which comes from NVIDIA rather than the distribution. Python packages the
-# examples need come from PyPI (pip) for the python3 on PATH.
+# examples need come from PyPI (pip) for the python3 on PATH; the frameworks the
+# framework tests run (CuPy, numba-cuda, pynvml, torch: 6 GB, ~3 min the first
+# time) go into the virtual environment of tools/python-env.sh, unless
+# CUDAREM_PYENV=off.
 set -euo pipefail
 
 packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev liblz4-dev libssl-dev
@@ -48,5 +51,11 @@ if [ ! -f "$cuda/include/nvml.h" ]; then
     [ -w "$cuda/include" ] || as_root=(sudo)
     "${as_root[@]}" install -m 0644 "$tmp"/nvidia/cu13/include/nvml.h "$cuda/include/nvml.h"
     rm -rf "$tmp"
+fi
+
+if [ "${CUDAREM_PYENV:-}" = off ]; then
+    echo "install-deps: CUDAREM_PYENV=off: no framework environment (the framework tests cannot run)"
+else
+    echo "install-deps: framework environment at $("$(dirname "$0")/python-env.sh")"
 fi
 echo "install-deps: all dependencies present (CUDA toolkit at $cuda)"

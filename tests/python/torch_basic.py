@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""torch_basic.py -- the PyPI PyTorch wheel (CUDA 13 build) through the cudarem shim:
+is_available, device_count, get_device_name, get_device_properties,
+memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
+MiB, and the first kernel.
+
+The wheel ships its kernels as machine code only (no PTX): with
+CUDAREM_EXPECT_CUBIN=1 (a real GPU server) `x + 1` on the device must compute
+right; otherwise (the emulated device) it must fail cleanly with a RuntimeError
+that mentions CUDA, not crash or hang. Prints one line per check and
+"PASS torch_basic"; exits 0 only when every check held. See fwcheck.py."""
+import sys
+
+from fwcheck import Checker, expect_kernels, random_bytes
+
+ROUND_TRIP_SIZES = [1, 4097, 1 << 20, (4 << 20) + 3]
+
+
+def body(c):
+    torch = c.step("import torch", __import__, "torch", fatal=True)
+    c.note("torch %s, built for CUDA %s" % (torch.__version__, torch.version.cuda))
+    c.check(c.step("torch.cuda.is_available()", torch.cuda.is_available) is True, "CUDA is available")
+    n = c.step("torch.cuda.device_count()", torch.cuda.device_count, fatal=True)
+    c.check(n >= 1, "at least one device", "%d" % n)
+    # The first call that needs the CUDA context: torch._C._cuda_init() underneath.
+    c.step("torch.cuda.init()", torch.cuda.init, fatal=True)
+    name = c.step("torch.cuda.get_device_name(0)", torch.cuda.get_device_name, 0)
+    c.check(name is not None and name.strip() != "", "device name is not empty", repr(name))
+    p = c.step("torch.cuda.get_device_properties(0)", torch.cuda.get_device_properties, 0)
+    if p is not None:
+        c.note("device 0: %s, compute capability %d.%d, %d bytes, %d SMs" % (
+            p.name, p.major, p.minor, p.total_memory, p.multi_processor_count))
+        c.check(p.name == name, "properties name == get_device_name")
+        c.check(p.major >= 3 and p.total_memory > 0, "compute capability >= 3 and total_memory > 0")
+    info = c.step("torch.cuda.mem_get_info()", torch.cuda.mem_get_info)
+    if info is not None:
+        free, total = info
+        c.check(0 < free <= total, "mem_get_info: 0 < free <= total", "%d, %d" % (free, total))
+        if p is not None:
+            c.check(total == p.total_memory, "mem_get_info total == total_memory", "%d vs %d" % (total, p.total_memory))
+    before = c.step("torch.cuda.memory_allocated()", torch.cuda.memory_allocated)
+
+    for i, size in enumerate(ROUND_TRIP_SIZES):
+        host = torch.from_numpy(random_bytes(size, 200 + i))
+        dev = c.step(".cuda() of %d bytes" % size, host.cuda)
+        if dev is None:
+            continue
+        c.check(dev.is_cuda and dev.device.index == 0, "the tensor is on cuda:0", str(dev.device))
+        if i == len(ROUND_TRIP_SIZES) - 1 and before is not None:
+            now = c.step("memory_allocated() with the tensor", torch.cuda.memory_allocated)
+            c.check(now is not None and now - before >= size, "memory_allocated grew by the tensor",
+                    "%r -> %r" % (before, now))
+        back = c.step(".cpu() of %d bytes" % size, dev.cpu)
+        if back is not None:
+            c.check(torch.equal(back, host), "%d bytes came back exactly" % size)
+        del dev
+    floats = torch.randn(513, 129, dtype=torch.float64)
+    back = c.step("float64 matrix .to('cuda').to('cpu')", lambda: floats.to("cuda").to("cpu"))
+    c.check(back is not None and torch.equal(back, floats), "float64 matrix came back exactly")
+
+    def add_one():
+        x = torch.arange(16, dtype=torch.float32, device="cuda")
+        y = x + 1
+        return y.cpu()
+
+    want = torch.arange(16, dtype=torch.float32) + 1
+    if expect_kernels("CUBIN"):
+        got = c.step("kernel x + 1 on the device", add_one)
+        c.check(got is not None and torch.equal(got, want), "x + 1 computed right")
+    else:
+        c.expect_error("kernel x + 1 fails with a RuntimeError mentioning CUDA (CUDAREM_EXPECT_CUBIN unset)",
+                       add_one, lambda e: isinstance(e, RuntimeError) and "CUDA" in str(e))
+    c.step("torch.cuda.device_count() after the kernel", torch.cuda.device_count)
+
+
+if __name__ == "__main__":
+    sys.exit(Checker("torch_basic").run(body))
