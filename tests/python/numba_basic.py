@@ -6,7 +6,7 @@ compute capability, memory info, exact device_array copies up to 32 MiB, and a
 
 numba compiles kernels to PTX on the client (NVVM) and loads them through the
 driver: with CUDAREM_EXPECT_PTX=1 the kernel must compute right; otherwise it must
-fail cleanly with a CUDA error (CudaAPIError or CudaDriverError), as on the
+fail cleanly with a CUDA error (CudaAPIError, CudaDriverError or cuda.core's CUDAError), as on the
 emulated device, which cannot run PTX yet. Prints one line per check and
 "PASS numba_basic"; exits 0 only when every check held. See fwcheck.py."""
 import sys
@@ -18,9 +18,16 @@ cuda = None  # numba.cuda once imported: kernels must see it as a global
 
 
 def cuda_error_classes():
-    """The exception types numba raises for a failing driver call."""
+    """The exception types numba raises for a failing driver call: its own, and
+    cuda.core's CUDAError, which numba-cuda 0.30 lets through from cuda-bindings."""
     from numba.cuda.cudadrv import driver, error
-    return tuple(t for t in (getattr(driver, "CudaAPIError", None), getattr(error, "CudaDriverError", None)) if t)
+    classes = [getattr(driver, "CudaAPIError", None), getattr(error, "CudaDriverError", None)]
+    try:
+        from cuda.core._utils.cuda_utils import CUDAError
+        classes.append(CUDAError)
+    except ImportError:
+        pass
+    return tuple(t for t in classes if t)
 
 
 def add_one(x):

@@ -3,17 +3,16 @@
 # in the virtual environment of tools/python-env.sh (outside the tree).
 #
 # FRAMEWORK_TESTS says whether `make test` runs it:
-#   0 (default)  no: the frameworks need the driver layer (libcuda.so.1, and
-#                libnvidia-ml.so.1 for NVML), which is not there yet; every
-#                `make test-once` prints a NOT RUN line saying so
-#   1            all four
+#   1 (default)  all four
+#   0            no (a machine without the 6 GB environment); every `make test-once`
+#                prints a NOT RUN line saying so
 #   NAMES        those named, e.g. FRAMEWORK_TESTS="nvml cupy"
 # The suite binary is always built. `make test-frameworks` runs it whatever the
 # variable says (all four when it is 0). Running it first brings the environment
 # up to date (tools/python-env.sh: ~0.3 s when complete, ~3 min and 6 GB when not).
 # In the ASan flavour the scripts run with libasan preloaded, like every e2e program.
 
-FRAMEWORK_TESTS ?= 0
+FRAMEWORK_TESTS ?= 1
 FRAMEWORK_NAMES := nvml cupy numba torch
 FRAMEWORK_CHECK := $(BUILD)/tests/check_e2e_frameworks
 PYENV_DIR       := $(shell tools/python-env.sh --print-dir 2>/dev/null)
@@ -30,8 +29,8 @@ test-frameworks: all pyenv
 		tests/run-tests.sh $(FRAMEWORK_CHECK)
 
 ifeq ($(FRAMEWORK_TESTS),0)
-TESTS_NOT_RUN += framework suite ($(FRAMEWORK_NAMES) through the shim): FRAMEWORK_TESTS=0 until \
-                 the driver layer lands; `make test-frameworks` runs it.
+TESTS_NOT_RUN += framework suite ($(FRAMEWORK_NAMES) through the shim): FRAMEWORK_TESTS=0; \
+                 `make test-frameworks` runs it.
 else
 E2E_TESTS  += $(FRAMEWORK_CHECK)
 TEST_SETUP += pyenv

@@ -58,6 +58,12 @@ def body(c):
     back = c.step("float64 matrix .to('cuda').to('cpu')", lambda: floats.to("cuda").to("cpu"))
     c.check(back is not None and torch.equal(back, floats), "float64 matrix came back exactly")
 
+    # torch.mm of float32 matrices is one cuBLAS GEMM (no torch kernel around it)
+    gen = torch.Generator().manual_seed(3)
+    a, b = torch.randn(67, 45, generator=gen), torch.randn(45, 33, generator=gen)
+    got = c.step("torch.mm float32 (cuBLAS)", lambda: torch.mm(a.cuda(), b.cuda()).cpu())
+    c.check(got is not None and torch.allclose(got, a @ b, rtol=1e-4, atol=1e-4), "torch.mm matches the CPU")
+
     def add_one():
         x = torch.arange(16, dtype=torch.float32, device="cuda")
         y = x + 1
