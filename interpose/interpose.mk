@@ -46,7 +46,7 @@ $(BUILD)/obj/interpose/crm_drv_gen.o: $(GEN)/crm_drv_gen.c interpose/crm_drv_tab
 SHIM_LOADER_STUBS := $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1
 $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1: interpose/crm_loader_stub.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(notdir $@) -o $@ $<
+	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -shared -Wl,-soname,$(notdir $@) -o $@ $<
 
 $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c interpose/crm_unsupported.h
 	@mkdir -p $(dir $@)
