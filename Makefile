@@ -23,7 +23,12 @@ GEN       := $(BUILD)/gen
 CFLAGS    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC $(SANFLAGS) \
              -I. -I$(GEN) -I$(CUDA_HOME)/include -I/usr/include/tirpc
 LDFLAGS   := $(SANFLAGS) -lzstd
-NVCCFLAGS := -cudart shared -O2 -Wno-deprecated-gpu-targets
+NVCC_OPT  := -O2 -Wno-deprecated-gpu-targets
+NVCCFLAGS := -cudart shared $(NVCC_OPT)
+# nvcc linking the CUDA runtime as $(1): shared (the shim, preloaded, takes the place
+# of libcudart.so.13) or static (NVIDIA's runtime inside the program dlopens
+# libcuda.so.1 and gets the shim's driver layer).
+nvcc_rt = $(NVCC) -cudart $(1) $(NVCC_OPT)
 
 .PHONY: all test clean
 all:

@@ -18,6 +18,10 @@ CUresult crm_drv_err(cudaError_t err)
 {
     switch (err) {
     case cudaErrorInvalidConfiguration:
+        /* NVIDIA's runtime passes a launch's driver result through unchanged, and a
+         * GPU reports a bad launch geometry as cudaErrorInvalidConfiguration: its
+         * driver answers with that number, which cuda.h does not name. */
+        return (CUresult)cudaErrorInvalidConfiguration;
     case cudaErrorInvalidPitchValue:
     case cudaErrorInvalidHostPointer:
     case cudaErrorInvalidDevicePointer:

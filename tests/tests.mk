@@ -10,6 +10,16 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsu
 $(BUILD)/tests:
 	mkdir -p $@
 
+# The nvcc-built test programs are built twice, one directory per runtime: with the
+# shared runtime into $(BUILD)/AREA (the shim, preloaded, takes its place) and with
+# nvcc's default static runtime into $(BUILD)/AREA-static (the runtime inside the
+# program dlopens libcuda.so.1 and gets the shim's driver layer). The suites run both.
+TEST_RUNTIMES := shared static
+# Directory of area $(1)'s programs linked with runtime $(2).
+test_dir = $(BUILD)/$(1)$(if $(filter static,$(2)),-static)
+# The test programs' nvcc, linking runtime $(1); host code warnings are errors.
+TEST_NVCC = $(call nvcc_rt,$(1)) -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
+
 # Every tests/<area>/<area>.mk: each appends its own binaries.
 include $(sort $(wildcard tests/*/*.mk))
 

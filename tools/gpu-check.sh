@@ -21,12 +21,15 @@ step "build"
 make -j"$(nproc)" all >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 
 step "test programs directly on the local GPU (no shim)"
-local_progs=(build/cuda/{device,memory,copy,stream,event,errors,threads,ptds,roundtrips,blas}
-             build/dnn/dnn_net build/kernels/{vadd,vadd_compressed,vadd_ptx,saxpy,scalars,symbols,multi_tu,dlopen,badlaunch,loop})
-for p in build/driver/rt_fallback; do local_progs+=("$p"); done
+local_progs=()
+for rt in "" -static; do # each program built with the shared and with the static runtime
+    local_progs+=(build/cuda$rt/{device,memory,copy,stream,event,errors,threads,ptds,roundtrips,blas} build/dnn$rt/dnn_net
+                  build/kernels$rt/{vadd,vadd_compressed,vadd_ptx,saxpy,scalars,symbols,multi_tu,dlopen,badlaunch,loop})
+done
+local_progs+=(build/driver/rt_fallback)
 for p in "${local_progs[@]}"; do
     [ -x "$p" ] || { echo "missing $p"; status=1; continue; }
-    log="$out/local-$(basename "$p").log"
+    log="$out/local-$(basename "$(dirname "$p")")-$(basename "$p").log"
     if timeout 300 "$p" >"$log" 2>&1; then echo "local PASS $p";
     else echo "local FAIL $p"; grep -m5 FAIL "$log"; status=1; fi
 done

@@ -1,10 +1,11 @@
 # blas.mk -- tests of the cuBLAS remoting: the emulated cuBLAS against a naive
 # reference (check_blas_emu, linking libcudarem-emu.so), and a cuBLAS program built
-# by nvcc run through the shim against a real server (check_e2e_blas).
+# by nvcc run through the shim against a real server (check_e2e_blas), built with
+# each runtime (TEST_RUNTIMES in tests/tests.mk).
 
 UNIT_TESTS += $(BUILD)/tests/check_blas_emu
 E2E_TESTS  += $(BUILD)/tests/check_e2e_blas
-BLAS_PROG  := $(BUILD)/cuda/blas
+BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,cuda,$(rt))/blas)
 
 all: $(BLAS_PROG)
 
@@ -13,10 +14,13 @@ $(BUILD)/tests/check_blas_emu: tests/blas/check_blas_emu.c tests/unit/crm_check.
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so \
 	    -Wl,-rpath,'$$ORIGIN/..' $(CHECK_LIBS) -lm
 
-# The program links the real libcublas.so.13 and the shared runtime; the shim,
-# preloaded, provides both.
-$(BLAS_PROG): tests/blas/blas.cu tests/cuda/cuda_check.h | $(BUILD)/cuda
-	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) -std=c++17 -o $@ $< -lcublas
+# The program links the real libcublas.so.13 and the runtime $(1); the shim,
+# preloaded, provides cuBLAS and either the runtime or the driver under it.
+define BLAS_RULE
+$(call test_dir,cuda,$(1))/blas: tests/blas/blas.cu tests/cuda/cuda_check.h | $(call test_dir,cuda,$(1))
+	$$(call TEST_NVCC,$(1)) -o $$@ $$< -lcublas
+endef
+$(foreach rt,$(TEST_RUNTIMES),$(eval $(call BLAS_RULE,$(rt))))
 
 $(BUILD)/tests/check_e2e_blas: tests/blas/check_e2e_blas.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
                                tests/unit/crm_check.h tests/blas/blas.mk | $(BUILD)/tests

@@ -3,7 +3,10 @@
  * against a real cudarem-server on the emulated device, over TCP and over a Unix
  * socket; its footprint mode checks that the server refuses operands outside the
  * program's allocations and keeps serving; and one run hides the CUDA libraries, so
- * libcublas.so.13 can only come from build/lib (a link to the shim).
+ * libcublas.so.13 can only come from build/lib (a link to the shim). Each test runs
+ * the program built with the shared runtime (build/cuda/blas) and with nvcc's
+ * default static runtime (build/cuda-static/blas: the runtime inside it reaches the
+ * shim as the driver, and libcublas.so.13 is still the shim's).
  *
  * Each test starts its own server, requires exit 0 with "PASS <name>" within
  * E2E_RUN_TIMEOUT_MS, then stops the server with SIGTERM and requires exit 0.
@@ -18,18 +21,30 @@
 
 enum transport { VIA_TCP, VIA_UNIX };
 
-/* Runs build/cuda/blas [MODE] expecting "PASS NAME"; HIDE hides the CUDA libraries
- * and LDPATH (may be NULL) becomes LD_LIBRARY_PATH. */
-static void run_blas(const char *name, const char *mode, enum transport t, int hide, const char *ldpath)
+/* The program's build directories, one per runtime; tests loop over them. */
+static const char *const runtimes[] = {"cuda", "cuda-static"};
+#define NRUNTIMES ((int)(sizeof runtimes / sizeof runtimes[0]))
+
+/* Writes the path of the blas program built with runtimes[I] into BUF. */
+static const char *blas_path(int i, char *buf, size_t len)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "%s/blas", runtimes[i]);
+    return e2e_build_path(rel, buf, len);
+}
+
+/* Runs build/RUNTIME/blas [MODE] (RUNTIME: runtimes[RT]) expecting "PASS NAME";
+ * HIDE hides the CUDA libraries and LDPATH (may be NULL) becomes LD_LIBRARY_PATH. */
+static void run_blas(int rt, const char *name, const char *mode, enum transport t, int hide, const char *ldpath)
 {
     char dir[64], err[512], prog[E2E_PATH_LEN], verdict[64], pass[64];
     e2e_server srv;
     e2e_proc p;
-    e2e_build_path("cuda/blas", prog, sizeof prog);
+    blas_path(rt, prog, sizeof prog);
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
     if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
         e2e_dir_remove(dir);
-        ck_abort_msg("%s: server start: %s", name, err);
+        ck_abort_msg("%s/%s: server start: %s", runtimes[rt], name, err);
     }
     char *argv[] = {prog, (char *)mode, NULL};
     e2e_proc_opts o = {t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide};
@@ -43,7 +58,8 @@ static void run_blas(const char *name, const char *mode, enum transport t, int h
     int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, pass) != NULL;
     int srv_ok = srv_status >= 0 && WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 0;
     if (!ok || !srv_ok) {
-        fprintf(stderr, "===== %s: program %s, server status 0x%x\n", name, verdict, (unsigned)srv_status);
+        fprintf(stderr, "===== %s/%s: program %s, server status 0x%x\n", runtimes[rt], name, verdict,
+                (unsigned)srv_status);
         e2e_dump("program stdout", out, 6000);
         e2e_dump("program stderr", perr, 3000);
         e2e_dump("server log", log, 3000);
@@ -52,25 +68,26 @@ static void run_blas(const char *name, const char *mode, enum transport t, int h
     free(perr);
     free(log);
     e2e_dir_remove(dir);
-    ck_assert_msg(ok, "%s: %s, expected exit 0 and %s", name, verdict, pass);
-    ck_assert_msg(srv_ok, "%s: server status 0x%x after SIGTERM, expected exit 0", name, (unsigned)srv_status);
+    ck_assert_msg(ok, "%s/%s: %s, expected exit 0 and %s", runtimes[rt], name, verdict, pass);
+    ck_assert_msg(srv_ok, "%s/%s: server status 0x%x after SIGTERM, expected exit 0", runtimes[rt], name,
+                  (unsigned)srv_status);
 }
 
 START_TEST(test_blas_tcp)
 {
-    run_blas("blas", NULL, VIA_TCP, 0, NULL);
+    run_blas(_i, "blas", NULL, VIA_TCP, 0, NULL);
 }
 END_TEST
 
 START_TEST(test_blas_unix)
 {
-    run_blas("blas", NULL, VIA_UNIX, 0, NULL);
+    run_blas(_i, "blas", NULL, VIA_UNIX, 0, NULL);
 }
 END_TEST
 
 START_TEST(test_blas_footprint)
 {
-    run_blas("blas_footprint", "footprint", VIA_TCP, 0, NULL);
+    run_blas(_i, "blas_footprint", "footprint", VIA_TCP, 0, NULL);
 }
 END_TEST
 
@@ -78,7 +95,7 @@ END_TEST
 START_TEST(test_blas_hidden_cuda)
 {
     char lib[E2E_PATH_LEN];
-    run_blas("blas", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_blas(_i, "blas", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
 }
 END_TEST
 
@@ -87,7 +104,7 @@ START_TEST(test_blas_hidden_needs_lib)
 {
     char dir[64], prog[E2E_PATH_LEN], verdict[64];
     e2e_proc p;
-    e2e_build_path("cuda/blas", prog, sizeof prog);
+    blas_path(_i, prog, sizeof prog);
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
     e2e_proc_opts o = {"unix:/nonexistent", 1, 1};
     char *argv[] = {prog, NULL};
@@ -99,7 +116,7 @@ START_TEST(test_blas_hidden_needs_lib)
     if (!failed_load)
         e2e_dump("program stderr", perr, 2000);
     free(perr);
-    ck_assert_msg(failed_load, "expected the loader to miss libcublas.so.13, got %s", verdict);
+    ck_assert_msg(failed_load, "%s/blas: expected the loader to miss libcublas.so.13, got %s", runtimes[_i], verdict);
 }
 END_TEST
 
@@ -108,11 +125,11 @@ static Suite *e2e_blas_suite(void)
     Suite *s = suite_create("e2e_blas");
     TCase *t = tcase_create("blas");
     tcase_set_timeout(t, 180);
-    tcase_add_test(t, test_blas_tcp);
-    tcase_add_test(t, test_blas_unix);
-    tcase_add_test(t, test_blas_footprint);
-    tcase_add_test(t, test_blas_hidden_cuda);
-    tcase_add_test(t, test_blas_hidden_needs_lib);
+    tcase_add_loop_test(t, test_blas_tcp, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_unix, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_footprint, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_hidden_needs_lib, 0, NRUNTIMES);
     suite_add_tcase(s, t);
     return s;
 }

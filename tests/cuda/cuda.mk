@@ -1,18 +1,22 @@
-# cuda.mk -- builds the self-checking CUDA test programs tests/cuda/X.cu into $(BUILD)/cuda/X.
+# cuda.mk -- builds the self-checking CUDA test programs tests/cuda/X.cu into
+# $(BUILD)/cuda/X (shared runtime) and, for those the suites run that way, into
+# $(BUILD)/cuda-static/X (static runtime); see TEST_RUNTIMES in tests/tests.mk.
 #
-# The programs use only the CUDA runtime API (no kernels) and link the shared
-# runtime (-cudart shared, from NVCCFLAGS) so that the shim can be preloaded in
-# its place. ptds.cu is built with per-thread default streams so that it calls
-# the *_ptds/*_ptsz entry points. Host code warnings are errors.
+# The programs use only the CUDA runtime API (no kernels). ptds.cu is built with
+# per-thread default streams so that it calls the *_ptds/*_ptsz entry points.
 
-CUDA_TEST_NAMES := device memory copy stream event errors threads ptds copyloop meminfo hog roundtrips
-CUDA_TEST_PROGS := $(addprefix $(BUILD)/cuda/,$(CUDA_TEST_NAMES))
-CUDA_TEST_WARN  := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
+CUDA_TEST_NAMES   := device memory copy stream event errors threads ptds copyloop meminfo hog roundtrips
+CUDA_STATIC_NAMES := device memory copy stream event errors threads ptds meminfo roundtrips
+CUDA_TEST_PROGS   := $(addprefix $(call test_dir,cuda,shared)/,$(CUDA_TEST_NAMES)) \
+                     $(addprefix $(call test_dir,cuda,static)/,$(CUDA_STATIC_NAMES))
 
-$(BUILD)/cuda:
-	mkdir -p $@
+$(foreach rt,$(TEST_RUNTIMES),$(call test_dir,cuda,$(rt))/ptds): CUDA_TEST_EXTRA := --default-stream per-thread
 
-$(BUILD)/cuda/ptds: CUDA_TEST_EXTRA := --default-stream per-thread
-
-$(BUILD)/cuda/%: tests/cuda/%.cu tests/cuda/cuda_check.h | $(BUILD)/cuda
-	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) $(CUDA_TEST_EXTRA) -std=c++17 -o $@ $<
+# $(1): the directory, $(2): the runtime; one pattern rule per directory.
+define CUDA_TEST_RULES
+$(1):
+	mkdir -p $$@
+$(1)/%: tests/cuda/%.cu tests/cuda/cuda_check.h | $(1)
+	$$(call TEST_NVCC,$(2)) $$(CUDA_TEST_EXTRA) -o $$@ $$<
+endef
+$(foreach rt,$(TEST_RUNTIMES),$(eval $(call CUDA_TEST_RULES,$(call test_dir,cuda,$(rt)),$(rt))))

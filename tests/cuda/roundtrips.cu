@@ -3,7 +3,7 @@
 // creation are queued and travel with the synchronising call that follows. The
 // results are checked; the harness checks the client's round-trip counter.
 // Expected EXEC messages: cudaMalloc, the synchronise (carrying the queue), the
-// readback, the two destroys and cudaFree = 6 (CRM_EXPECTED_ROUND_TRIPS in
+// readback, the two destroys and cudaFree = 6 (runs[] in
 // tests/e2e/check_e2e_roundtrips.c).
 #include "cuda_check.h"
 

@@ -3,7 +3,9 @@
  * cudarem-server on the emulated device, over TCP with the CUDA libraries visible
  * and over a Unix socket with them hidden (libcudnn.so.9 then comes from
  * build/lib, a link to the shim); and descriptor work is shown to cost no round
- * trip by comparing the client's counters (CUDAREM_STATS) of two runs.
+ * trip by comparing the client's counters (CUDAREM_STATS) of two runs. Each test
+ * runs the program built with the shared runtime (build/dnn) and with nvcc's
+ * default static runtime (build/dnn-static).
  */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
@@ -13,17 +15,23 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* Runs dnn_net with ARGV over the chosen transport; returns its stdout (malloc'd)
- * and fills *trips from CUDAREM_STATS. Fails the test unless it printed PASS. */
-static char *run_net(char **args, int unix_socket, int hide, unsigned long long *trips)
+/* The program's build directories, one per runtime; tests loop over them. */
+static const char *const runtimes[] = {"dnn", "dnn-static"};
+#define NRUNTIMES ((int)(sizeof runtimes / sizeof runtimes[0]))
+
+/* Runs build/RUNTIME/dnn_net (RUNTIME: runtimes[RT]) with ARGV over the chosen
+ * transport; returns its stdout (malloc'd) and fills *trips from CUDAREM_STATS.
+ * Fails the test unless it printed PASS. */
+static char *run_net(int rt, char **args, int unix_socket, int hide, unsigned long long *trips)
 {
-    char dir[64], err[512], prog[E2E_PATH_LEN], stats[E2E_PATH_LEN + 16], lib[E2E_PATH_LEN], verdict[64];
+    char dir[64], err[512], prog[E2E_PATH_LEN], stats[E2E_PATH_LEN + 16], lib[E2E_PATH_LEN], verdict[64], rel[64];
     char *argv[4] = {prog, args[0], args[1], NULL};
     e2e_server srv;
     e2e_proc p;
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
     ck_assert_msg(e2e_server_start(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
-    e2e_build_path("dnn/dnn_net", prog, sizeof prog);
+    snprintf(rel, sizeof rel, "%s/dnn_net", runtimes[rt]);
+    e2e_build_path(rel, prog, sizeof prog);
     e2e_build_path("lib", lib, sizeof lib);
     snprintf(stats, sizeof stats, "%s/stats.json", dir);
     /* Inherited by the client only: the server is already running. */
@@ -49,7 +57,7 @@ static char *run_net(char **args, int unix_socket, int hide, unsigned long long 
     free(perr);
     free(json);
     e2e_dir_remove(dir);
-    ck_assert_msg(passed, "dnn_net %s: %s", args[0], verdict);
+    ck_assert_msg(passed, "%s %s: %s", rel, args[0], verdict);
     ck_assert_msg(parsed, "no statistics written to CUDAREM_STATS");
     ck_assert_msg(srv_status >= 0 && WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 0,
                   "server did not exit cleanly after the session");
@@ -60,7 +68,7 @@ START_TEST(test_network_over_tcp)
 {
     char *args[] = {"net", NULL};
     unsigned long long trips;
-    free(run_net(args, 0, 0, &trips));
+    free(run_net(_i, args, 0, 0, &trips));
 }
 END_TEST
 
@@ -68,7 +76,7 @@ START_TEST(test_network_with_cuda_hidden)
 {
     char *args[] = {"net", NULL};
     unsigned long long trips;
-    free(run_net(args, 1, 1, &trips));
+    free(run_net(_i, args, 1, 1, &trips));
 }
 END_TEST
 
@@ -76,8 +84,8 @@ START_TEST(test_descriptors_cost_no_round_trip)
 {
     char *base[] = {"base", NULL}, *desc[] = {"desc", "500"};
     unsigned long long t_base, t_desc;
-    free(run_net(base, 1, 0, &t_base));
-    free(run_net(desc, 1, 0, &t_desc));
+    free(run_net(_i, base, 1, 0, &t_base));
+    free(run_net(_i, desc, 1, 0, &t_desc));
     /* 500 rounds of 6 descriptors created, set, read and destroyed: not one message. */
     ck_assert_uint_eq(t_desc, t_base);
 }
@@ -88,9 +96,9 @@ static Suite *crm_e2e_dnn_suite(void)
     Suite *s = suite_create("e2e_dnn");
     TCase *tc = tcase_create("dnn_net");
     tcase_set_timeout(tc, 180);
-    tcase_add_test(tc, test_network_over_tcp);
-    tcase_add_test(tc, test_network_with_cuda_hidden);
-    tcase_add_test(tc, test_descriptors_cost_no_round_trip);
+    tcase_add_loop_test(tc, test_network_over_tcp, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_network_with_cuda_hidden, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_descriptors_cost_no_round_trip, 0, NRUNTIMES);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,7 @@
 # (check_dnn_emu links libcudarem-emu.so directly), and an nvcc cuDNN program run
 # through the shim against a real server (check_e2e_dnn).
 
-DNN_PROGS := $(BUILD)/dnn/dnn_net
+DNN_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,dnn,$(rt))/dnn_net)
 UNIT_TESTS += $(BUILD)/tests/check_dnn_emu
 E2E_TESTS += $(BUILD)/tests/check_e2e_dnn
 
@@ -16,9 +16,12 @@ $(BUILD)/tests/check_e2e_dnn: tests/dnn/check_e2e_dnn.c $(E2E_HARNESS) tests/e2e
 		tests/unit/crm_check.h tests/dnn/dnn.mk $(DNN_PROGS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(E2E_DEFS) -o $@ $< $(E2E_HARNESS) $(LDFLAGS) $(CHECK_LIBS)
 
-# A cuDNN program as applications build one: shared runtime, -lcudnn (DT_NEEDED
-# libcudnn.so.9, satisfied by the shim's version node or build/lib/libcudnn.so.9).
-$(BUILD)/dnn/dnn_net: tests/dnn/dnn_net.cu | $(BUILD)/tests
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -std=c++17 -o $@ $< \
-	    -L$(CUDA_HOME)/lib64 -lcudnn
+# A cuDNN program as applications build one: -lcudnn (DT_NEEDED libcudnn.so.9,
+# satisfied by the shim's version node or build/lib/libcudnn.so.9), with each
+# runtime (TEST_RUNTIMES in tests/tests.mk).
+define DNN_RULE
+$(call test_dir,dnn,$(1))/dnn_net: tests/dnn/dnn_net.cu | $(BUILD)/tests
+	@mkdir -p $$(dir $$@)
+	$$(call TEST_NVCC,$(1)) -o $$@ $$< -L$(CUDA_HOME)/lib64 -lcudnn
+endef
+$(foreach rt,$(TEST_RUNTIMES),$(eval $(call DNN_RULE,$(rt))))

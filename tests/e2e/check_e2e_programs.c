@@ -1,6 +1,9 @@
 /* check_e2e_programs.c -- end-to-end suite: every self-checking CUDA program passes
  * through the shim against a real cudarem-server (emulated device), over TCP,
- * over a Unix socket, and with the CUDA libraries hidden from the client.
+ * over a Unix socket, and with the CUDA libraries hidden from the client; each
+ * built twice, with the shared runtime (build/cuda: the shim takes the place of
+ * libcudart.so.13) and with nvcc's default static runtime (build/cuda-static: the
+ * runtime inside the program loads libcuda.so.1, which the preloaded shim is).
  *
  * Each test starts its own server, runs one program from tests/cuda (bounded
  * to E2E_RUN_TIMEOUT_MS: a hang fails), requires exit 0 with "PASS <name>",
@@ -20,12 +23,18 @@ static const char *const programs[] = {
 };
 #define NPROGRAMS ((int)(sizeof programs / sizeof programs[0]))
 
+/* Build directories of the programs, one per runtime: loop tests over programs run
+ * index i as programs[i % NPROGRAMS] from runtimes[i / NPROGRAMS]. */
+static const char *const runtimes[] = {"cuda", "cuda-static"};
+#define NRUNTIMES ((int)(sizeof runtimes / sizeof runtimes[0]))
+
 enum transport { VIA_TCP, VIA_UNIX };
 
 /* Runs ARGV (program PROG, reporting "PASS NAME") through the shim; TRANSPORT picks
  * the address, NDEV the emulated device count, HIDE the namespace without CUDA
- * libraries. */
-static void run_argv(const char *name, const char *prog, char **argv, enum transport t, int ndev, int hide)
+ * libraries. LABEL names the run in messages. */
+static void run_argv(const char *label, const char *name, const char *prog, char **argv, enum transport t,
+                     int ndev, int hide)
 {
     char dir[64], err[512], how[64], verdict[64];
     e2e_server srv;
@@ -38,7 +47,7 @@ static void run_argv(const char *name, const char *prog, char **argv, enum trans
         e2e_dump("server log", log, 4000);
         free(log);
         e2e_dir_remove(dir);
-        ck_abort_msg("%s: server start: %s", name, err);
+        ck_abort_msg("%s: server start: %s", label, err);
     }
     e2e_proc_opts o = { t == VIA_TCP ? srv.tcp_addr : srv.unix_addr, 1, hide };
     spawned = e2e_run(&p, dir, name, prog, argv, &o) == 0;
@@ -53,7 +62,7 @@ static void run_argv(const char *name, const char *prog, char **argv, enum trans
              strstr(out, pass) != NULL;
     int srv_ok = srv_status >= 0 && WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 0;
     if (!ok || !srv_ok) {
-        fprintf(stderr, "===== %s over %s: program %s, server %s\n", name, how, verdict,
+        fprintf(stderr, "===== %s over %s: program %s, server %s\n", label, how, verdict,
                 srv_status < 0 ? "did not stop on SIGTERM" : "stopped");
         e2e_dump("program stdout", out, 6000);
         e2e_dump("program stderr", perr, 3000);
@@ -68,20 +77,27 @@ static void run_argv(const char *name, const char *prog, char **argv, enum trans
         if (f != NULL)
             snprintf(first, sizeof first, "; first: %.*s", (int)strcspn(f, "\n"), f);
         free(out);
-        ck_abort_msg("%s over %s: %s, expected exit 0 and PASS%s", name, how, verdict, first);
+        ck_abort_msg("%s over %s: %s, expected exit 0 and PASS%s", label, how, verdict, first);
     }
     free(out);
-    ck_assert_msg(srv_ok, "%s over %s: server status 0x%x after SIGTERM, expected exit 0", name,
+    ck_assert_msg(srv_ok, "%s over %s: server status 0x%x after SIGTERM, expected exit 0", label,
                   how, (unsigned)srv_status);
 }
 
-static void run_program(const char *name, enum transport t, int ndev, int hide)
+/* Runs build/DIR/NAME (DIR: one of runtimes[]). */
+static void run_program(const char *dir, const char *name, enum transport t, int ndev, int hide)
 {
     char prog[E2E_PATH_LEN], rel[64];
-    snprintf(rel, sizeof rel, "cuda/%s", name);
+    snprintf(rel, sizeof rel, "%s/%s", dir, name);
     e2e_build_path(rel, prog, sizeof prog);
     char *argv[] = { prog, NULL };
-    run_argv(name, prog, argv, t, ndev, hide);
+    run_argv(rel, name, prog, argv, t, ndev, hide);
+}
+
+/* Loop index I of a test over every program with every runtime. */
+static void run_program_i(int i, enum transport t, int ndev, int hide)
+{
+    run_program(runtimes[i / NPROGRAMS], programs[i % NPROGRAMS], t, ndev, hide);
 }
 
 /* A Python program loading the runtime by name with ctypes reaches the shim. */
@@ -90,7 +106,7 @@ static void run_python(enum transport t, int hide)
     char script[E2E_PATH_LEN];
     snprintf(script, sizeof script, "%s/tests/python/runtime_ctypes.py", E2E_SOURCE_DIR);
     char *argv[] = { E2E_PYTHON, script, NULL };
-    run_argv("runtime_ctypes", E2E_PYTHON, argv, t, 0, hide);
+    run_argv("runtime_ctypes", "runtime_ctypes", E2E_PYTHON, argv, t, 0, hide);
 }
 
 START_TEST(test_python_ctypes_tcp)
@@ -131,7 +147,7 @@ START_TEST(test_copy_bulk_paths)
     setenv("CUDAREM_STATS", stats, 1);
     setenv("CUDAREM_CHANNEL", channel[mode], 1);
     setenv("CUDAREM_SHM", shm[mode], 1);
-    run_program("copy", _i < 3 ? VIA_TCP : VIA_UNIX, 0, 0);
+    run_program("cuda", "copy", _i < 3 ? VIA_TCP : VIA_UNIX, 0, 0);
     unsetenv("CUDAREM_STATS");
     unsetenv("CUDAREM_CHANNEL");
     unsetenv("CUDAREM_SHM");
@@ -153,7 +169,7 @@ START_TEST(test_copy_through_staging_path)
 {
     setenv("CUDAREM_SERVER_STAGING", "1", 1);
     setenv("CUDAREM_COMPRESS", _i == 0 ? "off" : "on", 1);
-    run_program("copy", VIA_UNIX, 0, 0);
+    run_program("cuda", "copy", VIA_UNIX, 0, 0);
     unsetenv("CUDAREM_COMPRESS");
     unsetenv("CUDAREM_SERVER_STAGING");
 }
@@ -162,7 +178,7 @@ END_TEST
 START_TEST(test_copy_compressed)
 {
     setenv("CUDAREM_COMPRESS", _i == 0 ? "on" : "7", 1);
-    run_program("copy", VIA_TCP, 0, 0);
+    run_program("cuda", "copy", VIA_TCP, 0, 0);
     unsetenv("CUDAREM_COMPRESS");
 }
 END_TEST
@@ -170,41 +186,54 @@ END_TEST
 /* Two emulated devices over TCP, so the multi-device paths are exercised. */
 START_TEST(test_program_tcp)
 {
-    run_program(programs[_i], VIA_TCP, 2, 0);
+    run_program_i(_i, VIA_TCP, 2, 0);
 }
 END_TEST
 
 START_TEST(test_program_unix)
 {
-    run_program(programs[_i], VIA_UNIX, 0, 0);
+    run_program_i(_i, VIA_UNIX, 0, 0);
 }
 END_TEST
 
+/* A static-runtime program needs no CUDA library at all: only the shim. */
 START_TEST(test_program_hidden_cuda)
 {
-    run_program(programs[_i], VIA_TCP, 0, 1);
+    run_program_i(_i, VIA_TCP, 0, 1);
 }
 END_TEST
+
+/* Runs build/DIR/meminfo without the shim in the namespace without CUDA libraries;
+ * fails the test if the namespace could not be built. Returns its stdout and sets
+ * *ERR to its stderr (both malloc'd) and *P. */
+static char *run_bare_hidden(const char *dir_rel, e2e_proc *p, char **err)
+{
+    char dir[64], prog[E2E_PATH_LEN], rel[64];
+    snprintf(rel, sizeof rel, "%s/meminfo", dir_rel);
+    e2e_build_path(rel, prog, sizeof prog);
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_proc_opts o = { NULL, 0, 1 };
+    char *argv[] = { prog, NULL };
+    ck_assert(e2e_run(p, dir, "bare", prog, argv, &o) == 0);
+    char *out = e2e_read_file(p->out_path);
+    *err = e2e_read_file(p->err_path);
+    e2e_dir_remove(dir);
+    int setup_failed = WIFEXITED(p->status) && (WEXITSTATUS(p->status) == 125 ||
+                                                WEXITSTATUS(p->status) == 126);
+    if (setup_failed)
+        e2e_dump("namespace setup", *err, 2000);
+    ck_assert_msg(!setup_failed, "could not build the namespace without CUDA (unshare/mount): %s",
+                  *err);
+    return out;
+}
 
 /* The hiding itself works: without the shim the program cannot even load. */
 START_TEST(test_hidden_cuda_really_hidden)
 {
-    char dir[64], prog[E2E_PATH_LEN], verdict[64];
+    char verdict[64], *perr;
     e2e_proc p;
-    e2e_build_path("cuda/meminfo", prog, sizeof prog);
-    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
-    e2e_proc_opts o = { NULL, 0, 1 };
-    char *argv[] = { prog, NULL };
-    ck_assert(e2e_run(&p, dir, "bare", prog, argv, &o) == 0);
-    char *perr = e2e_read_file(p.err_path);
+    free(run_bare_hidden("cuda", &p, &perr));
     e2e_describe(&p, verdict, sizeof verdict);
-    e2e_dir_remove(dir);
-    int setup_failed = WIFEXITED(p.status) && (WEXITSTATUS(p.status) == 125 ||
-                                               WEXITSTATUS(p.status) == 126);
-    if (setup_failed)
-        e2e_dump("namespace setup", perr, 2000);
-    ck_assert_msg(!setup_failed, "could not build the namespace without CUDA (unshare/mount): %s",
-                  perr);
     int loader_failed = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 127 &&
                         strstr(perr, "libcudart") != NULL;
     if (!loader_failed)
@@ -215,6 +244,27 @@ START_TEST(test_hidden_cuda_really_hidden)
 }
 END_TEST
 
+/* A static-runtime program loads without any CUDA library, and without the shim
+ * its runtime finds no driver (libcuda.so.1 is hidden too). */
+START_TEST(test_hidden_cuda_static_has_no_driver)
+{
+    char verdict[64], *perr;
+    e2e_proc p;
+    char *out = run_bare_hidden("cuda-static", &p, &perr);
+    e2e_describe(&p, verdict, sizeof verdict);
+    int no_driver = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 2 &&
+                    strstr(out, "error cudaGetDeviceCount cudaErrorInsufficientDriver") != NULL;
+    if (!no_driver) {
+        e2e_dump("bare program stdout", out, 2000);
+        e2e_dump("bare program stderr", perr, 2000);
+    }
+    free(out);
+    free(perr);
+    ck_assert_msg(no_driver, "without the shim the static program should load and find no driver in "
+                  "the hidden namespace (exit 2, cudaErrorInsufficientDriver), got %s", verdict);
+}
+END_TEST
+
 static Suite *e2e_programs_suite(void)
 {
     Suite *s = suite_create("e2e_programs");
@@ -222,10 +272,11 @@ static Suite *e2e_programs_suite(void)
     tcase_set_timeout(tcp, 120);
     tcase_set_timeout(ux, 120);
     tcase_set_timeout(hid, 120);
-    tcase_add_loop_test(tcp, test_program_tcp, 0, NPROGRAMS);
-    tcase_add_loop_test(ux, test_program_unix, 0, NPROGRAMS);
+    tcase_add_loop_test(tcp, test_program_tcp, 0, NPROGRAMS * NRUNTIMES);
+    tcase_add_loop_test(ux, test_program_unix, 0, NPROGRAMS * NRUNTIMES);
     tcase_add_test(hid, test_hidden_cuda_really_hidden);
-    tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS);
+    tcase_add_test(hid, test_hidden_cuda_static_has_no_driver);
+    tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS * NRUNTIMES);
     tcase_add_test(tcp, test_python_ctypes_tcp);
     tcase_add_loop_test(ux, test_copy_bulk_paths, 0, 6);
     tcase_add_loop_test(tcp, test_copy_compressed, 0, 2);

@@ -2,8 +2,11 @@
  * programs of tests/kernels run through the shim against a real cudarem-server on
  * loopback (emulated device, CPU kernels from libktest_cpu_kernels.so given with
  * --emu-kernels, module cache in the scratch directory). Each must exit 0 with
- * "PASS <name>"; some also leave a known line in the server log. The cache test
- * runs a program twice and requires the second session to ship no fatbinary. */
+ * "PASS <name>"; some also leave a known line in the server log. Every program runs
+ * in each variant: built with the shared runtime (build/kernels) and with nvcc's
+ * default static runtime (build/kernels-static), over TCP and over a Unix socket.
+ * The cache test runs a program twice and requires the second session to ship no
+ * fatbinary. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -13,18 +16,37 @@
 #include <string.h>
 #include <sys/wait.h>
 
+enum transport { VIA_TCP, VIA_UNIX };
+
+/* A build of the programs and the address the client uses. */
+typedef struct kvariant {
+    const char *dir;         /* build directory: one per runtime */
+    enum transport t;
+} kvariant;
+
+static const kvariant variants[] = {
+    {"kernels", VIA_TCP},
+    {"kernels", VIA_UNIX},
+    {"kernels-static", VIA_TCP},
+    {"kernels-static", VIA_UNIX},
+};
+#define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
+
 typedef struct kserver {
     char dir[64];
     char cache_arg[128];
     char kernels[E2E_PATH_LEN];
     char *extra[5];
+    const kvariant *v;       /* programs and transport of krun */
     e2e_server srv;
 } kserver;
 
-static void kserver_start(kserver *k)
+/* Starts a server; krun then runs programs of variant V. */
+static void kserver_start(kserver *k, const kvariant *v)
 {
     char err[512];
     ck_assert_msg(e2e_dir_make(k->dir, sizeof k->dir) == 0, "mkdtemp failed");
+    k->v = v;
     snprintf(k->cache_arg, sizeof k->cache_arg, "%s/cache", k->dir);
     e2e_build_path("kernels/libktest_cpu_kernels.so", k->kernels, sizeof k->kernels);
     k->extra[0] = "--emu-kernels";
@@ -44,22 +66,23 @@ static void kserver_start(kserver *k)
     }
 }
 
-/* Runs build/kernels/PROG (with ARG1 when not NULL) and requires "PASS name". */
-static void krun(kserver *k, const char *prog, const char *name, const char *arg1, const char *tag)
+/* Runs PROG of the server's variant (with ARG1 when not NULL) and requires "PASS name". */
+static void krun(kserver *k, const char *prog_name, const char *name, const char *arg1, const char *tag)
 {
-    char path[E2E_PATH_LEN], pass[96], verdict[64];
+    char path[E2E_PATH_LEN], prog[96], pass[96], verdict[64];
     e2e_proc p;
     char *argv[] = {path, (char *)arg1, NULL};
     snprintf(pass, sizeof pass, "PASS %s\n", name);
+    snprintf(prog, sizeof prog, "%s/%s", k->v->dir, prog_name);
     e2e_build_path(prog, path, sizeof path);
-    e2e_proc_opts o = {k->srv.tcp_addr, 1, 0};
+    e2e_proc_opts o = {k->v->t == VIA_TCP ? k->srv.tcp_addr : k->srv.unix_addr, 1, 0};
     int spawned = e2e_run(&p, k->dir, tag, path, argv, &o) == 0;
     char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
     int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, pass);
     if (!ok) {
         char *log = e2e_read_file(k->srv.log_path);
         e2e_describe(&p, verdict, sizeof verdict);
-        fprintf(stderr, "===== %s: %s\n", prog, verdict);
+        fprintf(stderr, "===== %s over %s: %s\n", prog, k->v->t == VIA_TCP ? "tcp" : "unix", verdict);
         e2e_dump("program stdout", out, 6000);
         e2e_dump("program stderr", perr, 3000);
         e2e_dump("server log", log, 4000);
@@ -67,7 +90,7 @@ static void krun(kserver *k, const char *prog, const char *name, const char *arg
     }
     free(out);
     free(perr);
-    ck_assert_msg(ok, "%s did not pass", prog);
+    ck_assert_msg(ok, "%s over %s did not pass", prog, k->v->t == VIA_TCP ? "tcp" : "unix");
 }
 
 /* Stops the server (it must exit 0) and returns its log (caller frees). */
@@ -87,38 +110,32 @@ static void kserver_done(kserver *k, char *log)
     e2e_dir_remove(k->dir);
 }
 
-static void run_one(const char *prog, const char *name)
+/* Programs that only have to pass; loop tests over them run index i as
+ * kprograms[i % NKPROGRAMS] in variants[i / NKPROGRAMS]. */
+static const char *const kprograms[] = {"vadd", "saxpy", "scalars", "symbols", "multi_tu", "vadd_compressed",
+                                        "loop"};
+#define NKPROGRAMS ((int)(sizeof kprograms / sizeof kprograms[0]))
+
+START_TEST(test_program)
 {
     kserver k;
-    char rel[64];
-    snprintf(rel, sizeof rel, "kernels/%s", prog);
-    kserver_start(&k);
-    krun(&k, rel, name, NULL, prog);
+    const char *prog = kprograms[_i % NKPROGRAMS];
+    kserver_start(&k, &variants[_i / NKPROGRAMS]);
+    krun(&k, prog, prog, NULL, prog);
     kserver_done(&k, kserver_stop(&k));
 }
-
-START_TEST(test_vadd) { run_one("vadd", "vadd"); }
-END_TEST
-START_TEST(test_saxpy) { run_one("saxpy", "saxpy"); }
-END_TEST
-START_TEST(test_scalars) { run_one("scalars", "scalars"); }
-END_TEST
-START_TEST(test_symbols) { run_one("symbols", "symbols"); }
-END_TEST
-START_TEST(test_multi_tu) { run_one("multi_tu", "multi_tu"); }
-END_TEST
-START_TEST(test_compressed) { run_one("vadd_compressed", "vadd_compressed"); }
-END_TEST
-START_TEST(test_loop) { run_one("loop", "loop"); }
 END_TEST
 
+/* Kernels of a dlopen'ed library built the same way (with the static runtime it
+ * holds a runtime of its own, beside the program's). */
 START_TEST(test_dlopen)
 {
     kserver k;
-    char lib[E2E_PATH_LEN];
-    e2e_build_path("kernels/libktest_shlib.so", lib, sizeof lib);
-    kserver_start(&k);
-    krun(&k, "kernels/dlopen", "dlopen", lib, "dlopen");
+    char lib[E2E_PATH_LEN], rel[64];
+    snprintf(rel, sizeof rel, "%s/libktest_shlib.so", variants[_i].dir);
+    e2e_build_path(rel, lib, sizeof lib);
+    kserver_start(&k, &variants[_i]);
+    krun(&k, "dlopen", "dlopen", lib, "dlopen");
     kserver_done(&k, kserver_stop(&k));
 }
 END_TEST
@@ -127,8 +144,8 @@ END_TEST
 START_TEST(test_ptx_only)
 {
     kserver k;
-    kserver_start(&k);
-    krun(&k, "kernels/vadd_ptx", "vadd_ptx", NULL, "vadd_ptx");
+    kserver_start(&k, &variants[_i]);
+    krun(&k, "vadd_ptx", "vadd_ptx", NULL, "vadd_ptx");
     char *log = kserver_stop(&k);
     ck_assert_msg(strstr(log, "only PTX") != NULL, "no PTX-only line in the server log");
     kserver_done(&k, log);
@@ -140,8 +157,8 @@ START_TEST(test_badlaunch)
 {
     kserver k;
     char line[128];
-    kserver_start(&k);
-    krun(&k, "kernels/badlaunch", "badlaunch", NULL, "badlaunch");
+    kserver_start(&k, &variants[_i]);
+    krun(&k, "badlaunch", "badlaunch", NULL, "badlaunch");
     char *log = kserver_stop(&k);
     snprintf(line, sizeof line, "kernel %s has no CPU implementation", "_Z11no_cpu_implPi");
     ck_assert_msg(e2e_count_lines_with(log, line) == 1, "missing or repeated line: %s", line);
@@ -174,13 +191,13 @@ START_TEST(test_cache)
 {
     kserver k;
     char s1[128], s2[128];
-    kserver_start(&k);
+    kserver_start(&k, &variants[0]);
     snprintf(s1, sizeof s1, "%s/stats1.json", k.dir);
     snprintf(s2, sizeof s2, "%s/stats2.json", k.dir);
     setenv("CUDAREM_STATS", s1, 1);
-    krun(&k, "kernels/vadd", "vadd", NULL, "first");
+    krun(&k, "vadd", "vadd", NULL, "first");
     setenv("CUDAREM_STATS", s2, 1);
-    krun(&k, "kernels/vadd", "vadd", NULL, "second");
+    krun(&k, "vadd", "vadd", NULL, "second");
     unsetenv("CUDAREM_STATS");
     int cached = count_cached(k.cache_arg);
     unsigned long long first = stat_h2d(s1), second = stat_h2d(s2);
@@ -196,16 +213,10 @@ static Suite *kernels_suite(void)
     Suite *s = suite_create("e2e_kernels");
     TCase *tc = tcase_create("programs");
     tcase_set_timeout(tc, 180);
-    tcase_add_test(tc, test_vadd);
-    tcase_add_test(tc, test_saxpy);
-    tcase_add_test(tc, test_scalars);
-    tcase_add_test(tc, test_symbols);
-    tcase_add_test(tc, test_multi_tu);
-    tcase_add_test(tc, test_dlopen);
-    tcase_add_test(tc, test_compressed);
-    tcase_add_test(tc, test_ptx_only);
-    tcase_add_test(tc, test_badlaunch);
-    tcase_add_test(tc, test_loop);
+    tcase_add_loop_test(tc, test_program, 0, NKPROGRAMS * NVARIANTS);
+    tcase_add_loop_test(tc, test_dlopen, 0, NVARIANTS);
+    tcase_add_loop_test(tc, test_ptx_only, 0, NVARIANTS);
+    tcase_add_loop_test(tc, test_badlaunch, 0, NVARIANTS);
     tcase_add_test(tc, test_cache);
     suite_add_tcase(s, tc);
     return s;

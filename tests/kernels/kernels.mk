@@ -20,31 +20,42 @@ $(SHIM) $(SERVER): $(KERNEL_COMMON_OBJS)
 $(SHIM) $(SERVER): LDFLAGS += $(KERNEL_LIBS)
 $(EMU_LIB): $(KERNEL_PARSER_OBJS) $(KERNEL_LIB_FILES)
 
-# ---- test programs (nvcc, -cudart shared) and their CPU kernels ------------------
-KTEST_DIR   := $(BUILD)/kernels
+# ---- test programs (nvcc, each runtime) and their CPU kernels ---------------------
+# Each runtime's programs go to their directory (TEST_RUNTIMES in tests/tests.mk);
+# the static ones are built with KTEST_STATIC_RUNTIME defined. $(KTEST_DIR) also
+# holds the CPU kernels and the fatbinaries.
+KTEST_DIR   := $(call test_dir,kernels,shared)
 KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop
-KTEST_PROGS := $(addprefix $(KTEST_DIR)/,$(KTEST_NAMES)) $(KTEST_DIR)/libktest_shlib.so \
-               $(KTEST_DIR)/libktest_cpu_kernels.so
-KTEST_NVCC  := $(NVCC) $(NVCCFLAGS) -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
+KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels,$(rt))/,$(KTEST_NAMES) \
+                   libktest_shlib.so)) $(KTEST_DIR)/libktest_cpu_kernels.so
+KTEST_DEFS_shared :=
+KTEST_DEFS_static := -DKTEST_STATIC_RUNTIME
+KTEST_NVCC   = $(call TEST_NVCC,$(1)) $(KTEST_DEFS_$(1))
 KTEST_HDRS  := tests/kernels/kcheck.h
 # Fatbinaries the unit suite parses, built at test time from fatbin_src.cu.
 KTEST_FATBINS := $(addprefix $(KTEST_DIR)/fb_,plain.fatbin compressed.fatbin lz4.fatbin multi.fatbin ptx.fatbin)
 
-$(KTEST_DIR):
-	mkdir -p $@
+# $(1): the directory, $(2): the runtime. The shared library dlopen loads is built
+# as nvcc builds one by default: with the static runtime, its own runtime inside.
+define KTEST_RULES
+$(1):
+	mkdir -p $$@
+$(1)/%: tests/kernels/%.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$<
+$(1)/vadd_compressed: tests/kernels/vadd.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -Xfatbin -compress-all -DKTEST_NAME='"vadd_compressed"' -o $$@ $$<
+$(1)/vadd_ptx: tests/kernels/vadd.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -gencode arch=compute_90,code=compute_90 -DKTEST_PTX_ONLY -DKTEST_NAME='"vadd_ptx"' \
+	    -o $$@ $$<
+$(1)/multi_tu: tests/kernels/multi_a.cu tests/kernels/multi_b.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ tests/kernels/multi_a.cu tests/kernels/multi_b.cu
+$(1)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -ldl
+$(1)/libktest_shlib.so: tests/kernels/shlib_kernels.cu | $(1)
+	$$(call KTEST_NVCC,$(2)) -shared -Xcompiler -fPIC -o $$@ $$<
+endef
+$(foreach rt,$(TEST_RUNTIMES),$(eval $(call KTEST_RULES,$(call test_dir,kernels,$(rt)),$(rt))))
 
-$(KTEST_DIR)/%: tests/kernels/%.cu $(KTEST_HDRS) | $(KTEST_DIR)
-	$(KTEST_NVCC) -o $@ $<
-$(KTEST_DIR)/vadd_compressed: tests/kernels/vadd.cu $(KTEST_HDRS) | $(KTEST_DIR)
-	$(KTEST_NVCC) -Xfatbin -compress-all -DKTEST_NAME='"vadd_compressed"' -o $@ $<
-$(KTEST_DIR)/vadd_ptx: tests/kernels/vadd.cu $(KTEST_HDRS) | $(KTEST_DIR)
-	$(KTEST_NVCC) -gencode arch=compute_90,code=compute_90 -DKTEST_PTX_ONLY -DKTEST_NAME='"vadd_ptx"' -o $@ $<
-$(KTEST_DIR)/multi_tu: tests/kernels/multi_a.cu tests/kernels/multi_b.cu $(KTEST_HDRS) | $(KTEST_DIR)
-	$(KTEST_NVCC) -o $@ tests/kernels/multi_a.cu tests/kernels/multi_b.cu
-$(KTEST_DIR)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(KTEST_DIR)
-	$(KTEST_NVCC) -o $@ $< -ldl
-$(KTEST_DIR)/libktest_shlib.so: tests/kernels/shlib_kernels.cu | $(KTEST_DIR)
-	$(KTEST_NVCC) -shared -Xcompiler -fPIC -o $@ $<
 $(KTEST_DIR)/libktest_cpu_kernels.so: tests/kernels/cpu_kernels.c server/emu/cudarem_emu_kernel.h | $(KTEST_DIR)
 	$(CC) $(CFLAGS) -fvisibility=hidden -shared -o $@ $< $(LDFLAGS)
 
