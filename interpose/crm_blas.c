@@ -1,7 +1,8 @@
 /* crm_blas.c -- the shim's cuBLAS handles: creation and destruction on the server,
  * the settings kept by the client (pointer mode, stream, math mode, workspace),
- * version, property and status-name queries answered locally, and the helpers the
- * other crm_blas*.c files use to send calls and pass scalars. */
+ * version, property and status-name queries answered locally, the handle NVIDIA's
+ * cuBLAS answers the calls cudarem does not remote with (interpose/crm_fallback.h),
+ * and the helpers the other crm_blas*.c files use to send calls and pass scalars. */
 #include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include "crm_client_gen.h"
 #include "interpose/crm_blas.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_fallback.h"
+#include "common/crm_log.h"
 
 static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
 static crm_idmap crm__handles; /* id -> crm_blas_state *, guarded by crm__lock */
@@ -142,6 +145,58 @@ CRM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* ---- the handle NVIDIA's cuBLAS answers calls of this one with ----------------- */
+
+typedef cublasStatus_t (*crm__real_fn)();
+
+static crm__real_fn crm__real(const char *name)
+{
+    return (crm__real_fn)crm_fallback_symbol(CRM_FALLBACK_CUBLAS, name);
+}
+
+/* Gives the real handle the settings of st it does not have yet; lock held. */
+static void crm__apply(crm_blas_state *st)
+{
+    crm__real_fn set_stream = crm__real("cublasSetStream_v2"), set_pmode = crm__real("cublasSetPointerMode_v2"),
+                 set_math = crm__real("cublasSetMathMode"), set_ws = crm__real("cublasSetWorkspace_v2");
+    struct crm_blas_applied *a = &st->applied;
+    if (a->stream != st->stream && set_stream != NULL && set_stream(st->real, st->stream) == CUBLAS_STATUS_SUCCESS)
+        a->stream = st->stream;
+    if (a->pmode != st->pmode && set_pmode != NULL && set_pmode(st->real, st->pmode) == CUBLAS_STATUS_SUCCESS)
+        a->pmode = st->pmode;
+    if (a->math != st->math && set_math != NULL && set_math(st->real, st->math) == CUBLAS_STATUS_SUCCESS)
+        a->math = st->math;
+    if ((a->workspace != st->workspace || a->workspace_size != st->workspace_size) && set_ws != NULL &&
+        set_ws(st->real, st->workspace, st->workspace_size) == CUBLAS_STATUS_SUCCESS) {
+        a->workspace = st->workspace;
+        a->workspace_size = st->workspace_size;
+    }
+}
+
+/* The handle NVIDIA's cuBLAS made for handle (made at its first call there, with
+ * handle's settings, which follow it); handle itself when it is none of ours or
+ * NVIDIA's cuBLAS cannot make one (its call then fails as with a bad handle). */
+void *crm_blas_real_handle(void *handle)
+{
+    crm__real_fn create = crm__real("cublasCreate_v2");
+    pthread_mutex_lock(&crm__lock);
+    crm_blas_state *st = crm__find(handle);
+    if (st != NULL && st->real == NULL && create != NULL) {
+        cublasStatus_t rc = create(&st->real);
+        if (rc != CUBLAS_STATUS_SUCCESS) {
+            crm_warn("NVIDIA's cublasCreate failed with status %d: calls it would answer fail", (int)rc);
+            st->real = NULL;
+        } else {
+            st->applied = (struct crm_blas_applied){CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH, NULL, NULL, 0};
+        }
+    }
+    if (st != NULL && st->real != NULL)
+        crm__apply(st);
+    void *real = st != NULL && st->real != NULL ? st->real : handle;
+    pthread_mutex_unlock(&crm__lock);
+    return real;
+}
+
 /* Forgets the handle locally whatever the server says: it is gone either way. */
 CRM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
@@ -151,6 +206,9 @@ CRM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     pthread_mutex_unlock(&crm__lock);
     if (!known)
         return CUBLAS_STATUS_NOT_INITIALIZED;
+    crm__real_fn destroy = ((crm_blas_state *)v)->real != NULL ? crm__real("cublasDestroy_v2") : NULL;
+    if (destroy != NULL)
+        destroy(((crm_blas_state *)v)->real);
     free(v);
     return crm_rpc_cublasDestroy_v2((uint64_t)(uintptr_t)handle);
 }

@@ -24,6 +24,14 @@ typedef struct crm_blas_state {
     cudaStream_t stream;         /* last stream set (0: default stream) */
     void *workspace;             /* last workspace set, NULL: library's own */
     size_t workspace_size;
+    void *real;                  /* NVIDIA's handle for calls it answers, or NULL */
+    struct crm_blas_applied {    /* the settings last given to it */
+        cublasPointerMode_t pmode;
+        cublasMath_t math;
+        cudaStream_t stream;
+        void *workspace;
+        size_t workspace_size;
+    } applied;
 } crm_blas_state;
 
 /* Copies the state of handle h into *out: SUCCESS, or NOT_INITIALIZED for a NULL

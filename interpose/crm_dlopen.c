@@ -45,19 +45,34 @@ void *crm_dlopen_real(const char *path, int mode)
     return crm__real_dlopen()(path, mode);
 }
 
-/* Written so the compiler turns the last call into a jump: glibc then sees the
- * original caller, whose RUNPATH governs the search for other libraries. */
-void *crm_dlopen(const char *file, int mode)
+/* Rewrites *file when it names one of ours; returns glibc's dlopen. */
+__attribute__((visibility("hidden"))) void *crm_dlopen_prepare(const char **file)
 {
-    if (file != NULL && crm__is_ours(file))
-        file = crm__self_path();
-    return crm__real_dlopen()(file, mode);
+    if (*file != NULL && crm__is_ours(*file))
+        *file = crm__self_path();
+    return (void *)crm__real_dlopen();
 }
 
-void *crm_dlopen_old(const char *file, int mode)
-{
-    return crm_dlopen(file, mode);
-}
+/* The interposer jumps to glibc's dlopen with the caller's return address still on
+ * the stack: glibc then sees the original caller, whose RUNPATH governs the search
+ * (libnvrtc finds libnvrtc-builtins beside itself so), in every build flavour
+ * (a C tail call is not guaranteed: sanitizers keep the frame). */
+__asm__(".text\n"
+        ".globl crm_dlopen\n.type crm_dlopen, @function\n"
+        ".globl crm_dlopen_old\n.type crm_dlopen_old, @function\n"
+        "crm_dlopen:\n"
+        "crm_dlopen_old:\n"
+        "    subq $24, %rsp\n"            /* entry %rsp is 8 mod 16: now 0 mod 16 */
+        "    movq %rdi, 0(%rsp)\n"
+        "    movq %rsi, 8(%rsp)\n"
+        "    movq %rsp, %rdi\n"
+        "    call crm_dlopen_prepare@PLT\n"
+        "    movq 0(%rsp), %rdi\n"
+        "    movq 8(%rsp), %rsi\n"
+        "    addq $24, %rsp\n"
+        "    jmp *%rax\n"
+        ".size crm_dlopen, .-crm_dlopen\n"
+        ".size crm_dlopen_old, .-crm_dlopen_old\n");
 
 __asm__(".symver crm_dlopen, dlopen@@GLIBC_2.34");
 __asm__(".symver crm_dlopen_old, dlopen@GLIBC_2.2.5");

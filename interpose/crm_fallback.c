@@ -1,13 +1,14 @@
-/* crm_fallback.c -- finding NVIDIA's runtime on the client and resolving the
- * runtime calls cudarem hands to it (crm_fallback.h), and the slow path of the
- * generated trampolines.
+/* crm_fallback.c -- finding NVIDIA's libraries on the client and resolving the
+ * calls cudarem hands to them (crm_fallback.h), and the slow paths of the generated
+ * trampolines.
  *
- * Where NVIDIA's libcudart.so.13 is looked for: the directories of
- * CUDAREM_NVIDIA_LIBS (colon-separated), the directories NVIDIA libraries the
- * program loaded came from (the torch and CuPy wheels bring libcudart beside
- * them), $CUDA_HOME/lib64, /usr/local/cuda/lib64. It is loaded by path, privately
- * (RTLD_LOCAL), so it never answers a call the shim implements; its own dlopen of
- * libcuda.so.1 reaches the shim's driver. */
+ * Where a library (libcudart.so.13, libcublas.so.13) is looked for: a copy the
+ * program loaded already (torch links NVIDIA's cuBLAS, whose symbols the shim's
+ * hide), the directories of CUDAREM_NVIDIA_LIBS (colon-separated), those NVIDIA
+ * libraries the program loaded came from (the torch and CuPy wheels bring
+ * libcudart beside them), $CUDA_HOME/lib64, /usr/local/cuda/lib64. It is loaded by
+ * path, privately (RTLD_LOCAL), so it never answers a call the shim implements; its
+ * own dlopen of libcuda.so.1 reaches the shim's driver. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
@@ -19,106 +20,147 @@
 #include "common/crm_log.h"
 #include "interpose/crm_fallback.h"
 
-#define CRM__RUNTIME "libcudart.so.13"
-
-void *crm_dlopen_real(const char *path, int mode); /* interpose/crm_dlopen.c */
+void *crm_dlopen_real(const char *path, int mode);               /* interpose/crm_dlopen.c */
+void *crm_blas_real_handle(void *handle);                         /* interpose/crm_blas.c */
 
 uint64_t crm_fallback_calls;
 unsigned char crm_fallback_is_nvidia[CRM_FALLBACK_MAX];
 
-static pthread_once_t crm__once = PTHREAD_ONCE_INIT;
-static void *crm__lib;                 /* NVIDIA's runtime, or NULL */
-static char crm__path[PATH_MAX];
-
-/* Tries dir/libcudart.so.13; 1 when it loaded. */
-static int crm__try_dir(const char *dir, size_t len)
-{
+typedef struct crm__nvlib {
+    const char *file;          /* its SONAME and file name */
+    const char *probe;         /* a function it must export */
+    const char *what;          /* for the log */
+    int looked;                /* located once */
+    void *handle;              /* loaded, or NULL */
     char path[PATH_MAX];
-    if (len == 0 || len + sizeof CRM__RUNTIME + 1 > sizeof path)
+} crm__nvlib;
+
+static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
+static crm__nvlib crm__libs[CRM_FALLBACK_NLIBS] = {
+    {"libcudart.so.13", "cudaGetDeviceCount", "runtime", 0, NULL, ""},
+    {"libcublas.so.13", "cublasCreate_v2", "cuBLAS", 0, NULL, ""},
+};
+
+/* Tries dir/FILE for l; 1 when it loaded. */
+static int crm__try_dir(crm__nvlib *l, const char *dir, size_t len)
+{
+    char path[PATH_MAX], real[PATH_MAX], self_real[PATH_MAX];
+    Dl_info self;
+    if (len == 0 || len + strlen(l->file) + 2 > sizeof path)
         return 0;
-    snprintf(path, sizeof path, "%.*s/%s", (int)len, dir, CRM__RUNTIME);
-    char real[PATH_MAX];
+    snprintf(path, sizeof path, "%.*s/%s", (int)len, dir, l->file);
     if (access(path, R_OK) != 0 || realpath(path, real) == NULL)
         return 0;
-    Dl_info self;
-    char self_real[PATH_MAX];
     if (dladdr((void *)crm__try_dir, &self) && self.dli_fname && realpath(self.dli_fname, self_real) &&
         strcmp(real, self_real) == 0)
-        return 0; /* build/lib/libcudart.so.13 is the shim itself */
+        return 0; /* build/lib's links of these names are the shim itself */
     void *h = crm_dlopen_real(real, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL || dlsym(h, "cudaGetDeviceCount") == NULL) {
-        crm_debug("fallback: %s is not a usable CUDA runtime: %s", real, h ? "no cudaGetDeviceCount" : dlerror());
+    if (h == NULL || dlsym(h, l->probe) == NULL) {
+        crm_debug("fallback: %s is not a usable %s: %s", real, l->what, h ? "a function is missing" : dlerror());
         return 0;
     }
-    crm__lib = h;
-    snprintf(crm__path, sizeof crm__path, "%s", real);
+    l->handle = h;
+    snprintf(l->path, sizeof l->path, "%s", real);
     return 1;
 }
 
 /* Each directory of a colon-separated list; 1 when one served. */
-static int crm__try_list(const char *list)
+static int crm__try_list(crm__nvlib *l, const char *list)
 {
     while (list != NULL && *list != '\0') {
         const char *end = strchr(list, ':');
         size_t len = end ? (size_t)(end - list) : strlen(list);
-        if (crm__try_dir(list, len))
+        if (crm__try_dir(l, list, len))
             return 1;
         list = end ? end + 1 : NULL;
     }
     return 0;
 }
 
-/* The directory of every loaded NVIDIA library (a path naming libcublas,
- * libcudnn, libnvrtc or an "nvidia" wheel), one per call. */
+typedef struct crm__scan {
+    crm__nvlib *lib;
+    int own_name;              /* 1: only loaded copies of the library itself */
+    int found;
+} crm__scan;
+
+/* With own_name, a loaded copy of the library; else the directory of any loaded
+ * NVIDIA library (a path naming libcublas, libcudnn, libnvrtc or an "nvidia" wheel). */
 static int crm__phdr_dir(struct dl_phdr_info *info, size_t size, void *data)
 {
+    crm__scan *sc = data;
+    const char *name = info->dlpi_name, *slash = name ? strrchr(name, '/') : NULL;
     (void)size;
-    const char *name = info->dlpi_name;
-    if (name == NULL || *name != '/' ||
-        (!strstr(name, "/nvidia/") && !strstr(name, "libcublas") && !strstr(name, "libnvrtc") &&
-         !strstr(name, "libcudnn")))
+    if (slash == NULL || *name != '/')
         return 0;
-    const char *slash = strrchr(name, '/');
-    return crm__try_dir(name, (size_t)(slash - name)) ? *(int *)data = 1 : 0;
+    int hit = sc->own_name ? strcmp(slash + 1, sc->lib->file) == 0
+                           : strstr(name, "/nvidia/") || strstr(name, "libcublas") || strstr(name, "libnvrtc") ||
+                                 strstr(name, "libcudnn");
+    return hit && crm__try_dir(sc->lib, name, (size_t)(slash - name)) ? (sc->found = 1) : 0;
 }
 
-static void crm__locate(void)
+static int crm__scan_loaded(crm__nvlib *l, int own_name)
 {
-    const char *mode = getenv("CUDAREM_FALLBACK");
+    crm__scan sc = {l, own_name, 0};
+    dl_iterate_phdr(crm__phdr_dir, &sc);
+    return sc.found;
+}
+
+/* Finds library l once; lock held. */
+static void crm__locate(crm__nvlib *l)
+{
+    const char *mode = getenv("CUDAREM_FALLBACK"), *home = getenv("CUDA_HOME");
+    char dir[PATH_MAX];
+    l->looked = 1;
     if (mode != NULL && strcmp(mode, "off") == 0)
         return;
-    int found = crm__try_list(getenv("CUDAREM_NVIDIA_LIBS"));
-    if (!found)
-        dl_iterate_phdr(crm__phdr_dir, &found);
-    const char *home = getenv("CUDA_HOME");
-    char dir[PATH_MAX];
+    int found = crm__scan_loaded(l, 1) || crm__try_list(l, getenv("CUDAREM_NVIDIA_LIBS")) || crm__scan_loaded(l, 0);
     if (!found && home != NULL) {
         snprintf(dir, sizeof dir, "%s/lib64", home);
-        found = crm__try_dir(dir, strlen(dir));
+        found = crm__try_dir(l, dir, strlen(dir));
     }
     if (!found)
-        found = crm__try_dir("/usr/local/cuda/lib64", strlen("/usr/local/cuda/lib64"));
+        found = crm__try_dir(l, "/usr/local/cuda/lib64", strlen("/usr/local/cuda/lib64"));
     if (found)
-        crm_info("runtime calls cudarem does not remote go to NVIDIA's runtime %s", crm__path);
+        crm_info("%s calls cudarem does not remote go to NVIDIA's %s", l->what, l->path);
     else
-        crm_debug("no NVIDIA runtime on this client: runtime calls cudarem does not remote are not supported");
+        crm_debug("no NVIDIA %s on this client: %s calls cudarem does not remote are not supported", l->what,
+                  l->what);
 }
 
-const char *crm_fallback_library(void)
+static crm__nvlib *crm__lib(enum crm_fallback_lib lib)
 {
-    pthread_once(&crm__once, crm__locate);
-    return crm__lib != NULL ? crm__path : NULL;
+    crm__nvlib *l = &crm__libs[lib];
+    pthread_mutex_lock(&crm__lock);
+    if (!l->looked)
+        crm__locate(l);
+    pthread_mutex_unlock(&crm__lock);
+    return l;
+}
+
+const char *crm_fallback_library(enum crm_fallback_lib lib)
+{
+    crm__nvlib *l = crm__lib(lib);
+    return l->handle != NULL ? l->path : NULL;
+}
+
+void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name)
+{
+    crm__nvlib *l = crm__lib(lib);
+    return l->handle != NULL ? dlsym(l->handle, name) : NULL;
 }
 
 void *crm_fallback_resolve(unsigned idx)
 {
-    void *target = NULL;
     if (idx >= crm_fallback_count)
         abort(); /* only generated trampolines call here, with their own index */
-    if (crm_fallback_library() != NULL)
-        target = dlsym(crm__lib, crm_fallback_names[idx]);
+    void *cached = __atomic_load_n(&crm_fallback_slots[idx], __ATOMIC_ACQUIRE);
+    if (cached != NULL)
+        return cached;
+    enum crm_fallback_lib lib = (enum crm_fallback_lib)crm_fallback_lib_of[idx];
+    void *target = crm_fallback_symbol(lib, crm_fallback_names[idx]);
     if (target != NULL) {
-        crm_info("%s: handed to NVIDIA's runtime (%s)", crm_fallback_names[idx], crm__path);
+        crm_info("%s: handed to NVIDIA's %s (%s)", crm_fallback_names[idx], crm__libs[lib].what,
+                 crm__libs[lib].path);
         crm_fallback_is_nvidia[idx] = 1; /* the trampoline counts its later calls */
         __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
     } else {
@@ -126,6 +168,19 @@ void *crm_fallback_resolve(unsigned idx)
     }
     __atomic_store_n(&crm_fallback_slots[idx], target, __ATOMIC_RELEASE);
     return target;
+}
+
+crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
+{
+    int resolved = idx < crm_fallback_count && __atomic_load_n(&crm_fallback_slots[idx], __ATOMIC_ACQUIRE) != NULL;
+    crm_fallback_call c = {crm_fallback_resolve(idx), arg0};
+    if (crm_fallback_is_nvidia[idx]) {
+        if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
+            c.arg0 = crm_blas_real_handle(arg0);
+        if (resolved) /* the first call was counted when it resolved */
+            __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+    }
+    return c;
 }
 
 /* The slow path every trampoline jumps to with its index in %r11 when its slot is
@@ -155,3 +210,32 @@ __asm__(".text\n"
         "    popq %rdx\n    popq %rsi\n    popq %rdi\n"
         "    jmp *%r11\n"
         ".size crm_fallback_slow, .-crm_fallback_slow\n");
+
+/* The slow path of handle-translating trampolines (index in %r11): as above, but
+ * crm_fallback_translate also gives the first argument (in %rdx), which replaces
+ * %rdi once the others are restored. */
+__asm__(".text\n"
+        ".globl crm_fallback_slow_translate\n"
+        ".hidden crm_fallback_slow_translate\n"
+        ".type crm_fallback_slow_translate, @function\n"
+        "crm_fallback_slow_translate:\n"
+        "    pushq %rdi\n    pushq %rsi\n    pushq %rdx\n    pushq %rcx\n"
+        "    pushq %r8\n    pushq %r9\n    pushq %rax\n"
+        "    subq $128, %rsp\n"
+        "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"
+        "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"
+        "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
+        "    movq %rdi, %rsi\n"
+        "    movl %r11d, %edi\n"
+        "    call crm_fallback_translate@PLT\n"
+        "    movq %rax, %r11\n"
+        "    movq %rdx, %r10\n"
+        "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"
+        "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"
+        "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"
+        "    addq $128, %rsp\n"
+        "    popq %rax\n    popq %r9\n    popq %r8\n    popq %rcx\n"
+        "    popq %rdx\n    popq %rsi\n    popq %rdi\n"
+        "    movq %r10, %rdi\n"
+        "    jmp *%r11\n"
+        ".size crm_fallback_slow_translate, .-crm_fallback_slow_translate\n");

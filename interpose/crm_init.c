@@ -29,7 +29,7 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
     if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
         fprintf(stderr,
                 "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu channel_bytes=%llu "
-                "ring_bytes=%llu nvidia_runtime_calls=%llu\n",
+                "ring_bytes=%llu nvidia_calls=%llu\n",
                 (unsigned long long)s->round_trips, (unsigned long long)s->calls,
                 (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
                 (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
@@ -41,7 +41,7 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
         return;
     fprintf(f,
             "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, "
-            "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"nvidia_runtime_calls\": %llu}\n",
+            "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"nvidia_calls\": %llu}\n",
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
             (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,

@@ -6,7 +6,9 @@
  * device runs its vadd kernel from a cubin with the CPU kernels of the test
  * programs; it must print "PASS drv_api". And rt_fallback: runtime calls the shim
  * does not remote reach NVIDIA's runtime, which the toolkit installed here brings
- * (and answer cudaErrorNotSupported with CUDAREM_FALLBACK=off). */
+ * (and answer cudaErrorNotSupported with CUDAREM_FALLBACK=off); and blas_fallback:
+ * cuBLAS calls it does not remote reach NVIDIA's cuBLAS (a stand-in that checks
+ * what it is handed) with a handle of its own. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -60,7 +62,7 @@ static void run_drv_api(enum transport t, int hide)
 }
 
 /* Runs rt_fallback (with CUDAREM_FALLBACK=off when off) through the shim; returns
- * the nvidia_runtime_calls of its statistics. */
+ * the nvidia_calls of its statistics. */
 static long long run_fallback(int off)
 {
     char dir[64], err[512], prog[E2E_PATH_LEN], stats[E2E_PATH_LEN], verdict[64];
@@ -81,8 +83,8 @@ static long long run_fallback(int off)
     char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path), *json = e2e_read_file(stats);
     int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
              strstr(out, "PASS rt_fallback\n") != NULL;
-    const char *n = strstr(json, "\"nvidia_runtime_calls\": ");
-    long long calls = n ? atoll(n + strlen("\"nvidia_runtime_calls\": ")) : -1;
+    const char *n = strstr(json, "\"nvidia_calls\": ");
+    long long calls = n ? atoll(n + strlen("\"nvidia_calls\": ")) : -1;
     e2e_server_stop(&srv);
     if (!ok) {
         e2e_describe(&p, verdict, sizeof verdict);
@@ -113,6 +115,51 @@ START_TEST(test_runtime_fallback_off)
 }
 END_TEST
 
+/* cuBLAS calls the shim does not remote reach (a stand-in for) NVIDIA's cuBLAS with
+ * its own handle, the settings of the shim's, and every argument intact. */
+START_TEST(test_blas_fallback)
+{
+    char dir[64], err[512], prog[E2E_PATH_LEN], fake[E2E_PATH_LEN], lib[E2E_PATH_LEN], report[E2E_PATH_LEN];
+    char stats[E2E_PATH_LEN], verdict[64];
+    e2e_server srv;
+    e2e_proc p;
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    e2e_build_path("driver/blas_fallback", prog, sizeof prog);
+    e2e_build_path("driver/fake", fake, sizeof fake);
+    e2e_build_path("lib", lib, sizeof lib);
+    snprintf(report, sizeof report, "%s/fake.report", dir);
+    snprintf(stats, sizeof stats, "%s/stats.json", dir);
+    ck_assert_msg(e2e_server_start(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
+    setenv("CUDAREM_NVIDIA_LIBS", fake, 1);
+    setenv("CUDAREM_STATS", stats, 1);
+    e2e_client_library_path(lib); /* the program's libcublas.so.13 and libcudart.so.13 are the shim */
+    char *argv[] = {prog, report, NULL};
+    e2e_proc_opts o = {srv.unix_addr, 1, 0};
+    int spawned = e2e_run(&p, dir, "blas_fallback", prog, argv, &o) == 0;
+    e2e_client_library_path(NULL);
+    unsetenv("CUDAREM_NVIDIA_LIBS");
+    unsetenv("CUDAREM_STATS");
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path), *json = e2e_read_file(stats);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
+             strstr(out, "PASS blas_fallback\n") != NULL;
+    const char *n = strstr(json, "\"nvidia_calls\": ");
+    long long calls = n ? atoll(n + strlen("\"nvidia_calls\": ")) : -1;
+    e2e_server_stop(&srv);
+    if (!ok) {
+        e2e_describe(&p, verdict, sizeof verdict);
+        fprintf(stderr, "===== blas_fallback: %s\n", verdict);
+        e2e_dump("program stdout", out, 4000);
+        e2e_dump("program stderr", perr, 3000);
+    }
+    free(out);
+    free(perr);
+    free(json);
+    e2e_dir_remove(dir);
+    ck_assert_msg(ok, "blas_fallback did not pass");
+    ck_assert_msg(calls == 2, "NVIDIA's cuBLAS answered %lld calls, expected 2 (cublasSrot_v2, cublasDrot)", calls);
+}
+END_TEST
+
 START_TEST(test_drv_api_tcp) { run_drv_api(VIA_TCP, 0); }
 END_TEST
 START_TEST(test_drv_api_unix) { run_drv_api(VIA_UNIX, 0); }
@@ -130,6 +177,7 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_drv_api_hidden_cuda);
     tcase_add_test(tc, test_runtime_fallback);
     tcase_add_test(tc, test_runtime_fallback_off);
+    tcase_add_test(tc, test_blas_fallback);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,6 +17,7 @@
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,19 @@ static void run_framework(const char *name)
         e2e_dir_remove(dir);
         ck_abort_msg("%s: server start: %s", name, err);
     }
-    e2e_client_library_path(e2e_build_path("lib", libdir, sizeof libdir));
+    /* Under ASan, libasan's dlopen interceptor calls dlopen itself, so glibc searches
+     * with libasan's RUNPATH instead of the caller's: libnvrtc would not find
+     * libnvrtc-builtins beside it. Name the wheels' library directory outright. */
+    char ldpath[2 * E2E_PATH_LEN + 64], pattern[E2E_PATH_LEN + 64];
+    glob_t wheels = {0};
+    e2e_build_path("lib", libdir, sizeof libdir);
+    snprintf(pattern, sizeof pattern, "%s/lib/python3*/site-packages/nvidia/cu13/lib", pyenv_dir());
+    if (E2E_SAN && glob(pattern, 0, NULL, &wheels) == 0 && wheels.gl_pathc > 0)
+        snprintf(ldpath, sizeof ldpath, "%s:%s", libdir, wheels.gl_pathv[0]);
+    else
+        snprintf(ldpath, sizeof ldpath, "%s", libdir);
+    globfree(&wheels);
+    e2e_client_library_path(ldpath);
     e2e_proc_opts o = { srv.unix_addr, 1, 0 };
     char *argv[] = { python, script, NULL };
     int spawned = e2e_spawn(&p, dir, tag, python, argv, &o) == 0;

@@ -1,0 +1,80 @@
+/* fake_cublas.c -- a stand-in for NVIDIA's cuBLAS (build/driver/fake/libcublas.so.13)
+ * that the shim's fallback loads when CUDAREM_NVIDIA_LIBS points at it, so that the
+ * handing over of cuBLAS calls is tested without a GPU: it hands out a handle of its
+ * own, records the settings it is given, and checks every argument of the calls it
+ * answers (returning a distinct status for each wrong one). What it recorded is
+ * written, when a handle is destroyed, to the file FAKE_CUBLAS_REPORT names. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FAKE_HANDLE ((void *)(uintptr_t)0xfa4e0001u)
+
+static int creates, destroys, pointer_mode = -1, math_mode = -1;
+static void *stream;
+
+int cublasCreate_v2(void **handle)
+{
+    *handle = FAKE_HANDLE;
+    creates++;
+    return 0;
+}
+
+int cublasDestroy_v2(void *handle)
+{
+    if (handle != FAKE_HANDLE)
+        return 1;
+    destroys++;
+    const char *path = getenv("FAKE_CUBLAS_REPORT");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f != NULL) {
+        fprintf(f, "%d %d %d %d %p\n", creates, destroys, pointer_mode, math_mode, stream);
+        fclose(f);
+    }
+    return 0;
+}
+
+int cublasSetStream_v2(void *handle, void *s)
+{
+    if (handle != FAKE_HANDLE)
+        return 1;
+    stream = s;
+    return 0;
+}
+
+int cublasSetPointerMode_v2(void *handle, int mode)
+{
+    if (handle != FAKE_HANDLE)
+        return 1;
+    pointer_mode = mode;
+    return 0;
+}
+
+int cublasSetMathMode(void *handle, int mode)
+{
+    if (handle != FAKE_HANDLE)
+        return 1;
+    math_mode = mode;
+    return 0;
+}
+
+/* Eight arguments: the last two travel on the stack. */
+int cublasSrot_v2(void *handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
+{
+    if (handle != FAKE_HANDLE)
+        return 101;
+    if (n != 7 || incx != 1 || incy != 2)
+        return 102;
+    if (c == NULL || s == NULL || *c != 0.5f || *s != -2.0f)
+        return 103;
+    x[0] = 1.5f, y[0] = 2.5f;
+    return 0;
+}
+
+/* The legacy API has no handle; its scalars travel in vector registers. */
+void cublasDrot(int n, double *x, int incx, double *y, int incy, double c, double s)
+{
+    if (n == 3 && incx == 1 && incy == 1)
+        x[0] = c, y[0] = s;
+}
