@@ -1,6 +1,8 @@
 /* crm_dnn_handle.c -- the shim's cuDNN handles (client-chosen ids; the server makes
- * the real handle at cudnnCreate), their streams, the local library queries
- * (version, error strings, properties, algorithm counts) and the sending of calls. */
+ * the real handle at cudnnCreate), their streams, the handle NVIDIA's cuDNN answers
+ * the calls cudarem does not remote with (interpose/crm_fallback.h), the local
+ * library queries (version, error strings, properties, algorithm counts) and the
+ * sending of calls. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +12,17 @@
 #include "crm_client_gen.h"
 #include "interpose/crm_dnn.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_fallback.h"
+#include "common/crm_log.h"
 
-/* Live handles: id -> the stream last set (a heap cell), under one lock. */
+/* What the client keeps of a handle. */
+typedef struct crm__dnn_cell {
+    cudaStream_t stream;      /* the stream last set */
+    void *real;               /* NVIDIA's handle for calls it answers, or NULL */
+    cudaStream_t applied;     /* the stream last given to it */
+} crm__dnn_cell;
+
+/* Live handles: id -> crm__dnn_cell, under one lock. */
 static struct {
     pthread_mutex_t lock;
     crm_idmap ids;
@@ -56,7 +67,7 @@ CRM_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
     if (handle == NULL)
         return CUDNN_STATUS_BAD_PARAM;
     uint64_t id = crm_handle_new_id();
-    cudaStream_t *cell = calloc(1, sizeof *cell);
+    crm__dnn_cell *cell = calloc(1, sizeof *cell);
     if (cell == NULL)
         return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
     cudnnStatus_t st = crm_rpc_crm_dnn_create(id);
@@ -84,6 +95,10 @@ CRM_EXPORT cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
     pthread_mutex_unlock(&crm__dnn.lock);
     if (!known)
         return CUDNN_STATUS_BAD_PARAM;
+    cudnnStatus_t (*destroy)(void *) =
+        ((crm__dnn_cell *)cell)->real ? crm_fallback_symbol(CRM_FALLBACK_CUDNN, "cudnnDestroy") : NULL;
+    if (destroy != NULL)
+        destroy(((crm__dnn_cell *)cell)->real);
     free(cell);
     crm_call call = {.api = CRM_API_cudnnDestroy};
     call.crm_call_u.cudnnDestroy.handle = id;
@@ -106,7 +121,7 @@ CRM_EXPORT cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t strea
         void *cell;
         pthread_mutex_lock(&crm__dnn.lock);
         if (crm_idmap_get(&crm__dnn.ids, id, &cell) == 0)
-            *(cudaStream_t *)cell = streamId;
+            ((crm__dnn_cell *)cell)->stream = streamId;
         pthread_mutex_unlock(&crm__dnn.lock);
     }
     return st;
@@ -122,9 +137,34 @@ CRM_EXPORT cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stre
     pthread_mutex_lock(&crm__dnn.lock);
     int known = id != 0 && crm_idmap_get(&crm__dnn.ids, id, &cell) == 0;
     if (known)
-        *streamId = *(cudaStream_t *)cell;
+        *streamId = ((crm__dnn_cell *)cell)->stream;
     pthread_mutex_unlock(&crm__dnn.lock);
     return known ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+/* The handle NVIDIA's cuDNN made for handle (at its first call there, on the stream
+ * handle has, which follows it); handle itself when it is none of ours or NVIDIA's
+ * cuDNN cannot make one (its call then fails as with a bad handle). */
+void *crm_dnn_real_handle(void *handle)
+{
+    cudnnStatus_t (*create)(void **) = crm_fallback_symbol(CRM_FALLBACK_CUDNN, "cudnnCreate");
+    cudnnStatus_t (*set_stream)(void *, cudaStream_t) = crm_fallback_symbol(CRM_FALLBACK_CUDNN, "cudnnSetStream");
+    void *v, *real = handle;
+    pthread_mutex_lock(&crm__dnn.lock);
+    if (handle != NULL && crm_idmap_get(&crm__dnn.ids, (uint64_t)(uintptr_t)handle, &v) == 0) {
+        crm__dnn_cell *c = v;
+        if (c->real == NULL && create != NULL && create(&c->real) != CUDNN_STATUS_SUCCESS) {
+            crm_warn("NVIDIA's cudnnCreate failed: calls it would answer fail");
+            c->real = NULL;
+        }
+        if (c->real != NULL && c->applied != c->stream && set_stream != NULL &&
+            set_stream(c->real, c->stream) == CUDNN_STATUS_SUCCESS)
+            c->applied = c->stream;
+        if (c->real != NULL)
+            real = c->real;
+    }
+    pthread_mutex_unlock(&crm__dnn.lock);
+    return real;
 }
 
 /* --- local library queries (values, not statuses) --- */

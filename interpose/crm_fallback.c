@@ -2,7 +2,7 @@
  * calls cudarem hands to them (crm_fallback.h), and the slow paths of the generated
  * trampolines.
  *
- * Where a library (libcudart.so.13, libcublas.so.13) is looked for: a copy the
+ * Where a library (libcudart.so.13, libcublas.so.13, libcudnn.so.9) is looked for: a copy the
  * program loaded already (torch links NVIDIA's cuBLAS, whose symbols the shim's
  * hide), the directories of CUDAREM_NVIDIA_LIBS (colon-separated), those NVIDIA
  * libraries the program loaded came from (the torch and CuPy wheels bring
@@ -22,6 +22,7 @@
 
 void *crm_dlopen_real(const char *path, int mode);               /* interpose/crm_dlopen.c */
 void *crm_blas_real_handle(void *handle);                         /* interpose/crm_blas.c */
+void *crm_dnn_real_handle(void *handle);                          /* interpose/crm_dnn_handle.c */
 
 uint64_t crm_fallback_calls;
 unsigned char crm_fallback_is_nvidia[CRM_FALLBACK_MAX];
@@ -39,6 +40,7 @@ static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
 static crm__nvlib crm__libs[CRM_FALLBACK_NLIBS] = {
     {"libcudart.so.13", "cudaGetDeviceCount", "runtime", 0, NULL, ""},
     {"libcublas.so.13", "cublasCreate_v2", "cuBLAS", 0, NULL, ""},
+    {"libcudnn.so.9", "cudnnCreate", "cuDNN", 0, NULL, ""},
 };
 
 /* Tries dir/FILE for l; 1 when it loaded. */
@@ -157,7 +159,7 @@ void *crm_fallback_resolve(unsigned idx)
     if (cached != NULL)
         return cached;
     enum crm_fallback_lib lib = (enum crm_fallback_lib)crm_fallback_lib_of[idx];
-    void *target = crm_fallback_symbol(lib, crm_fallback_names[idx]);
+    void *target = lib == CRM_FALLBACK_NEVER ? NULL : crm_fallback_symbol(lib, crm_fallback_names[idx]);
     if (target != NULL) {
         crm_info("%s: handed to NVIDIA's %s (%s)", crm_fallback_names[idx], crm__libs[lib].what,
                  crm__libs[lib].path);
@@ -177,6 +179,8 @@ crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
     if (crm_fallback_is_nvidia[idx]) {
         if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
             c.arg0 = crm_blas_real_handle(arg0);
+        else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)
+            c.arg0 = crm_dnn_real_handle(arg0);
         if (resolved) /* the first call was counted when it resolved */
             __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
     }

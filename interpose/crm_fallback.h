@@ -1,10 +1,11 @@
 /* crm_fallback.h -- calls that cudarem does not remote at API level are handed to
- * NVIDIA's own library when the client has it: the runtime (libcudart.so.13) and
- * cuBLAS (libcublas.so.13). That library then runs on the shim's driver layer, so
+ * NVIDIA's own library when the client has it: the runtime (libcudart.so.13),
+ * cuBLAS (libcublas.so.13) and the cuDNN calls that take no descriptor of the
+ * shim's own (its backend API: libcudnn.so.9). That library then runs on the shim's driver layer, so
  * whatever the driver layer serves works (cudaMemcpy3D becomes cuMemcpy3D, say),
- * and its kernels are launched through it. A cuBLAS call gets, in place of the
- * shim's handle, the handle NVIDIA's cuBLAS made for it, with the same stream,
- * pointer mode, math mode and workspace. Without the library, or with
+ * and its kernels are launched through it. A cuBLAS or cuDNN call gets, in place of
+ * the shim's handle, the handle NVIDIA's library made for it, with the same stream
+ * (and, for cuBLAS, pointer mode, math mode and workspace). Without the library, or with
  * CUDAREM_FALLBACK=off, such a call answers its library's "not supported" status
  * and logs its name once.
  *
@@ -21,7 +22,10 @@
 #define CRM_FALLBACK_MAX 2048
 #define CRM_HIDDEN __attribute__((visibility("hidden")))
 
-enum crm_fallback_lib { CRM_FALLBACK_CUDART = 0, CRM_FALLBACK_CUBLAS = 1, CRM_FALLBACK_NLIBS };
+enum crm_fallback_lib { CRM_FALLBACK_CUDART = 0, CRM_FALLBACK_CUBLAS = 1, CRM_FALLBACK_CUDNN = 2, CRM_FALLBACK_NLIBS };
+/* The library of a name that is never handed over (a cuDNN call taking the shim's
+ * own descriptors): it answers "not supported". */
+#define CRM_FALLBACK_NEVER 255
 
 /* Per forwardable function: its name, its library, its target once resolved, and
  * the function that answers "not supported" for it (generated tables). */

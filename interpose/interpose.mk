@@ -19,23 +19,30 @@ INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
 # CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
 # NVML_ERROR_NOT_SUPPORTED)
 # and whether it is also the runtime's last error (only for the runtime's own calls)
-UNSUPPORTED_STATUS_cudnn9   := 3000, 0
 UNSUPPORTED_STATUS_cuda13   := 801, 0
 UNSUPPORTED_STATUS_nvml     := 3, 0
-# The runtime's and cuBLAS's lists are not here: their unimplemented calls are
+# The runtime's, cuBLAS's and cuDNN's lists are not here: their unimplemented calls are
 # trampolines to NVIDIA's libraries when the client has them (crm_fallback.h).
-SYMS_LISTS := $(filter-out interpose/cudart13.syms interpose/cublas13.syms,$(wildcard interpose/*.syms))
+SYMS_LISTS := $(filter-out interpose/cudart13.syms interpose/cublas13.syms interpose/cudnn9.syms,\
+                            $(wildcard interpose/*.syms))
 
 $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 	{ echo '/* generated from the interpose name lists; do not edit. */'; \
 	  echo '#include "interpose/crm_unsupported.h"'; \
 	  $(foreach f,$(SYMS_LISTS),sed 's/.*/CRM_UNSUPPORTED(&, $(UNSUPPORTED_STATUS_$(basename $(notdir $(f)))))/' $(f);) } > $@
 
-# Runtime and cuBLAS calls the shim does not implement: trampolines to NVIDIA's
-# libraries (interpose/crm_fallback.h), cuBLAS's with its handle translated.
+# Runtime, cuBLAS and cuDNN calls the shim does not implement: trampolines to
+# NVIDIA's libraries (interpose/crm_fallback.h), with their handle translated;
+# cuDNN calls taking the shim's own legacy descriptors are never handed over.
+comma := ,
+empty :=
+space := $(empty) $(empty)
+CUDNN_HEADERS := $(subst $(space),$(comma),$(addprefix $(CUDA_HOME)/include/,cudnn_graph.h cudnn_ops.h cudnn_cnn.h cudnn_adv.h))
 FALLBACK_SPECS := interpose/cudart13.syms:801:1 \
-                  interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h:cublasHandle_t
-$(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms | $(GEN)
+                  interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h:cublasHandle_t \
+                  'interpose/cudnn9.syms:3000:0:$(CUDNN_HEADERS):cudnnHandle_t:\bcudnn(?!Backend)\w*Descriptor_t\b'
+$(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms \
+                           interpose/cudnn9.syms | $(GEN)
 	$(PYTHON) tools/gen_fallback.py $@.tmp $(FALLBACK_SPECS)
 	mv $@.tmp $@
 

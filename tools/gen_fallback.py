@@ -5,22 +5,44 @@ call to NVIDIA's own library or to the name's "not supported" answer
 (interpose/crm_fallback.h), and the tables the resolver reads. A strong definition
 of the same name elsewhere in the shim replaces the trampoline at link time.
 
-A library may name a header and a handle type: its functions whose first parameter
-has that type (read from the header's prototypes) get a trampoline that also
-replaces that argument with the handle NVIDIA's library made for the shim's.
+A library may name headers and a handle type: its functions whose first parameter
+has that type (read from the headers' prototypes) get a trampoline that also
+replaces that argument with the handle NVIDIA's library made for the shim's. It may
+also name a pattern of parameter types (objects of the shim's own, such as cuDNN's
+legacy descriptors) that NVIDIA's library could not read: functions taking one, or
+not declared in the headers, are never handed over (library 255).
 
 usage: gen_fallback.py OUT_C LIBSPEC...
-  LIBSPEC  SYMS_LIST:STATUS:LAST_ERROR[:HEADER:HANDLE_TYPE], one per library, in the
-           order of crm_fallback.c's library table
+  LIBSPEC  SYMS_LIST:STATUS:LAST_ERROR[:HEADERS:HANDLE_TYPE[:NEVER_TYPES]], one per
+           library in the order of crm_fallback.c's library table; HEADERS is a
+           comma-separated list, NEVER_TYPES a regular expression
 """
 import re
 import sys
 
 
-def handle_first(header, handle_type):
-    """Names of the functions HEADER declares with HANDLE_TYPE as first parameter."""
-    src = re.sub(r"/\*.*?\*/", "", open(header, encoding="utf-8").read(), flags=re.S)
-    return set(re.findall(r"\b(\w+)\s*\(\s*(?:const\s+)?%s\b" % re.escape(handle_type), src))
+def prototypes(headers):
+    """{name: parameter list} of the functions the headers declare."""
+    src = ""
+    for h in headers.split(","):
+        src += open(h, encoding="utf-8").read()
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    src = re.sub(r"//[^\n]*", "", src)
+    return dict(re.findall(r"\b(\w+)\s*\(([^;{()]*(?:\([^()]*\)[^;{()]*)*)\)\s*;", src))
+
+
+def classify(names, spec_parts):
+    """(translate, never) name sets of one library."""
+    if len(spec_parts) < 5:
+        return set(), set()
+    protos = prototypes(spec_parts[3])
+    first = re.compile(r"\s*(?:const\s+)?%s\b" % re.escape(spec_parts[4]))
+    translate = {n for n in names if n in protos and first.match(protos[n])}
+    never = set()
+    if len(spec_parts) == 6:
+        bad = re.compile(spec_parts[5])
+        never = {n for n in names if n not in protos or bad.search(protos[n])}
+    return translate - never, never
 
 
 def trampoline(f, i, name, translate):
@@ -43,11 +65,11 @@ def main():
     entries = []  # (name, lib, status, last_error, translate)
     for lib, spec in enumerate(specs):
         parts = spec.split(":")
-        if len(parts) not in (3, 5):
+        if len(parts) not in (3, 5, 6):
             sys.exit("gen_fallback.py: bad library spec %r" % spec)
         names = [l.strip() for l in open(parts[0], encoding="utf-8") if l.strip()]
-        handled = handle_first(parts[3], parts[4]) if len(parts) == 5 else set()
-        entries += [(n, lib, parts[1], parts[2], n in handled) for n in names]
+        translate, never = classify(names, parts)
+        entries += [(n, 255 if n in never else lib, parts[1], parts[2], n in translate) for n in names]
     if len(entries) > 2048:
         sys.exit("gen_fallback.py: more names than CRM_FALLBACK_MAX")
     with open(out_path, "w", encoding="utf-8") as f:

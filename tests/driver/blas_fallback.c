@@ -1,11 +1,15 @@
-/* blas_fallback.c -- cuBLAS calls the shim does not remote go to NVIDIA's cuBLAS with
- * the handle it made for the shim's and the shim's settings (stream, pointer mode,
- * math mode), every argument intact (eight-argument calls, scalars in vector
- * registers); destroying the shim's handle destroys NVIDIA's. Run against the fake
- * cuBLAS of fake_cublas.c (CUDAREM_NVIDIA_LIBS=DIR), which reports what it saw to
- * the file argv[1] (FAKE_CUBLAS_REPORT). Prints "PASS blas_fallback". */
+/* blas_fallback.c -- cuBLAS and cuDNN calls the shim does not remote go to NVIDIA's
+ * libraries with the handle each made for the shim's and the shim's settings
+ * (stream, pointer mode, math mode), every argument intact (eight-argument calls,
+ * scalars in vector registers); destroying the shim's handle destroys NVIDIA's; a
+ * cuDNN call taking the shim's own legacy descriptor is never handed over. Run
+ * against the fakes of fake_cublas.c and fake_cudnn.c (CUDAREM_NVIDIA_LIBS=DIR),
+ * which report what they saw to the files argv[1] and argv[2]. Prints "PASS
+ * blas_fallback". */
 #include <cublas_v2.h>
+#include <cudnn.h>
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 
@@ -24,14 +28,37 @@ static int failures;
 /* The legacy API's cublasDrot, whose name cublas_v2.h gives to cublasDrot_v2. */
 void legacy_drot(int n, double *x, int incx, double *y, int incy, double c, double s) __asm__("cublasDrot");
 
+static void check_dnn(cudaStream_t stream, const char *report)
+{
+    cudnnHandle_t h;
+    size_t size = 0;
+    CHECK(cudnnCreate(&h) == CUDNN_STATUS_SUCCESS, "cudnnCreate");
+    CHECK(cudnnSetStream(h, stream) == CUDNN_STATUS_SUCCESS, "cudnnSetStream");
+    cudnnStatus_t st = cudnnBackendExecute(h, (void *)(uintptr_t)0x1111, (void *)(uintptr_t)0x2222);
+    CHECK(st == CUDNN_STATUS_SUCCESS, "cudnnBackendExecute through NVIDIA's cuDNN: status %d", (int)st);
+    st = cudnnGetRNNWeightSpaceSize(h, (cudnnRNNDescriptor_t)(uintptr_t)0x3333, &size);
+    CHECK(st == CUDNN_STATUS_NOT_SUPPORTED, "a legacy-descriptor call was handed over: status %d", (int)st);
+    CHECK(cudnnDestroy(h) == CUDNN_STATUS_SUCCESS, "cudnnDestroy");
+    FILE *f = fopen(report, "r");
+    int r[3] = {0};
+    void *got_stream = NULL;
+    CHECK(f != NULL && fscanf(f, "%d %d %d %p", &r[0], &r[1], &r[2], &got_stream) == 4,
+          "the fake cuDNN reported nothing: it was not loaded");
+    if (f != NULL)
+        fclose(f);
+    CHECK(r[0] == 1 && r[1] == 1 && r[2] == 0, "fake cuDNN: %d handles, %d executes, %d legacy calls", r[0], r[1],
+          r[2]);
+    CHECK(got_stream == (void *)stream, "the stream did not follow the cuDNN handle");
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
     cudaStream_t stream;
     float x[8] = {0}, y[16] = {0}, c = 0.5f, s = -2.0f;
     double dx[3] = {0}, dy[3] = {0};
-    if (argc != 2 || setenv("FAKE_CUBLAS_REPORT", argv[1], 1) != 0) {
-        fprintf(stderr, "usage: blas_fallback REPORT-FILE\n");
+    if (argc != 3 || setenv("FAKE_CUBLAS_REPORT", argv[1], 1) != 0 || setenv("FAKE_CUDNN_REPORT", argv[2], 1) != 0) {
+        fprintf(stderr, "usage: blas_fallback CUBLAS-REPORT CUDNN-REPORT\n");
         return 2;
     }
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
@@ -55,6 +82,7 @@ int main(int argc, char **argv)
     CHECK(r[0] == 1 && r[1] == 1, "fake handles created %d, destroyed %d", r[0], r[1]);
     CHECK(got_stream == (void *)stream, "the stream did not follow the handle");
     CHECK(r[3] == CUBLAS_TF32_TENSOR_OP_MATH, "math mode %d did not follow the handle", r[3]);
+    check_dnn(stream, argv[2]);
     if (failures == 0)
         printf("PASS blas_fallback\n");
     return failures == 0 ? 0 : 1;

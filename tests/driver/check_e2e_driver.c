@@ -115,15 +115,17 @@ START_TEST(test_runtime_fallback_off)
 }
 END_TEST
 
-/* cuBLAS calls the shim does not remote reach (a stand-in for) NVIDIA's cuBLAS with
- * its own handle, the settings of the shim's, and every argument intact. */
+/* cuBLAS and cuDNN calls the shim does not remote reach (stand-ins for) NVIDIA's
+ * libraries with their own handles, the settings of the shim's, and every argument
+ * intact; a cuDNN call taking the shim's own descriptor does not. */
 START_TEST(test_blas_fallback)
 {
     char dir[64], err[512], prog[E2E_PATH_LEN], fake[E2E_PATH_LEN], lib[E2E_PATH_LEN], report[E2E_PATH_LEN];
-    char stats[E2E_PATH_LEN], verdict[64];
+    char stats[E2E_PATH_LEN], dnn_report[E2E_PATH_LEN], verdict[64];
     e2e_server srv;
     e2e_proc p;
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    snprintf(dnn_report, sizeof dnn_report, "%s/fake-dnn.report", dir);
     e2e_build_path("driver/blas_fallback", prog, sizeof prog);
     e2e_build_path("driver/fake", fake, sizeof fake);
     e2e_build_path("lib", lib, sizeof lib);
@@ -133,7 +135,7 @@ START_TEST(test_blas_fallback)
     setenv("CUDAREM_NVIDIA_LIBS", fake, 1);
     setenv("CUDAREM_STATS", stats, 1);
     e2e_client_library_path(lib); /* the program's libcublas.so.13 and libcudart.so.13 are the shim */
-    char *argv[] = {prog, report, NULL};
+    char *argv[] = {prog, report, dnn_report, NULL};
     e2e_proc_opts o = {srv.unix_addr, 1, 0};
     int spawned = e2e_run(&p, dir, "blas_fallback", prog, argv, &o) == 0;
     e2e_client_library_path(NULL);
@@ -156,7 +158,8 @@ START_TEST(test_blas_fallback)
     free(json);
     e2e_dir_remove(dir);
     ck_assert_msg(ok, "blas_fallback did not pass");
-    ck_assert_msg(calls == 2, "NVIDIA's cuBLAS answered %lld calls, expected 2 (cublasSrot_v2, cublasDrot)", calls);
+    ck_assert_msg(calls == 3, "NVIDIA's libraries answered %lld calls, expected 3 (cublasSrot_v2, cublasDrot, "
+                  "cudnnBackendExecute)", calls);
 }
 END_TEST
 
