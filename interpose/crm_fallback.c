@@ -151,7 +151,8 @@ void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name)
     return l->handle != NULL ? dlsym(l->handle, name) : NULL;
 }
 
-void *crm_fallback_resolve(unsigned idx)
+/* The target of idx, resolved once; no counting. */
+static void *crm__target(unsigned idx)
 {
     if (idx >= crm_fallback_count)
         abort(); /* only generated trampolines call here, with their own index */
@@ -163,8 +164,7 @@ void *crm_fallback_resolve(unsigned idx)
     if (target != NULL) {
         crm_info("%s: handed to NVIDIA's %s (%s)", crm_fallback_names[idx], crm__libs[lib].what,
                  crm__libs[lib].path);
-        crm_fallback_is_nvidia[idx] = 1; /* the trampoline counts its later calls */
-        __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+        crm_fallback_is_nvidia[idx] = 1;
     } else {
         target = crm_fallback_unsupported[idx];
     }
@@ -172,18 +172,31 @@ void *crm_fallback_resolve(unsigned idx)
     return target;
 }
 
+/* The first call of a plain trampoline (its later ones count themselves). */
+void *crm_fallback_resolve(unsigned idx)
+{
+    void *target = crm__target(idx);
+    if (crm_fallback_is_nvidia[idx])
+        __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+    return target;
+}
+
 crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
 {
-    int resolved = idx < crm_fallback_count && __atomic_load_n(&crm_fallback_slots[idx], __ATOMIC_ACQUIRE) != NULL;
-    crm_fallback_call c = {crm_fallback_resolve(idx), arg0};
-    if (crm_fallback_is_nvidia[idx]) {
-        if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
-            c.arg0 = crm_blas_real_handle(arg0);
-        else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)
-            c.arg0 = crm_dnn_real_handle(arg0);
-        if (resolved) /* the first call was counted when it resolved */
-            __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+    crm_fallback_call c = {crm__target(idx), arg0};
+    if (!crm_fallback_is_nvidia[idx])
+        return c;
+    if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
+        c.arg0 = crm_blas_real_handle(arg0);
+    else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)
+        c.arg0 = crm_dnn_real_handle(arg0);
+    if (c.arg0 == arg0 && arg0 != NULL) {
+        /* no handle of NVIDIA's for it (not one of ours, or its library could not
+         * make one): the shim's value must never reach NVIDIA's code */
+        c.fn = crm_fallback_unsupported[idx];
+        return c;
     }
+    __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
     return c;
 }
 

@@ -82,6 +82,13 @@ int main(int argc, char **argv)
     CHECK(r[0] == 1 && r[1] == 1, "fake handles created %d, destroyed %d", r[0], r[1]);
     CHECK(got_stream == (void *)stream, "the stream did not follow the handle");
     CHECK(r[3] == CUBLAS_TF32_TENSOR_OP_MATH, "math mode %d did not follow the handle", r[3]);
+    /* When NVIDIA's cuBLAS cannot make a handle, its calls fail cleanly: the shim's
+     * handle never reaches it. */
+    setenv("FAKE_CUBLAS_CREATE_FAILS", "1", 1);
+    CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+    st = cublasSrot_v2(h, 7, x, 1, y, 2, &c, &s);
+    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasSrot_v2 without NVIDIA's handle: status %d", (int)st);
+    CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
     if (failures == 0)
         printf("PASS blas_fallback\n");

@@ -14,8 +14,11 @@
 static int creates, destroys, pointer_mode = -1, math_mode = -1;
 static void *stream;
 
+/* Fails as NVIDIA's does on a device it has no code for, when asked to. */
 int cublasCreate_v2(void **handle)
 {
+    if (getenv("FAKE_CUBLAS_CREATE_FAILS") != NULL)
+        return 14; /* CUBLAS_STATUS_INTERNAL_ERROR */
     *handle = FAKE_HANDLE;
     creates++;
     return 0;
