@@ -200,31 +200,38 @@ crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
     return c;
 }
 
+/* Saving and restoring every argument register around a call: the integer ones,
+ * %rax (the vector count of a variadic call) and %xmm0-7. Seven pushes after the
+ * return address leave %rsp 0 mod 16, as the call needs. */
+#define CRM__SAVE_ARGS                                                                      \
+    "    pushq %rdi\n    pushq %rsi\n    pushq %rdx\n    pushq %rcx\n"                     \
+    "    pushq %r8\n    pushq %r9\n    pushq %rax\n"                                       \
+    "    subq $128, %rsp\n"                                                                 \
+    "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"   \
+    "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"  \
+    "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
+#define CRM__RESTORE_ARGS                                                                   \
+    "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"   \
+    "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"  \
+    "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"                            \
+    "    addq $128, %rsp\n"                                                                 \
+    "    popq %rax\n    popq %r9\n    popq %r8\n    popq %rcx\n"                           \
+    "    popq %rdx\n    popq %rsi\n    popq %rdi\n"
+
 /* The slow path every trampoline jumps to with its index in %r11 when its slot is
  * empty: saves the argument registers (integer, vector, and %rax, the vector count
  * of a variadic call), resolves, restores them and jumps to the target. On entry
- * %rsp is 8 mod 16 (the caller's return address); 7 pushes make it 0, as the call
- * needs. */
+ * %rsp is 8 mod 16 (the caller's return address). */
 __asm__(".text\n"
         ".globl crm_fallback_slow\n"
         ".hidden crm_fallback_slow\n"
         ".type crm_fallback_slow, @function\n"
         "crm_fallback_slow:\n"
-        "    pushq %rdi\n    pushq %rsi\n    pushq %rdx\n    pushq %rcx\n"
-        "    pushq %r8\n    pushq %r9\n    pushq %rax\n"
-        "    subq $128, %rsp\n"
-        "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"
-        "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"
-        "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
+        CRM__SAVE_ARGS
         "    movl %r11d, %edi\n"
         "    call crm_fallback_resolve@PLT\n"
         "    movq %rax, %r11\n"
-        "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"
-        "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"
-        "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"
-        "    addq $128, %rsp\n"
-        "    popq %rax\n    popq %r9\n    popq %r8\n    popq %rcx\n"
-        "    popq %rdx\n    popq %rsi\n    popq %rdi\n"
+        CRM__RESTORE_ARGS
         "    jmp *%r11\n"
         ".size crm_fallback_slow, .-crm_fallback_slow\n");
 
@@ -236,23 +243,13 @@ __asm__(".text\n"
         ".hidden crm_fallback_slow_translate\n"
         ".type crm_fallback_slow_translate, @function\n"
         "crm_fallback_slow_translate:\n"
-        "    pushq %rdi\n    pushq %rsi\n    pushq %rdx\n    pushq %rcx\n"
-        "    pushq %r8\n    pushq %r9\n    pushq %rax\n"
-        "    subq $128, %rsp\n"
-        "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n    movdqu %xmm2, 32(%rsp)\n"
-        "    movdqu %xmm3, 48(%rsp)\n    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"
-        "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"
+        CRM__SAVE_ARGS
         "    movq %rdi, %rsi\n"
         "    movl %r11d, %edi\n"
         "    call crm_fallback_translate@PLT\n"
         "    movq %rax, %r11\n"
         "    movq %rdx, %r10\n"
-        "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n    movdqu 32(%rsp), %xmm2\n"
-        "    movdqu 48(%rsp), %xmm3\n    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"
-        "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"
-        "    addq $128, %rsp\n"
-        "    popq %rax\n    popq %r9\n    popq %r8\n    popq %rcx\n"
-        "    popq %rdx\n    popq %rsi\n    popq %rdi\n"
+        CRM__RESTORE_ARGS
         "    movq %r10, %rdi\n"
         "    jmp *%r11\n"
         ".size crm_fallback_slow_translate, .-crm_fallback_slow_translate\n");

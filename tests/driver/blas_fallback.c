@@ -12,18 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include "dcheck.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) {                                    \
-            printf("FAIL %s:%d ", __FILE__, __LINE__);    \
-            printf(__VA_ARGS__);                          \
-            printf("\n");                                 \
-            failures++;                                   \
-        }                                                 \
-    } while (0)
 
 /* The legacy API's cublasDrot, whose name cublas_v2.h gives to cublasDrot_v2. */
 void legacy_drot(int n, double *x, int incx, double *y, int incy, double c, double s) __asm__("cublasDrot");
@@ -90,7 +80,7 @@ int main(int argc, char **argv)
     CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasSrot_v2 without NVIDIA's handle: status %d", (int)st);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
-    if (failures == 0)
+    if (dcheck_failures == 0)
         printf("PASS blas_fallback\n");
-    return failures == 0 ? 0 : 1;
+    return dcheck_failures == 0 ? 0 : 1;
 }

@@ -21,7 +21,7 @@ $(DRV_DIR)/fake/libcublas.so.13: tests/driver/fake_cublas.c
 $(DRV_DIR)/fake/libcudnn.so.9: tests/driver/fake_cudnn.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Wl,-soname,libcudnn.so.9 -o $@ $<
-$(DRV_BLAS_FALLBACK): tests/driver/blas_fallback.c | $(DRV_DIR)
+$(DRV_BLAS_FALLBACK): tests/driver/blas_fallback.c tests/driver/dcheck.h | $(DRV_DIR)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< \
 	    -L$(CUDA_HOME)/lib64 -lcublas -lcudnn -lcudart
 
@@ -32,7 +32,7 @@ $(DRV_FALLBACK): tests/driver/rt_fallback.cu | $(DRV_DIR)
 $(DRV_DIR):
 	mkdir -p $@
 
-$(DRV_PROG): tests/driver/drv_api.c | $(DRV_DIR)
+$(DRV_PROG): tests/driver/drv_api.c tests/driver/dcheck.h | $(DRV_DIR)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(DRV_DIR)/vadd.cubin: tests/kernels/vadd.cu | $(DRV_DIR)

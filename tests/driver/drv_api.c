@@ -12,20 +12,10 @@
  * Prints "PASS drv_api" when every check held. */
 #include <cuda.h>
 #include <stdio.h>
+#include "dcheck.h"
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL %s:%d ", __FILE__, __LINE__);                     \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 #define CU(call)                                                           \
     do {                                                                   \
@@ -333,9 +323,9 @@ int main(int argc, char **argv)
     check_proc_address();
     CU(cuCtxSynchronize());
     CU(cuDevicePrimaryCtxRelease(dev));
-    if (failures == 0)
+    if (dcheck_failures == 0)
         printf("PASS drv_api\n");
     else
-        printf("FAILED drv_api: %d check(s)\n", failures);
-    return failures == 0 ? 0 : 1;
+        printf("FAILED drv_api: %d check(s)\n", dcheck_failures);
+    return dcheck_failures == 0 ? 0 : 1;
 }
