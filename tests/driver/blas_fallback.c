@@ -26,18 +26,22 @@ static void check_dnn(cudaStream_t stream, const char *report)
     CHECK(cudnnSetStream(h, stream) == CUDNN_STATUS_SUCCESS, "cudnnSetStream");
     cudnnStatus_t st = cudnnBackendExecute(h, (void *)(uintptr_t)0x1111, (void *)(uintptr_t)0x2222);
     CHECK(st == CUDNN_STATUS_SUCCESS, "cudnnBackendExecute through NVIDIA's cuDNN: status %d", (int)st);
+    /* an operation graph takes the handle as an attribute value: translated too */
+    st = cudnnBackendSetAttribute((cudnnBackendDescriptor_t)(uintptr_t)0x4444, CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+                                  CUDNN_TYPE_HANDLE, 1, &h);
+    CHECK(st == CUDNN_STATUS_SUCCESS, "cudnnBackendSetAttribute of the handle: status %d", (int)st);
     st = cudnnGetRNNWeightSpaceSize(h, (cudnnRNNDescriptor_t)(uintptr_t)0x3333, &size);
     CHECK(st == CUDNN_STATUS_NOT_SUPPORTED, "a legacy-descriptor call was handed over: status %d", (int)st);
     CHECK(cudnnDestroy(h) == CUDNN_STATUS_SUCCESS, "cudnnDestroy");
     FILE *f = fopen(report, "r");
-    int r[3] = {0};
+    int r[4] = {0};
     void *got_stream = NULL;
-    CHECK(f != NULL && fscanf(f, "%d %d %d %p", &r[0], &r[1], &r[2], &got_stream) == 4,
+    CHECK(f != NULL && fscanf(f, "%d %d %d %d %p", &r[0], &r[1], &r[2], &r[3], &got_stream) == 5,
           "the fake cuDNN reported nothing: it was not loaded");
     if (f != NULL)
         fclose(f);
-    CHECK(r[0] == 1 && r[1] == 1 && r[2] == 0, "fake cuDNN: %d handles, %d executes, %d legacy calls", r[0], r[1],
-          r[2]);
+    CHECK(r[0] == 1 && r[1] == 1 && r[2] == 0 && r[3] == 1,
+          "fake cuDNN: %d handles, %d executes, %d legacy calls, %d handle attributes", r[0], r[1], r[2], r[3]);
     CHECK(got_stream == (void *)stream, "the stream did not follow the cuDNN handle");
 }
 

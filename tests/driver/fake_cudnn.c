@@ -10,7 +10,7 @@
 
 #define FAKE_HANDLE ((void *)(uintptr_t)0xfa4ed001u)
 
-static int creates, executes, wrongly_reached;
+static int creates, executes, wrongly_reached, handle_attrs;
 static void *stream;
 
 int cudnnCreate(void **handle)
@@ -38,6 +38,18 @@ int cudnnBackendExecute(void *handle, void *plan, void *variant_pack)
     return 0;
 }
 
+/* An operation graph's handle attribute must be this library's own handle. */
+int cudnnBackendSetAttribute(void *desc, int name, int type, int64_t count, const void *elements)
+{
+    (void)desc, (void)name;
+    if (type == 0 /* CUDNN_TYPE_HANDLE */) {
+        if (count != 1 || *(void *const *)elements != FAKE_HANDLE)
+            return 2003;
+        handle_attrs++;
+    }
+    return 0;
+}
+
 int cudnnGetRNNWeightSpaceSize(void *handle, void *rnn_desc, size_t *size)
 {
     (void)handle, (void)rnn_desc, (void)size;
@@ -52,7 +64,7 @@ int cudnnDestroy(void *handle)
     const char *path = getenv("FAKE_CUDNN_REPORT");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (f != NULL) {
-        fprintf(f, "%d %d %d %p\n", creates, executes, wrongly_reached, stream);
+        fprintf(f, "%d %d %d %d %p\n", creates, executes, wrongly_reached, handle_attrs, stream);
         fclose(f);
     }
     return 0;

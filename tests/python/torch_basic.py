@@ -64,6 +64,20 @@ def body(c):
     got = c.step("torch.mm float32 (cuBLAS)", lambda: torch.mm(a.cuda(), b.cuda()).cpu())
     c.check(got is not None and torch.allclose(got, a @ b, rtol=1e-4, atol=1e-4), "torch.mm matches the CPU")
 
+    # a convolution goes through cuDNN's backend API, which the shim hands to NVIDIA's
+    # cuDNN on the client: on the emulated device it cannot make a handle (its
+    # kernels cannot run there), so the convolution must fail cleanly
+    def conv():
+        x, w = torch.randn(1, 3, 8, 8, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
+        y = torch.nn.functional.conv2d(x.cuda(), w.cuda()).cpu()
+        return torch.allclose(y, torch.nn.functional.conv2d(x, w), rtol=1e-3, atol=1e-3)
+
+    if expect_kernels("CUBIN"):
+        c.check(c.step("conv2d through cuDNN", conv) is True, "conv2d matches the CPU")
+    else:
+        c.expect_error("conv2d through cuDNN fails with a RuntimeError (CUDAREM_EXPECT_CUBIN unset)", conv,
+                       lambda e: isinstance(e, RuntimeError))
+
     def add_one():
         x = torch.arange(16, dtype=torch.float32, device="cuda")
         y = x + 1
