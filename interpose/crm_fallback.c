@@ -2,12 +2,13 @@
  * calls cudarem hands to them (crm_fallback.h), and the slow paths of the generated
  * trampolines.
  *
- * Where a library (libcudart.so.13, libcublas.so.13, libcudnn.so.9) is looked for: a copy the
- * program loaded already (torch links NVIDIA's cuBLAS, whose symbols the shim's
- * hide), the directories of CUDAREM_NVIDIA_LIBS (colon-separated), those NVIDIA
- * libraries the program loaded came from (the torch and CuPy wheels bring
- * libcudart beside them), $CUDA_HOME/lib64, /usr/local/cuda/lib64. It is loaded by
- * path, privately (RTLD_LOCAL), so it never answers a call the shim implements; its
+ * Where a library (libcudart.so.13, libcublas.so.13, libcudnn.so.9,
+ * libcublasLt.so.13) is looked for: the directories of CUDAREM_NVIDIA_LIBS
+ * (colon-separated); a copy the program loaded already (torch links NVIDIA's
+ * cuBLAS, whose symbols the shim's hide); the directories other NVIDIA libraries
+ * the program loaded came from (the torch and CuPy wheels bring libcudart beside
+ * them); $CUDA_HOME/lib64; /usr/local/cuda/lib64. It is loaded by path, privately
+ * (RTLD_LOCAL), so it never answers a call the shim implements; its
  * own dlopen of libcuda.so.1 reaches the shim's driver. */
 #include <dlfcn.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 
 void *crm_dlopen_real(const char *path, int mode);               /* interpose/crm_dlopen.c */
 void *crm_blas_real_handle(void *handle);                         /* interpose/crm_blas.c */
+int crm_blas_is_ours(const void *handle);                         /* interpose/crm_blas.c */
 void *crm_dnn_real_handle(void *handle);                          /* interpose/crm_dnn_handle.c */
 
 uint64_t crm_fallback_calls;
@@ -41,6 +43,7 @@ static crm__nvlib crm__libs[CRM_FALLBACK_NLIBS] = {
     {"libcudart.so.13", "cudaGetDeviceCount", "runtime", 0, NULL, ""},
     {"libcublas.so.13", "cublasCreate_v2", "cuBLAS", 0, NULL, ""},
     {"libcudnn.so.9", "cudnnCreate", "cuDNN", 0, NULL, ""},
+    {"libcublasLt.so.13", "cublasLtCreate", "cuBLASLt", 0, NULL, ""},
 };
 
 /* Tries dir/FILE for l; 1 when it loaded. */
@@ -115,7 +118,7 @@ static void crm__locate(crm__nvlib *l)
     l->looked = 1;
     if (mode != NULL && strcmp(mode, "off") == 0)
         return;
-    int found = crm__scan_loaded(l, 1) || crm__try_list(l, getenv("CUDAREM_NVIDIA_LIBS")) || crm__scan_loaded(l, 0);
+    int found = crm__try_list(l, getenv("CUDAREM_NVIDIA_LIBS")) || crm__scan_loaded(l, 1) || crm__scan_loaded(l, 0);
     if (!found && home != NULL) {
         snprintf(dir, sizeof dir, "%s/lib64", home);
         found = crm__try_dir(l, dir, strlen(dir));
@@ -186,11 +189,14 @@ crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
     crm_fallback_call c = {crm__target(idx), arg0};
     if (!crm_fallback_is_nvidia[idx])
         return c;
+    int ours = 1;
     if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
         c.arg0 = crm_blas_real_handle(arg0);
     else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)
         c.arg0 = crm_dnn_real_handle(arg0);
-    if (c.arg0 == arg0 && arg0 != NULL) {
+    else if ((ours = crm_blas_is_ours(arg0)) != 0) /* cuBLASLt: a cuBLAS handle passed as one */
+        c.arg0 = crm_blas_real_handle(arg0);
+    if (ours && c.arg0 == arg0 && arg0 != NULL) {
         /* no handle of NVIDIA's for it (not one of ours, or its library could not
          * make one): the shim's value must never reach NVIDIA's code */
         c.fn = crm_fallback_unsupported[idx];

@@ -1,7 +1,10 @@
 /* crm_fallback.h -- calls that cudarem does not remote at API level are handed to
  * NVIDIA's own library when the client has it: the runtime (libcudart.so.13),
- * cuBLAS (libcublas.so.13) and the cuDNN calls that take no descriptor of the
- * shim's own (its backend API: libcudnn.so.9). That library then runs on the shim's driver layer, so
+ * cuBLAS (libcublas.so.13), the cuDNN calls that take no descriptor of the shim's
+ * own (its backend API: libcudnn.so.9), and cuBLASLt (libcublasLt.so.13), which the
+ * shim does not remote at all: its exports exist only so that a cuBLAS handle of
+ * the shim's that a program passes as a cuBLASLt handle (torch does: NVIDIA's
+ * cuBLAS handle is one) becomes NVIDIA's cuBLAS handle. That library then runs on the shim's driver layer, so
  * whatever the driver layer serves works (cudaMemcpy3D becomes cuMemcpy3D, say),
  * and its kernels are launched through it. A cuBLAS or cuDNN call gets, in place of
  * the shim's handle, the handle NVIDIA's library made for it, with the same stream
@@ -22,7 +25,13 @@
 #define CRM_FALLBACK_MAX 2048
 #define CRM_HIDDEN __attribute__((visibility("hidden")))
 
-enum crm_fallback_lib { CRM_FALLBACK_CUDART = 0, CRM_FALLBACK_CUBLAS = 1, CRM_FALLBACK_CUDNN = 2, CRM_FALLBACK_NLIBS };
+enum crm_fallback_lib {
+    CRM_FALLBACK_CUDART = 0,
+    CRM_FALLBACK_CUBLAS = 1,
+    CRM_FALLBACK_CUDNN = 2,
+    CRM_FALLBACK_CUBLASLT = 3,
+    CRM_FALLBACK_NLIBS
+};
 /* The library of a name that is never handed over (a cuDNN call taking the shim's
  * own descriptors): it answers "not supported". */
 #define CRM_FALLBACK_NEVER 255

@@ -21,9 +21,10 @@ INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
 # and whether it is also the runtime's last error (only for the runtime's own calls)
 UNSUPPORTED_STATUS_cuda13   := 801, 0
 UNSUPPORTED_STATUS_nvml     := 3, 0
-# The runtime's, cuBLAS's and cuDNN's lists are not here: their unimplemented calls are
+# The runtime's, cuBLAS's, cuDNN's and cuBLASLt's lists are not here: their unimplemented calls are
 # trampolines to NVIDIA's libraries when the client has them (crm_fallback.h).
-SYMS_LISTS := $(filter-out interpose/cudart13.syms interpose/cublas13.syms interpose/cudnn9.syms,\
+SYMS_LISTS := $(filter-out interpose/cudart13.syms interpose/cublas13.syms interpose/cudnn9.syms \
+                            interpose/cublasLt13.syms,\
                             $(wildcard interpose/*.syms))
 
 $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
@@ -31,18 +32,20 @@ $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 	  echo '#include "interpose/crm_unsupported.h"'; \
 	  $(foreach f,$(SYMS_LISTS),sed 's/.*/CRM_UNSUPPORTED(&, $(UNSUPPORTED_STATUS_$(basename $(notdir $(f)))))/' $(f);) } > $@
 
-# Runtime, cuBLAS and cuDNN calls the shim does not implement: trampolines to
-# NVIDIA's libraries (interpose/crm_fallback.h), with their handle translated;
-# cuDNN calls taking the shim's own legacy descriptors are never handed over.
+# Runtime, cuBLAS, cuDNN and cuBLASLt calls the shim does not implement:
+# trampolines to NVIDIA's libraries (interpose/crm_fallback.h), with their handle
+# translated; cuDNN calls taking the shim's own legacy descriptors are never handed
+# over.
 comma := ,
 empty :=
 space := $(empty) $(empty)
 CUDNN_HEADERS := $(subst $(space),$(comma),$(addprefix $(CUDA_HOME)/include/,cudnn_graph.h cudnn_ops.h cudnn_cnn.h cudnn_adv.h))
 FALLBACK_SPECS := interpose/cudart13.syms:801:1 \
                   interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h:cublasHandle_t \
-                  'interpose/cudnn9.syms:3000:0:$(CUDNN_HEADERS):cudnnHandle_t:\bcudnn(?!Backend)\w*Descriptor_t\b'
+                  'interpose/cudnn9.syms:3000:0:$(CUDNN_HEADERS):cudnnHandle_t:\bcudnn(?!Backend)\w*Descriptor_t\b' \
+                  interpose/cublasLt13.syms:15:0:$(CUDA_HOME)/include/cublasLt.h:cublasLtHandle_t
 $(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms \
-                           interpose/cudnn9.syms | $(GEN)
+                           interpose/cudnn9.syms interpose/cublasLt13.syms | $(GEN)
 	$(PYTHON) tools/gen_fallback.py $@.tmp $(FALLBACK_SPECS)
 	mv $@.tmp $@
 

@@ -36,7 +36,7 @@ def classify(names, spec_parts):
     if len(spec_parts) < 5:
         return set(), set()
     protos = prototypes(spec_parts[3])
-    first = re.compile(r"\s*(?:const\s+)?%s\b" % re.escape(spec_parts[4]))
+    first = re.compile(r"\s*(?:const\s+)?%s\b(?!\s*\*)" % re.escape(spec_parts[4]))  # not a pointer to one
     translate = {n for n in names if n in protos and first.match(protos[n])}
     never = set()
     if len(spec_parts) == 6:

@@ -2,10 +2,12 @@
  * libraries with the handle each made for the shim's and the shim's settings
  * (stream, pointer mode, math mode), every argument intact (eight-argument calls,
  * scalars in vector registers); destroying the shim's handle destroys NVIDIA's; a
- * cuDNN call taking the shim's own legacy descriptor is never handed over. Run
- * against the fakes of fake_cublas.c and fake_cudnn.c (CUDAREM_NVIDIA_LIBS=DIR),
+ * cuDNN call taking the shim's own legacy descriptor is never handed over; a cuBLAS
+ * handle passed as a cuBLASLt handle becomes NVIDIA's cuBLAS handle. Run
+ * against the fakes of fake_cublas*.c and fake_cudnn.c (CUDAREM_NVIDIA_LIBS=DIR),
  * which report what they saw to the files argv[1] and argv[2]. Prints "PASS
  * blas_fallback". */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
 #include <cuda_runtime_api.h>
@@ -64,6 +66,15 @@ int main(int argc, char **argv)
     CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasSrot_v2 through NVIDIA's cuBLAS: status %d", (int)st);
     CHECK(x[0] == 1.5f && y[0] == 2.5f, "cublasSrot_v2 did not run there");
     legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
+    /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
+     * one. Handles the shim does not know go as they are (NVIDIA's own). */
+    cublasLtMatmulHeuristicResult_t heur;
+    int got = 0;
+    st = cublasLtMatmulAlgoGetHeuristic((cublasLtHandle_t)h, NULL, NULL, NULL, NULL, NULL, NULL, 1, &heur, &got);
+    CHECK(st == CUBLAS_STATUS_SUCCESS && got == 1, "cuBLASLt with the shim's cuBLAS handle: status %d", (int)st);
+    st = cublasLtMatmulAlgoGetHeuristic((cublasLtHandle_t)(uintptr_t)0x7777, NULL, NULL, NULL, NULL, NULL, NULL, 1,
+                                        &heur, &got);
+    CHECK(st == 7, "cuBLASLt with NVIDIA's own handle: status %d, expected it untouched (7)", (int)st);
     CHECK(dx[0] == 0.25 && dy[0] == -8.0, "legacy cublasDrot: scalars %g %g", dx[0], dy[0]);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     FILE *f = fopen(argv[1], "r");

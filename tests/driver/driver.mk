@@ -8,7 +8,7 @@ DRV_MODS  := $(DRV_DIR)/vadd.cubin $(DRV_DIR)/vadd.ptx
 DRV_FALLBACK := $(DRV_DIR)/rt_fallback
 E2E_TESTS += $(BUILD)/tests/check_e2e_driver
 
-DRV_FAKE_BLAS := $(DRV_DIR)/fake/libcublas.so.13 $(DRV_DIR)/fake/libcudnn.so.9
+DRV_FAKE_BLAS := $(DRV_DIR)/fake/libcublas.so.13 $(DRV_DIR)/fake/libcudnn.so.9 $(DRV_DIR)/fake/libcublasLt.so.13
 DRV_BLAS_FALLBACK := $(DRV_DIR)/blas_fallback
 
 all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK)
@@ -18,12 +18,15 @@ all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBAC
 $(DRV_DIR)/fake/libcublas.so.13: tests/driver/fake_cublas.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ $<
+$(DRV_DIR)/fake/libcublasLt.so.13: tests/driver/fake_cublaslt.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Wl,-soname,libcublasLt.so.13 -o $@ $<
 $(DRV_DIR)/fake/libcudnn.so.9: tests/driver/fake_cudnn.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -fPIC -shared -Wl,-soname,libcudnn.so.9 -o $@ $<
 $(DRV_BLAS_FALLBACK): tests/driver/blas_fallback.c tests/driver/dcheck.h | $(DRV_DIR)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< \
-	    -L$(CUDA_HOME)/lib64 -lcublas -lcudnn -lcudart
+	    -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudnn -lcudart
 
 # A shared-runtime program calling runtime functions the shim hands to NVIDIA's.
 $(DRV_FALLBACK): tests/driver/rt_fallback.cu | $(DRV_DIR)

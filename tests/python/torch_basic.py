@@ -64,6 +64,20 @@ def body(c):
     got = c.step("torch.mm float32 (cuBLAS)", lambda: torch.mm(a.cuda(), b.cuda()).cpu())
     c.check(got is not None and torch.allclose(got, a @ b, rtol=1e-4, atol=1e-4), "torch.mm matches the CPU")
 
+    # nn.Linear with a bias is a cuBLASLt matmul with a bias epilogue; torch hands
+    # cuBLASLt its cuBLAS handle, which the shim turns into NVIDIA's: on the emulated
+    # device NVIDIA's cuBLAS cannot make one, so the call must fail cleanly
+    def linear():
+        x, w, b = torch.randn(8, 16, generator=gen), torch.randn(4, 16, generator=gen), torch.randn(4, generator=gen)
+        y = torch.nn.functional.linear(x.cuda(), w.cuda(), b.cuda()).cpu()
+        return torch.allclose(y, torch.nn.functional.linear(x, w, b), rtol=1e-4, atol=1e-4)
+
+    if expect_kernels("CUBIN"):
+        c.check(c.step("nn.functional.linear with bias (cuBLASLt)", linear) is True, "linear matches the CPU")
+    else:
+        c.expect_error("nn.functional.linear with bias fails with a RuntimeError (CUDAREM_EXPECT_CUBIN unset)",
+                       linear, lambda e: isinstance(e, RuntimeError))
+
     # a convolution goes through cuDNN's backend API, which the shim hands to NVIDIA's
     # cuDNN on the client: on the emulated device it cannot make a handle (its
     # kernels cannot run there), so the convolution must fail cleanly
