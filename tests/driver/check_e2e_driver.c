@@ -9,7 +9,8 @@
  *    which the toolkit installed here brings (and answer cudaErrorNotSupported with
  *    CUDAREM_FALLBACK=off);
  *  - blas_fallback: cuBLAS and cuDNN calls the shim does not remote reach stand-ins
- *    for NVIDIA's libraries (tests/driver/fake_*.c) with handles of their own.
+ *    for NVIDIA's libraries (tests/driver/fake_*.c) with handles of their own;
+ *  - mixed: runtime and driver calls on the same objects, with each runtime.
  * Each must print "PASS <name>"; the calls NVIDIA's libraries answered are read
  * from the client's statistics. */
 #include "tests/e2e/e2e_harness.h"
@@ -23,7 +24,8 @@
 enum transport { VIA_TCP, VIA_UNIX };
 
 typedef struct drv_run {
-    const char *name;          /* the program under build/driver, and its PASS line */
+    const char *name;          /* the program under build/driver */
+    const char *pass;          /* its PASS line's name, NULL: the program's name */
     char *args[3];             /* its arguments after the program */
     enum transport via;
     int hide;                  /* in a namespace without CUDA libraries */
@@ -40,7 +42,7 @@ static long long run(const drv_run *r, const char *dir)
     e2e_server srv;
     e2e_proc p;
     snprintf(rel, sizeof rel, "driver/%s", r->name);
-    snprintf(pass, sizeof pass, "PASS %s\n", r->name);
+    snprintf(pass, sizeof pass, "PASS %s\n", r->pass != NULL ? r->pass : r->name);
     snprintf(stats, sizeof stats, "%s/stats.json", dir);
     e2e_build_path(rel, prog, sizeof prog);
     e2e_build_path("kernels/libktest_cpu_kernels.so", kernels, sizeof kernels);
@@ -92,7 +94,7 @@ static void run_drv_api(enum transport t, int hide)
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
     e2e_build_path("driver/vadd.cubin", cubin, sizeof cubin);
     e2e_build_path("driver/vadd.ptx", ptx, sizeof ptx);
-    drv_run r = {"drv_api", {cubin, ptx, NULL}, t, hide, NULL, NULL};
+    drv_run r = {"drv_api", NULL, {cubin, ptx, NULL}, t, hide, NULL, NULL};
     run(&r, dir);
     e2e_dir_remove(dir);
 }
@@ -109,7 +111,7 @@ START_TEST(test_runtime_fallback)
 {
     char dir[64];
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
-    drv_run r = {"rt_fallback", {NULL}, VIA_UNIX, 0, NULL, NULL};
+    drv_run r = {"rt_fallback", NULL, {NULL}, VIA_UNIX, 0, NULL, NULL};
     long long calls = run(&r, dir);
     e2e_dir_remove(dir);
     ck_assert_msg(calls >= 5, "NVIDIA's runtime answered %lld calls, expected at least 5", calls);
@@ -120,7 +122,7 @@ START_TEST(test_runtime_fallback_off)
 {
     char dir[64];
     ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
-    drv_run r = {"rt_fallback", {NULL}, VIA_UNIX, 0, "off", NULL};
+    drv_run r = {"rt_fallback", NULL, {NULL}, VIA_UNIX, 0, "off", NULL};
     long long calls = run(&r, dir);
     e2e_dir_remove(dir);
     ck_assert_msg(calls == 0, "NVIDIA's runtime answered %lld calls with the fallback off", calls);
@@ -137,11 +139,24 @@ START_TEST(test_blas_fallback)
     e2e_build_path("driver/fake", fake, sizeof fake);
     snprintf(blas_report, sizeof blas_report, "%s/fake-blas.report", dir);
     snprintf(dnn_report, sizeof dnn_report, "%s/fake-dnn.report", dir);
-    drv_run r = {"blas_fallback", {blas_report, dnn_report, NULL}, VIA_UNIX, 0, NULL, fake};
+    drv_run r = {"blas_fallback", NULL, {blas_report, dnn_report, NULL}, VIA_UNIX, 0, NULL, fake};
     long long calls = run(&r, dir);
     e2e_dir_remove(dir);
     ck_assert_msg(calls == 6, "NVIDIA's libraries answered %lld calls, expected 6 (cublasSrot_v2, cublasDrot, "
                   "two cublasLtMatmulAlgoGetHeuristic, cudnnBackendExecute, cudnnBackendSetAttribute)", calls);
+}
+END_TEST
+
+/* Runtime and driver calls on the same objects, with the shared and the static
+ * runtime (NVIDIA's, then, on the shim's driver), over TCP. */
+START_TEST(test_mixed_layers)
+{
+    static const char *const progs[] = {"mixed", "mixed_static"};
+    char dir[64];
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    drv_run r = {progs[_i], "mixed", {NULL}, VIA_TCP, 0, NULL, NULL};
+    run(&r, dir);
+    e2e_dir_remove(dir);
 }
 END_TEST
 
@@ -156,6 +171,7 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_runtime_fallback);
     tcase_add_test(tc, test_runtime_fallback_off);
     tcase_add_test(tc, test_blas_fallback);
+    tcase_add_loop_test(tc, test_mixed_layers, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,8 +10,15 @@ E2E_TESTS += $(BUILD)/tests/check_e2e_driver
 
 DRV_FAKE_BLAS := $(DRV_DIR)/fake/libcublas.so.13 $(DRV_DIR)/fake/libcudnn.so.9 $(DRV_DIR)/fake/libcublasLt.so.13
 DRV_BLAS_FALLBACK := $(DRV_DIR)/blas_fallback
+DRV_MIXED := $(DRV_DIR)/mixed $(DRV_DIR)/mixed_static
 
-all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK)
+all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
+
+# Runtime and driver calls on the same objects, with each runtime.
+$(DRV_DIR)/mixed: tests/driver/mixed.cu | $(DRV_DIR)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) -std=c++17 -o $@ $< -lcuda
+$(DRV_DIR)/mixed_static: tests/driver/mixed.cu | $(DRV_DIR)
+	$(NVCC) $(subst -cudart shared,-cudart static,$(NVCCFLAGS)) $(CUDA_TEST_WARN) -std=c++17 -o $@ $< -lcuda
 
 # A stand-in for NVIDIA's cuBLAS that checks what the shim hands it, and a program
 # (linked against the real cuBLAS and runtime, which the shim replaces) that uses it.
