@@ -2,9 +2,9 @@
  * calls cudarem hands to them (crm_fallback.h), and the slow paths of the generated
  * trampolines.
  *
- * Where a library (libcudart.so.13, libcublas.so.13, libcudnn.so.9) is looked for: a copy the
- * program loaded already (torch links NVIDIA's cuBLAS, whose symbols the shim's
- * hide), the directories of CUDAREM_NVIDIA_LIBS (colon-separated), those NVIDIA
+ * Where a library (libcudart.so.13, libcublas.so.13, libcudnn.so.9,
+ * libcublasLt.so.13) is looked for: a copy the program loaded already (torch
+ * links NVIDIA's cuBLAS, whose symbols the shim's hide), the directories of CUDAREM_NVIDIA_LIBS (colon-separated), those NVIDIA
  * libraries the program loaded came from (the torch and CuPy wheels bring
  * libcudart beside them), $CUDA_HOME/lib64, /usr/local/cuda/lib64. It is loaded by
  * path, privately (RTLD_LOCAL), so it never answers a call the shim implements; its
@@ -23,6 +23,7 @@
 void *crm_dlopen_real(const char *path, int mode);               /* interpose/crm_dlopen.c */
 void *crm_blas_real_handle(void *handle);                         /* interpose/crm_blas.c */
 void *crm_dnn_real_handle(void *handle);                          /* interpose/crm_dnn_handle.c */
+void *crm_lt_real_handle(void *handle);                           /* interpose/crm_lt.c */
 
 uint64_t crm_fallback_calls;
 unsigned char crm_fallback_is_nvidia[CRM_FALLBACK_MAX];
@@ -41,6 +42,7 @@ static crm__nvlib crm__libs[CRM_FALLBACK_NLIBS] = {
     {"libcudart.so.13", "cudaGetDeviceCount", "runtime", 0, NULL, ""},
     {"libcublas.so.13", "cublasCreate_v2", "cuBLAS", 0, NULL, ""},
     {"libcudnn.so.9", "cudnnCreate", "cuDNN", 0, NULL, ""},
+    {"libcublasLt.so.13", "cublasLtCreate", "cuBLASLt", 0, NULL, ""},
 };
 
 /* Tries dir/FILE for l; 1 when it loaded. */
@@ -145,6 +147,15 @@ const char *crm_fallback_library(enum crm_fallback_lib lib)
     return l->handle != NULL ? l->path : NULL;
 }
 
+int crm_fallback_loaded(enum crm_fallback_lib lib)
+{
+    crm__nvlib *l = &crm__libs[lib];
+    pthread_mutex_lock(&crm__lock);
+    int loaded = l->looked && l->handle != NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return loaded;
+}
+
 void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name)
 {
     crm__nvlib *l = crm__lib(lib);
@@ -186,6 +197,17 @@ crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
     crm_fallback_call c = {crm__target(idx), arg0};
     if (!crm_fallback_is_nvidia[idx])
         return c;
+    if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLASLT) {
+        /* a handle that is not the shim's is NVIDIA's own (its cuBLAS passes the
+         * ones it makes): it goes as it is; NULL: the shim's, with none of NVIDIA's */
+        c.arg0 = crm_lt_real_handle(arg0);
+        if (c.arg0 == NULL && arg0 != NULL) {
+            c.fn = crm_fallback_unsupported[idx];
+            return c;
+        }
+        __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+        return c;
+    }
     if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
         c.arg0 = crm_blas_real_handle(arg0);
     else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)

@@ -1,9 +1,10 @@
 /* crm_fallback.h -- calls that cudarem does not remote at API level are handed to
  * NVIDIA's own library when the client has it: the runtime (libcudart.so.13),
- * cuBLAS (libcublas.so.13) and the cuDNN calls that take no descriptor of the
- * shim's own (its backend API: libcudnn.so.9). That library then runs on the shim's driver layer, so
+ * cuBLAS (libcublas.so.13), and the cuDNN and cuBLASLt calls that take no
+ * descriptor of the shim's own (cuDNN's backend API: libcudnn.so.9;
+ * libcublasLt.so.13). That library then runs on the shim's driver layer, so
  * whatever the driver layer serves works (cudaMemcpy3D becomes cuMemcpy3D, say),
- * and its kernels are launched through it. A cuBLAS or cuDNN call gets, in place of
+ * and its kernels are launched through it. A cuBLAS, cuDNN or cuBLASLt call gets, in place of
  * the shim's handle, the handle NVIDIA's library made for it, with the same stream
  * (and, for cuBLAS, pointer mode, math mode and workspace). Without the library, or with
  * CUDAREM_FALLBACK=off, such a call answers its library's "not supported" status
@@ -22,7 +23,13 @@
 #define CRM_FALLBACK_MAX 2048
 #define CRM_HIDDEN __attribute__((visibility("hidden")))
 
-enum crm_fallback_lib { CRM_FALLBACK_CUDART = 0, CRM_FALLBACK_CUBLAS = 1, CRM_FALLBACK_CUDNN = 2, CRM_FALLBACK_NLIBS };
+enum crm_fallback_lib {
+    CRM_FALLBACK_CUDART = 0,
+    CRM_FALLBACK_CUBLAS = 1,
+    CRM_FALLBACK_CUDNN = 2,
+    CRM_FALLBACK_CUBLASLT = 3,
+    CRM_FALLBACK_NLIBS
+};
 /* The library of a name that is never handed over (a cuDNN call taking the shim's
  * own descriptors): it answers "not supported". */
 #define CRM_FALLBACK_NEVER 255
@@ -53,6 +60,8 @@ CRM_HIDDEN crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0);
 
 /* Path of NVIDIA's library `lib` that answers, or NULL when none (loads it). */
 const char *crm_fallback_library(enum crm_fallback_lib lib);
+/* 1 when NVIDIA's library `lib` has been looked for and loaded (looks for nothing). */
+int crm_fallback_loaded(enum crm_fallback_lib lib);
 /* A function of NVIDIA's library `lib`, or NULL. */
 void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name);
 
