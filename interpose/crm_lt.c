@@ -16,6 +16,8 @@
 #include "interpose/crm_fallback.h"
 #include "interpose/crm_lt.h"
 
+void *crm_blas_real_handle(void *handle); /* interpose/crm_blas.c */
+
 /* What the client keeps of a handle. */
 typedef struct crm__lt_state {
     uint64_t id;    /* wire id, also the handle's value */
@@ -26,12 +28,18 @@ typedef struct crm__lt_state {
 static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
 static crm_idmap crm__handles; /* id -> crm__lt_state *, guarded by crm__lock */
 
+/* 1 for a handle of cublasLtCreate's, 2 for a cuBLAS handle: NVIDIA documents that
+ * a cublasHandle_t may be passed where a cublasLtHandle_t is expected, and torch
+ * does so. 0 for neither. */
 static int crm__known(cublasLtHandle_t h)
 {
     void *v;
+    crm_blas_state bs;
     pthread_mutex_lock(&crm__lock);
     int known = h != NULL && crm_idmap_get(&crm__handles, (uint64_t)(uintptr_t)h, &v) == 0;
     pthread_mutex_unlock(&crm__lock);
+    if (!known && h != NULL && crm_blas_get((cublasHandle_t)(void *)h, &bs) == CUBLAS_STATUS_SUCCESS)
+        return 2;
     return known;
 }
 
@@ -111,6 +119,10 @@ void *crm_lt_real_handle(void *handle)
     }
     void *real = st == NULL ? handle : st->real;
     pthread_mutex_unlock(&crm__lock);
+    if (st == NULL && crm__known(handle) == 2) { /* a cuBLAS handle: NVIDIA's cuBLAS handle serves */
+        real = crm_blas_real_handle(handle);
+        return real == handle ? NULL : real;
+    }
     return real;
 }
 

@@ -192,7 +192,9 @@ cublasStatus_t crm_srv_cublasLtMatmul(crm_session *s, uint64_t handle, const crm
         crm_rt.cublasLtMatrixLayoutCreate == NULL || crm_rt.cublasLtMatrixLayoutDestroy == NULL ||
         crm_rt.cublasLtMatrixLayoutSetAttribute == NULL)
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    if (crm_session_handle(s, CRM_HANDLE_cublasLtHandle_t, handle, &h) != 0)
+    /* a cuBLAS handle serves as a cuBLASLt handle (NVIDIA documents the cast) */
+    if (crm_session_handle(s, CRM_HANDLE_cublasLtHandle_t, handle, &h) != 0 &&
+        crm_session_handle(s, CRM_HANDLE_cublasHandle_t, handle, &h) != 0)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     if (crm_session_stream(s, stream, &hs) != cudaSuccess)
         return CUBLAS_STATUS_INVALID_VALUE;

@@ -292,8 +292,9 @@ CRM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
     uint64_t bytes[CRM_LT_NOPS];
     (void)algo;
     crm__emu_rdlock();
-    cublasStatus_t st = crm__registry_has(&crm__lt_handles, lightHandle) ? CUBLAS_STATUS_SUCCESS
-                                                                         : CUBLAS_STATUS_NOT_INITIALIZED;
+    /* a cuBLAS handle serves as a cuBLASLt handle, as NVIDIA's libraries allow */
+    int live = crm__registry_has(&crm__lt_handles, lightHandle) || crm__blas_live((cublasHandle_t)(void *)lightHandle);
+    cublasStatus_t st = live ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
     if (st == CUBLAS_STATUS_SUCCESS)
         st = crm__lt_problem(computeDesc, Adesc, Bdesc, Cdesc, Ddesc, &op);
     if (st == CUBLAS_STATUS_SUCCESS && op.pmode != CUBLASLT_POINTER_MODE_HOST &&
