@@ -173,15 +173,6 @@ static void crm__apply(crm_blas_state *st)
     }
 }
 
-/* 1 when handle is a live cuBLAS handle of the shim's. */
-int crm_blas_is_ours(const void *handle)
-{
-    pthread_mutex_lock(&crm__lock);
-    int ours = crm__find((cublasHandle_t)handle) != NULL;
-    pthread_mutex_unlock(&crm__lock);
-    return ours;
-}
-
 /* The handle NVIDIA's cuBLAS made for handle (made at its first call there, with
  * handle's settings, which follow it); handle itself when it is none of ours or
  * NVIDIA's cuBLAS cannot make one (its call then fails as with a bad handle). */

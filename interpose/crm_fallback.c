@@ -23,8 +23,8 @@
 
 void *crm_dlopen_real(const char *path, int mode);               /* interpose/crm_dlopen.c */
 void *crm_blas_real_handle(void *handle);                         /* interpose/crm_blas.c */
-int crm_blas_is_ours(const void *handle);                         /* interpose/crm_blas.c */
 void *crm_dnn_real_handle(void *handle);                          /* interpose/crm_dnn_handle.c */
+void *crm_lt_real_handle(void *handle);                           /* interpose/crm_lt.c */
 
 uint64_t crm_fallback_calls;
 unsigned char crm_fallback_is_nvidia[CRM_FALLBACK_MAX];
@@ -148,6 +148,15 @@ const char *crm_fallback_library(enum crm_fallback_lib lib)
     return l->handle != NULL ? l->path : NULL;
 }
 
+int crm_fallback_loaded(enum crm_fallback_lib lib)
+{
+    crm__nvlib *l = &crm__libs[lib];
+    pthread_mutex_lock(&crm__lock);
+    int loaded = l->looked && l->handle != NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return loaded;
+}
+
 void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name)
 {
     crm__nvlib *l = crm__lib(lib);
@@ -189,14 +198,22 @@ crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0)
     crm_fallback_call c = {crm__target(idx), arg0};
     if (!crm_fallback_is_nvidia[idx])
         return c;
-    int ours = 1;
+    if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLASLT) {
+        /* a handle that is not the shim's is NVIDIA's own (its cuBLAS passes the
+         * ones it makes): it goes as it is; NULL: the shim's, with none of NVIDIA's */
+        c.arg0 = crm_lt_real_handle(arg0);
+        if (c.arg0 == NULL && arg0 != NULL) {
+            c.fn = crm_fallback_unsupported[idx];
+            return c;
+        }
+        __atomic_fetch_add(&crm_fallback_calls, 1, __ATOMIC_RELAXED);
+        return c;
+    }
     if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUBLAS)
         c.arg0 = crm_blas_real_handle(arg0);
     else if (crm_fallback_lib_of[idx] == CRM_FALLBACK_CUDNN)
         c.arg0 = crm_dnn_real_handle(arg0);
-    else if ((ours = crm_blas_is_ours(arg0)) != 0) /* cuBLASLt: a cuBLAS handle passed as one */
-        c.arg0 = crm_blas_real_handle(arg0);
-    if (ours && c.arg0 == arg0 && arg0 != NULL) {
+    if (c.arg0 == arg0 && arg0 != NULL) {
         /* no handle of NVIDIA's for it (not one of ours, or its library could not
          * make one): the shim's value must never reach NVIDIA's code */
         c.fn = crm_fallback_unsupported[idx];

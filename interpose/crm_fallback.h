@@ -1,12 +1,10 @@
 /* crm_fallback.h -- calls that cudarem does not remote at API level are handed to
  * NVIDIA's own library when the client has it: the runtime (libcudart.so.13),
- * cuBLAS (libcublas.so.13), the cuDNN calls that take no descriptor of the shim's
- * own (its backend API: libcudnn.so.9), and cuBLASLt (libcublasLt.so.13), which the
- * shim does not remote at all: its exports exist only so that a cuBLAS handle of
- * the shim's that a program passes as a cuBLASLt handle (torch does: NVIDIA's
- * cuBLAS handle is one) becomes NVIDIA's cuBLAS handle. That library then runs on the shim's driver layer, so
+ * cuBLAS (libcublas.so.13), and the cuDNN and cuBLASLt calls that take no
+ * descriptor of the shim's own (cuDNN's backend API: libcudnn.so.9;
+ * libcublasLt.so.13). That library then runs on the shim's driver layer, so
  * whatever the driver layer serves works (cudaMemcpy3D becomes cuMemcpy3D, say),
- * and its kernels are launched through it. A cuBLAS or cuDNN call gets, in place of
+ * and its kernels are launched through it. A cuBLAS, cuDNN or cuBLASLt call gets, in place of
  * the shim's handle, the handle NVIDIA's library made for it, with the same stream
  * (and, for cuBLAS, pointer mode, math mode and workspace). Without the library, or with
  * CUDAREM_FALLBACK=off, such a call answers its library's "not supported" status
@@ -62,6 +60,8 @@ CRM_HIDDEN crm_fallback_call crm_fallback_translate(unsigned idx, void *arg0);
 
 /* Path of NVIDIA's library `lib` that answers, or NULL when none (loads it). */
 const char *crm_fallback_library(enum crm_fallback_lib lib);
+/* 1 when NVIDIA's library `lib` has been looked for and loaded (looks for nothing). */
+int crm_fallback_loaded(enum crm_fallback_lib lib);
 /* A function of NVIDIA's library `lib`, or NULL. */
 void *crm_fallback_symbol(enum crm_fallback_lib lib, const char *name);
 

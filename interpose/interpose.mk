@@ -3,7 +3,7 @@
 #
 # It carries SONAME libcudart.so.13 and the version node of that name, so it also
 # satisfies a program's dependency on the runtime: no CUDA library is needed locally.
-# Every export of libcudart.so.13, libcublas.so.13, libcudnn.so.9 and libnvidia-ml.so.1
+# Every export of libcudart.so.13, libcublas.so.13, libcublasLt.so.13, libcudnn.so.9 and libnvidia-ml.so.1
 # it does not implement is a weak stand-in returning the library's "not supported" status
 # (generated from interpose/*.syms). build/lib/ holds those library names as links
 # to the shim, for programs whose other CUDA libraries are absent on the client.
@@ -32,10 +32,12 @@ $(GEN)/crm_unsupported_gen.c: $(SYMS_LISTS) interpose/interpose.mk | $(GEN)
 	  echo '#include "interpose/crm_unsupported.h"'; \
 	  $(foreach f,$(SYMS_LISTS),sed 's/.*/CRM_UNSUPPORTED(&, $(UNSUPPORTED_STATUS_$(basename $(notdir $(f)))))/' $(f);) } > $@
 
-# Runtime, cuBLAS, cuDNN and cuBLASLt calls the shim does not implement:
-# trampolines to NVIDIA's libraries (interpose/crm_fallback.h), with their handle
-# translated; cuDNN calls taking the shim's own legacy descriptors are never handed
-# over.
+# Runtime, cuBLAS, cuDNN and cuBLASLt calls the shim does not implement: trampolines
+# to NVIDIA's libraries (interpose/crm_fallback.h), with their handle translated;
+# cuDNN calls taking the shim's own legacy descriptors, and cuBLASLt calls taking
+# its matmul, layout or preference descriptors, are never handed over. cuBLASLt's
+# undeclared (internal) functions are: only NVIDIA's cuBLAS calls them, with its own
+# values, once the shim's cublasLt* exports have taken its references.
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -43,7 +45,7 @@ CUDNN_HEADERS := $(subst $(space),$(comma),$(addprefix $(CUDA_HOME)/include/,cud
 FALLBACK_SPECS := interpose/cudart13.syms:801:1 \
                   interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h:cublasHandle_t \
                   'interpose/cudnn9.syms:3000:0:$(CUDNN_HEADERS):cudnnHandle_t:\bcudnn(?!Backend)\w*Descriptor_t\b' \
-                  interpose/cublasLt13.syms:15:0:$(CUDA_HOME)/include/cublasLt.h:cublasLtHandle_t
+                  'interpose/cublasLt13.syms:15:0:$(CUDA_HOME)/include/cublasLt.h:cublasLtHandle_t:\bcublasLt(MatmulDesc|MatrixLayout|MatmulPreference)_t\b:forward'
 $(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms \
                            interpose/cudnn9.syms interpose/cublasLt13.syms | $(GEN)
 	$(PYTHON) tools/gen_fallback.py $@.tmp $(FALLBACK_SPECS)
@@ -95,7 +97,7 @@ $(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OB
 	    -Wl,--no-as-needed $(SHIM_LOADER_STUBS) -Wl,--as-needed -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN' \
 	    $(LDFLAGS) -ltirpc -lpthread -ldl
 
-SHIM_ALIASES := $(addprefix $(BUILD)/lib/,libcudart.so.13 libcublas.so.13 libcudnn.so.9)
+SHIM_ALIASES := $(addprefix $(BUILD)/lib/,libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcudnn.so.9)
 $(SHIM_ALIASES): | $(SHIM)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcudarem.so $@

@@ -19,6 +19,7 @@ typedef struct crm_rt_table {
 #include "server/crm_rt_kernels.def"
 #include "server/crm_rt_blas.def"
 #include "server/crm_rt_dnn.def"
+#include "server/crm_rt_lt.def"
 #undef CRM_RT_FN
 } crm_rt_table;
 

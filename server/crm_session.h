@@ -29,6 +29,7 @@ enum crm_handle_kind {
     CRM_HANDLE_cudnnHandle_t = 2,
     CRM_HANDLE_kernel_module = 3,  /* a loaded fatbinary (server/crm_h_kernels.c) */
     CRM_HANDLE_kernel_func = 4,    /* a kernel of a loaded module */
+    CRM_HANDLE_cublasLtHandle_t = 5,
 };
 
 typedef struct crm_session {

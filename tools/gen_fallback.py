@@ -10,12 +10,15 @@ has that type (read from the headers' prototypes) get a trampoline that also
 replaces that argument with the handle NVIDIA's library made for the shim's. It may
 also name a pattern of parameter types (objects of the shim's own, such as cuDNN's
 legacy descriptors) that NVIDIA's library could not read: functions taking one, or
-not declared in the headers, are never handed over (library 255).
+not declared in the headers, are never handed over (library 255). UNDECLARED
+`forward` hands the undeclared ones over untranslated instead (cuBLASLt's internal
+functions, which only NVIDIA's cuBLAS calls, with values of NVIDIA's own).
 
 usage: gen_fallback.py OUT_C LIBSPEC...
-  LIBSPEC  SYMS_LIST:STATUS:LAST_ERROR[:HEADERS:HANDLE_TYPE[:NEVER_TYPES]], one per
-           library in the order of crm_fallback.c's library table; HEADERS is a
-           comma-separated list, NEVER_TYPES a regular expression
+  LIBSPEC  SYMS_LIST:STATUS:LAST_ERROR[:HEADERS:HANDLE_TYPE[:NEVER_TYPES[:UNDECLARED]]],
+           one per library in the order of crm_fallback.c's library table; HEADERS
+           is a comma-separated list, NEVER_TYPES a regular expression, UNDECLARED
+           `never` (the default) or `forward`
 """
 import re
 import sys
@@ -39,9 +42,11 @@ def classify(names, spec_parts):
     first = re.compile(r"\s*(?:const\s+)?%s\b(?!\s*\*)" % re.escape(spec_parts[4]))  # not a pointer to one
     translate = {n for n in names if n in protos and first.match(protos[n])}
     never = set()
-    if len(spec_parts) == 6:
+    if len(spec_parts) >= 6:
         bad = re.compile(spec_parts[5])
-        never = {n for n in names if n not in protos or bad.search(protos[n])}
+        undeclared_never = len(spec_parts) < 7 or spec_parts[6] == "never"
+        never = {n for n in names if (n not in protos and undeclared_never) or
+                 (n in protos and bad.search(protos[n]))}
     return translate - never, never
 
 
@@ -65,7 +70,7 @@ def main():
     entries = []  # (name, lib, status, last_error, translate)
     for lib, spec in enumerate(specs):
         parts = spec.split(":")
-        if len(parts) not in (3, 5, 6):
+        if len(parts) not in (3, 5, 6, 7) or (len(parts) == 7 and parts[6] not in ("never", "forward")):
             sys.exit("gen_fallback.py: bad library spec %r" % spec)
         names = [l.strip() for l in open(parts[0], encoding="utf-8") if l.strip()]
         translate, never = classify(names, parts)

@@ -1,16 +1,22 @@
-# blas.mk -- tests of the cuBLAS remoting: the emulated cuBLAS against a naive
-# reference (check_blas_emu, linking libcudarem-emu.so), and a cuBLAS program built
-# by nvcc run through the shim against a real server (check_e2e_blas), built with
-# each runtime (TEST_RUNTIMES in tests/tests.mk).
+# blas.mk -- tests of the cuBLAS and cuBLASLt remoting: the emulated cuBLAS and
+# cuBLASLt against a naive reference (check_blas_emu, linking libcudarem-emu.so),
+# and a cuBLAS and a cuBLASLt program built by nvcc run through the shim against a
+# real server (check_e2e_blas), built with each runtime (TEST_RUNTIMES in
+# tests/tests.mk).
 
-UNIT_TESTS += $(BUILD)/tests/check_blas_emu
+UNIT_TESTS += $(BUILD)/tests/check_blas_emu $(BUILD)/tests/check_blaslt_emu
 E2E_TESTS  += $(BUILD)/tests/check_e2e_blas
-BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,cuda,$(rt))/blas)
+BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,cuda,$(rt))/blas $(call test_dir,cuda,$(rt))/blaslt)
 
 all: $(BLAS_PROG)
 
 $(BUILD)/tests/check_blas_emu: tests/blas/check_blas_emu.c tests/unit/crm_check.h protocol/cublas_shape.h \
                                $(EMU_LIB) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so \
+	    -Wl,-rpath,'$$ORIGIN/..' $(CHECK_LIBS) -lm
+
+$(BUILD)/tests/check_blaslt_emu: tests/blas/check_blaslt_emu.c tests/unit/crm_check.h common/crm_lt_desc.h \
+                                 $(EMU_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so \
 	    -Wl,-rpath,'$$ORIGIN/..' $(CHECK_LIBS) -lm
 
@@ -21,6 +27,13 @@ $(call test_dir,cuda,$(1))/blas: tests/blas/blas.cu tests/cuda/cuda_check.h | $(
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -lcublas
 endef
 $(foreach rt,$(TEST_RUNTIMES),$(eval $(call BLAS_RULE,$(rt))))
+
+# The cuBLASLt program links the real libcublasLt.so.13 (the shim's, preloaded).
+define BLASLT_RULE
+$(call test_dir,cuda,$(1))/blaslt: tests/blas/blaslt.cu tests/cuda/cuda_check.h | $(call test_dir,cuda,$(1))
+	$$(call TEST_NVCC,$(1)) -o $$@ $$< -lcublasLt -ldl
+endef
+$(foreach rt,$(TEST_RUNTIMES),$(eval $(call BLASLT_RULE,$(rt))))
 
 $(BUILD)/tests/check_e2e_blas: tests/blas/check_e2e_blas.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
                                tests/unit/crm_check.h tests/blas/blas.mk | $(BUILD)/tests

@@ -1,7 +1,8 @@
-/* check_e2e_blas.c -- end-to-end suite of the cuBLAS remoting: the nvcc-built cuBLAS
- * program (tests/blas/blas.cu, linked with -lcublas) runs through the preloaded shim
- * against a real cudarem-server on the emulated device, over TCP and over a Unix
- * socket; its footprint mode checks that the server refuses operands outside the
+/* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
+ * nvcc-built cuBLAS program (tests/blas/blas.cu, linked with -lcublas) and cuBLASLt
+ * program (tests/blas/blaslt.cu, linked with -lcublasLt) run through the preloaded
+ * shim against a real cudarem-server on the emulated device, over TCP and over a
+ * Unix socket; its footprint mode checks that the server refuses operands outside the
  * program's allocations and keeps serving; and one run hides the CUDA libraries, so
  * libcublas.so.13 can only come from build/lib (a link to the shim). Each test runs
  * the program built with the shared runtime (build/cuda/blas) and with nvcc's
@@ -25,22 +26,28 @@ enum transport { VIA_TCP, VIA_UNIX };
 static const char *const runtimes[] = {"cuda", "cuda-static"};
 #define NRUNTIMES ((int)(sizeof runtimes / sizeof runtimes[0]))
 
-/* Writes the path of the blas program built with runtimes[I] into BUF. */
-static const char *blas_path(int i, char *buf, size_t len)
+/* Writes the path of program PROG built with runtimes[I] into BUF. */
+static const char *prog_path(int i, const char *prog, char *buf, size_t len)
 {
     char rel[64];
-    snprintf(rel, sizeof rel, "%s/blas", runtimes[i]);
+    snprintf(rel, sizeof rel, "%s/%s", runtimes[i], prog);
     return e2e_build_path(rel, buf, len);
 }
 
-/* Runs build/RUNTIME/blas [MODE] (RUNTIME: runtimes[RT]) expecting "PASS NAME";
+static const char *blas_path(int i, char *buf, size_t len)
+{
+    return prog_path(i, "blas", buf, len);
+}
+
+/* Runs build/RUNTIME/PROGRAM [MODE] (RUNTIME: runtimes[RT]) expecting "PASS NAME";
  * HIDE hides the CUDA libraries and LDPATH (may be NULL) becomes LD_LIBRARY_PATH. */
-static void run_blas(int rt, const char *name, const char *mode, enum transport t, int hide, const char *ldpath)
+static void run_prog(int rt, const char *program, const char *name, const char *mode, enum transport t, int hide,
+                     const char *ldpath)
 {
     char dir[64], err[512], prog[E2E_PATH_LEN], verdict[64], pass[64];
     e2e_server srv;
     e2e_proc p;
-    blas_path(rt, prog, sizeof prog);
+    prog_path(rt, program, prog, sizeof prog);
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
     if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
         e2e_dir_remove(dir);
@@ -73,6 +80,11 @@ static void run_blas(int rt, const char *name, const char *mode, enum transport 
                   (unsigned)srv_status);
 }
 
+static void run_blas(int rt, const char *name, const char *mode, enum transport t, int hide, const char *ldpath)
+{
+    run_prog(rt, "blas", name, mode, t, hide, ldpath);
+}
+
 START_TEST(test_blas_tcp)
 {
     run_blas(_i, "blas", NULL, VIA_TCP, 0, NULL);
@@ -96,6 +108,27 @@ START_TEST(test_blas_hidden_cuda)
 {
     char lib[E2E_PATH_LEN];
     run_blas(_i, "blas", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+END_TEST
+
+/* cuBLASLt: descriptors, heuristics, matmuls with every epilogue, no round trips. */
+START_TEST(test_blaslt_tcp)
+{
+    run_prog(_i, "blaslt", "blaslt", NULL, VIA_TCP, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_blaslt_unix)
+{
+    run_prog(_i, "blaslt", "blaslt", NULL, VIA_UNIX, 0, NULL);
+}
+END_TEST
+
+/* No CUDA library on the client: libcublasLt.so.13 resolves to build/lib's link. */
+START_TEST(test_blaslt_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    run_prog(_i, "blaslt", "blaslt", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
 }
 END_TEST
 
@@ -130,6 +163,9 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_hidden_needs_lib, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);
     suite_add_tcase(s, t);
     return s;
 }

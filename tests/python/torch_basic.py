@@ -2,7 +2,8 @@
 """torch_basic.py -- the PyPI PyTorch wheel (CUDA 13 build) through the cudarem shim:
 is_available, device_count, get_device_name, get_device_properties,
 memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
-MiB, and the first kernel.
+MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), and the first
+kernels.
 
 The wheel ships its kernels as machine code only (no PTX): with
 CUDAREM_EXPECT_CUBIN=1 (a real GPU server) `x + 1` on the device must compute
@@ -64,19 +65,35 @@ def body(c):
     got = c.step("torch.mm float32 (cuBLAS)", lambda: torch.mm(a.cuda(), b.cuda()).cpu())
     c.check(got is not None and torch.allclose(got, a @ b, rtol=1e-4, atol=1e-4), "torch.mm matches the CPU")
 
-    # nn.Linear with a bias is a cuBLASLt matmul with a bias epilogue; torch hands
-    # cuBLASLt its cuBLAS handle, which the shim turns into NVIDIA's: on the emulated
-    # device NVIDIA's cuBLAS cannot make one, so the call must fail cleanly
-    def linear():
-        x, w, b = torch.randn(8, 16, generator=gen), torch.randn(4, 16, generator=gen), torch.randn(4, generator=gen)
-        y = torch.nn.functional.linear(x.cuda(), w.cuda(), b.cuda()).cpu()
-        return torch.allclose(y, torch.nn.functional.linear(x, w, b), rtol=1e-4, atol=1e-4)
+    # addmm with a bias vector and nn.functional.linear are one cublasLtMatmul with
+    # the BIAS epilogue (torch passes its cuBLAS handle as the cuBLASLt handle);
+    # half data runs with float compute
+    x, w, bias = torch.randn(64, 45, generator=gen), torch.randn(33, 45, generator=gen), torch.randn(33, generator=gen)
+    got = c.step("torch.addmm(b, x, w) float32 (cuBLASLt, bias epilogue)",
+                 lambda: torch.addmm(bias.cuda(), x.cuda(), w.t().cuda()).cpu())
+    c.check(got is not None and torch.allclose(got, torch.addmm(bias, x, w.t()), rtol=1e-4, atol=1e-4),
+            "addmm with bias matches the CPU")
+    got = c.step("nn.functional.linear with bias float32 (cuBLASLt)",
+                 lambda: torch.nn.functional.linear(x.cuda(), w.cuda(), bias.cuda()).cpu())
+    c.check(got is not None and torch.allclose(got, torch.nn.functional.linear(x, w, bias), rtol=1e-4, atol=1e-4),
+            "linear with bias matches the CPU")
+    got = c.step("torch.addmm(b, x, w) float16 (cuBLASLt, float compute)",
+                 lambda: torch.addmm(bias.half().cuda(), x.half().cuda(), w.t().half().cuda()).cpu())
+    c.check(got is not None and torch.allclose(got.float(), torch.addmm(bias, x, w.t()), rtol=2e-2, atol=5e-2),
+            "float16 addmm with bias matches the CPU")
+
+    def bias_grad():
+        wd, bd = w.cuda().requires_grad_(), bias.cuda().requires_grad_()
+        torch.nn.functional.linear(x.cuda(), wd, bd).backward(torch.ones(64, 33).cuda())
+        return bd.grad.cpu()
 
     if expect_kernels("CUBIN"):
-        c.check(c.step("nn.functional.linear with bias (cuBLASLt)", linear) is True, "linear matches the CPU")
+        got = c.step("bias gradient of linear (torch's reduction kernel)", bias_grad)
+        c.check(got is not None and torch.allclose(got, torch.full((33,), 64.0)), "bias gradient computed right")
     else:
-        c.expect_error("nn.functional.linear with bias fails with a RuntimeError (CUDAREM_EXPECT_CUBIN unset)",
-                       linear, lambda e: isinstance(e, RuntimeError))
+        # the gradient's reduction is a torch kernel, which the emulated device cannot run
+        c.expect_error("bias gradient of linear fails with a RuntimeError mentioning CUDA (CUDAREM_EXPECT_CUBIN unset)",
+                       bias_grad, lambda e: isinstance(e, RuntimeError) and "CUDA" in str(e))
 
     # a convolution goes through cuDNN's backend API, which the shim hands to NVIDIA's
     # cuDNN on the client: on the emulated device it cannot make a handle (its
