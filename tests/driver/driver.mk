@@ -15,9 +15,9 @@ DRV_MIXED := $(DRV_DIR)/mixed $(DRV_DIR)/mixed_static
 all: $(DRV_PROG) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
 
 # Runtime and driver calls on the same objects, with each runtime.
-$(DRV_DIR)/mixed: tests/driver/mixed.cu | $(DRV_DIR)
+$(DRV_DIR)/mixed: tests/driver/mixed.cu tests/driver/dcheck.h | $(DRV_DIR)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) -std=c++17 -o $@ $< -lcuda
-$(DRV_DIR)/mixed_static: tests/driver/mixed.cu | $(DRV_DIR)
+$(DRV_DIR)/mixed_static: tests/driver/mixed.cu tests/driver/dcheck.h | $(DRV_DIR)
 	$(NVCC) $(subst -cudart shared,-cudart static,$(NVCCFLAGS)) $(CUDA_TEST_WARN) -std=c++17 -o $@ $< -lcuda
 
 # A stand-in for NVIDIA's cuBLAS that checks what the shim hands it, and a program
@@ -36,7 +36,7 @@ $(DRV_BLAS_FALLBACK): tests/driver/blas_fallback.c tests/driver/dcheck.h | $(DRV
 	    -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudnn -lcudart
 
 # A shared-runtime program calling runtime functions the shim hands to NVIDIA's.
-$(DRV_FALLBACK): tests/driver/rt_fallback.cu | $(DRV_DIR)
+$(DRV_FALLBACK): tests/driver/rt_fallback.cu tests/driver/dcheck.h | $(DRV_DIR)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_TEST_WARN) -std=c++17 -o $@ $<
 
 $(DRV_DIR):

@@ -9,18 +9,8 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstring>
+#include "dcheck.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                        \
-    do {                                                        \
-        if (!(cond)) {                                          \
-            std::printf("FAIL %s:%d ", __FILE__, __LINE__);     \
-            std::printf(__VA_ARGS__);                           \
-            std::printf("\n");                                  \
-            failures++;                                         \
-        }                                                       \
-    } while (0)
 
 int main()
 {
@@ -58,7 +48,7 @@ int main()
     CHECK(cuEventDestroy(e) == CUDA_SUCCESS, "cuEventDestroy");
     CHECK(cudaStreamDestroy(s) == cudaSuccess, "cudaStreamDestroy");
     CHECK(cuMemFree((CUdeviceptr)dev) == CUDA_SUCCESS, "cuMemFree of a cudaMalloc pointer");
-    if (failures == 0)
+    if (dcheck_failures == 0)
         std::printf("PASS mixed\n");
-    return failures == 0 ? 0 : 1;
+    return dcheck_failures == 0 ? 0 : 1;
 }

@@ -7,19 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include "dcheck.h"
 #include <cuda_runtime.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                        \
-    do {                                                        \
-        if (!(cond)) {                                          \
-            std::printf("FAIL %s:%d ", __FILE__, __LINE__);     \
-            std::printf(__VA_ARGS__);                           \
-            std::printf("\n");                                  \
-            failures++;                                         \
-        }                                                       \
-    } while (0)
 
 int main()
 {
@@ -60,7 +50,7 @@ int main()
     CHECK(e == cudaErrorNotSupported, "cudaGraphCreate: %s", cudaGetErrorName(e));
     cudaGetLastError();
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "the session still works");
-    if (failures == 0)
+    if (dcheck_failures == 0)
         std::printf("PASS rt_fallback\n");
-    return failures == 0 ? 0 : 1;
+    return dcheck_failures == 0 ? 0 : 1;
 }
