@@ -1,6 +1,7 @@
 /* crm_init.c -- load and unload of libcudarem.so: logging level, the reservation of
- * the emulated-device address window, the CUDAREM_STATS report at exit and the
- * cudaremGetStats counters export. */
+ * the emulated-device address window, the driver's and NVML's library names, the
+ * CUDAREM_STATS report at exit and the cudaremGetStats counters export. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,30 @@
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
 #include "interpose/crm_fallback.h"
+
+void *crm_dlopen_real(const char *path, int mode); /* interpose/crm_dlopen.c */
+
+/* Takes the driver's and NVML's library names for the shim: loads the empty
+ * stand-ins in lib/ beside it (interpose/crm_loader_stub.c), so a library loaded
+ * later with DT_NEEDED libcuda.so.1 binds to the shim even on a client without a
+ * driver, and a client's own driver is never loaded. Without them, nothing breaks:
+ * dlopen of those names reaches the shim anyway (interpose/crm_dlopen.c). */
+static void crm__take_library_names(void)
+{
+    static const char *const names[] = {"libcuda.so.1", "libnvidia-ml.so.1"};
+    Dl_info self;
+    if (dladdr((void *)crm__take_library_names, &self) == 0 || self.dli_fname == NULL)
+        return;
+    const char *slash = strrchr(self.dli_fname, '/');
+    int dirlen = slash != NULL ? (int)(slash - self.dli_fname) : 1;
+    const char *dir = slash != NULL ? self.dli_fname : ".";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s/lib/%s", dirlen, dir, names[i]);
+        if (crm_dlopen_real(path, RTLD_NOW | RTLD_GLOBAL) == NULL)
+            crm_debug("no loader stand-in %s: a library linked against %s will look for it", path, names[i]);
+    }
+}
 
 __attribute__((constructor)) static void crm__load(void)
 {
@@ -22,6 +47,7 @@ __attribute__((constructor)) static void crm__load(void)
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (w == MAP_FAILED)
         crm_debug("could not reserve the emulated-device address window");
+    crm__take_library_names();
 }
 
 static void crm__write_stats(const char *where, const crm_conn_stats *s)

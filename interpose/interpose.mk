@@ -66,10 +66,11 @@ $(BUILD)/obj/interpose/crm_drv_gen.o: $(GEN)/crm_drv_gen.c interpose/crm_drv_tab
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
-# Loader stand-ins: empty libraries whose SONAMEs are the driver's and NVML's. The
-# shim needs them (found through its RPATH, before any system copy), so once it is
-# preloaded those names are taken: a program's DT_NEEDED on libcuda.so.1 and every
-# dlopen of it resolve to the shim's symbols, whether or not a driver is installed.
+# Loader stand-ins: empty libraries whose SONAMEs are the driver's and NVML's, in
+# lib/ beside the shim. The shim loads them when it loads (interpose/crm_init.c), so
+# those names are taken before any library the program loads later needs them: its
+# DT_NEEDED on libcuda.so.1 then binds to the shim's symbols, whether or not a
+# driver is installed. A shim copied without its lib/ still loads, without that.
 SHIM_LOADER_STUBS := $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1
 $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1: interpose/crm_loader_stub.c
 	@mkdir -p $(dir $@)
@@ -91,10 +92,9 @@ $(SHIM_COMMON_OBJS): $(BUILD)/obj/common/%.o: common/%.c common/%.h | $(BUILD)/o
 # -Bsymbolic-functions: the shim's calls into itself never reach a program's own
 # definitions (a program with a static runtime may export cudaMalloc too).
 $(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OBJS) $(SHIM_COMMON_OBJS) \
-         interpose/libcudarem.map $(SHIM_LOADER_STUBS)
+         interpose/libcudarem.map
 	$(CC) -shared -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=interpose/libcudarem.map \
 	    -Wl,-Bsymbolic-functions -fvisibility=hidden $(filter %.o,$^) \
-	    -Wl,--no-as-needed $(SHIM_LOADER_STUBS) -Wl,--as-needed -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN' \
 	    $(LDFLAGS) -ltirpc -lpthread -ldl
 
 SHIM_ALIASES := $(addprefix $(BUILD)/lib/,libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcudnn.so.9)
