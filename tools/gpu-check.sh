@@ -42,7 +42,10 @@ else
 fi
 
 step "unit and end-to-end suites against a real-GPU server (CUDAREM_TEST_DEVICE=cuda)"
-CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh build/tests/check_* >"$out/suites.log" 2>&1 || status=1
+# The framework suite needs the CPU machine's venv (CuPy, numba); the GPU host
+# has no package registry, so its stock torch is exercised further down instead.
+suites=$(ls build/tests/check_* | grep -v check_e2e_frameworks)
+CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh $suites >"$out/suites.log" 2>&1 || status=1
 grep -E "^== |Checks:|passed, " "$out/suites.log"
 
 sock=/tmp/cudarem-gpu-check.sock
