@@ -110,13 +110,32 @@ void crm_blas_put_result(void *p, uint64_t word, size_t size)
 
 /* --- handles ---------------------------------------------------------------------------- */
 
+cublasStatus_t crm_blas_create_remote(crm_call *call, size_t status_at, pthread_mutex_t *lock,
+                                      crm_idmap *handles, uint64_t id, void *state)
+{
+    crm_reply reply;
+    int status;
+    memset(&reply, 0, sizeof reply);
+    if (crm_conn_exec(call, &reply, 1) != cudaSuccess) {
+        crm_conn_reply_free(&reply);
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    }
+    memcpy(&status, (const char *)&reply + status_at, sizeof status);
+    crm_conn_reply_free(&reply);
+    if (status != CUBLAS_STATUS_SUCCESS)
+        return (cublasStatus_t)status;
+    pthread_mutex_lock(lock);
+    int filed = crm_idmap_put(handles, id, state) == 0;
+    pthread_mutex_unlock(lock);
+    return filed ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
 /* Synchronous, so that a server without cuBLAS is reported here and not at the
  * first computation. A server that cannot be reached is NOT_INITIALIZED, as cuBLAS
  * reports a CUDA runtime that cannot start. */
 CRM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     crm_call call = {.api = CRM_API_cublasCreate_v2};
-    crm_reply reply;
     if (handle == NULL)
         return CUBLAS_STATUS_INVALID_VALUE;
     crm_blas_state *st = calloc(1, sizeof *st);
@@ -126,17 +145,8 @@ CRM_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     st->pmode = CUBLAS_POINTER_MODE_HOST;
     st->math = CUBLAS_DEFAULT_MATH;
     call.crm_call_u.cublasCreate_v2.id = st->id;
-    memset(&reply, 0, sizeof reply);
-    cublasStatus_t rc = crm_conn_exec(&call, &reply, 1) != cudaSuccess
-                            ? CUBLAS_STATUS_NOT_INITIALIZED
-                            : (cublasStatus_t)reply.crm_reply_u.cublasCreate_v2.err;
-    crm_conn_reply_free(&reply);
-    if (rc == CUBLAS_STATUS_SUCCESS) {
-        pthread_mutex_lock(&crm__lock);
-        if (crm_idmap_put(&crm__handles, st->id, st) != 0)
-            rc = CUBLAS_STATUS_ALLOC_FAILED;
-        pthread_mutex_unlock(&crm__lock);
-    }
+    cublasStatus_t rc = crm_blas_create_remote(&call, offsetof(crm_reply, crm_reply_u.cublasCreate_v2.err),
+                                               &crm__lock, &crm__handles, st->id, st);
     if (rc != CUBLAS_STATUS_SUCCESS) {
         free(st);
         return rc;

@@ -11,9 +11,12 @@
 #ifndef CRM_BLAS_H
 #define CRM_BLAS_H
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <cublas_v2.h>
 #include "crm_api.h"
+#include "common/crm_idmap.h"
 #include "protocol/cublas_shape.h"
 
 /* What the client keeps of a handle. */
@@ -36,6 +39,12 @@ typedef struct crm_blas_state {
 
 /* Copies the state of handle h into *out: SUCCESS, or NOT_INITIALIZED for a NULL
  * or unknown handle. */
+/* Makes a library handle on the server, synchronously: sends call (a create whose
+ * reply status is the int at byte status_at of the reply) and, when the server
+ * succeeds, files state under id in handles (guarded by lock). A server that cannot
+ * be reached is NOT_INITIALIZED. cuBLAS and cuBLASLt make their handles so. */
+cublasStatus_t crm_blas_create_remote(crm_call *call, size_t status_at, pthread_mutex_t *lock,
+                                      crm_idmap *handles, uint64_t id, void *state);
 cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out);
 
 /* Sends a call that returns nothing to the host (crm_conn_async): SUCCESS, or

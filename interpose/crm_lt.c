@@ -57,7 +57,6 @@ static crm__real_fn crm__real(const char *name)
 CRM_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     crm_call call = {.api = CRM_API_cublasLtCreate};
-    crm_reply reply;
     if (lightHandle == NULL)
         return CUBLAS_STATUS_INVALID_VALUE;
     crm__lt_state *st = calloc(1, sizeof *st);
@@ -65,17 +64,8 @@ CRM_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
         return CUBLAS_STATUS_ALLOC_FAILED;
     st->id = crm_handle_new_id();
     call.crm_call_u.cublasLtCreate.id = st->id;
-    memset(&reply, 0, sizeof reply);
-    cublasStatus_t rc = crm_conn_exec(&call, &reply, 1) != cudaSuccess
-                            ? CUBLAS_STATUS_NOT_INITIALIZED
-                            : (cublasStatus_t)reply.crm_reply_u.cublasLtCreate.err;
-    crm_conn_reply_free(&reply);
-    if (rc == CUBLAS_STATUS_SUCCESS) {
-        pthread_mutex_lock(&crm__lock);
-        if (crm_idmap_put(&crm__handles, st->id, st) != 0)
-            rc = CUBLAS_STATUS_ALLOC_FAILED;
-        pthread_mutex_unlock(&crm__lock);
-    }
+    cublasStatus_t rc = crm_blas_create_remote(&call, offsetof(crm_reply, crm_reply_u.cublasLtCreate.err),
+                                               &crm__lock, &crm__handles, st->id, st);
     if (rc != CUBLAS_STATUS_SUCCESS) {
         free(st);
         return rc;
