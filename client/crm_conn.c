@@ -14,8 +14,10 @@
 #include "client/crm_codec.h"
 #include "client/crm_dataconn.h"
 #include "client/crm_handles.h"
+#include "client/crm_idle.h"
 #include "client/crm_queue.h"
 #include "client/crm_rpc.h"
+#include "client/crm_rtcount.h"
 #include "common/crm_addr.h"
 #include "common/crm_log.h"
 #include "protocol/crm_bulk.h"
@@ -41,6 +43,8 @@ static struct {
     int deferred_api;          /* first queued call that failed, 0 = none */
     int deferred_status;       /* and the status it returned */
     crm_conn_stats stats;
+    crm_rtcount by_call;  /* round trips by the call they waited for */
+    crm_idle idle;        /* what the last message drained on the server */
 } crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 /* Reads CUDAREM_SERVER (or the default) and CUDAREM_TIMEOUT. */
@@ -126,6 +130,7 @@ static void crm__drop(void)
         close(crm__conn.fd);
     crm__conn.rpc_open = 0;
     crm__conn.fd = -1;
+    crm_idle_forget(&crm__conn.idle);
 }
 
 /* Set in a forked child (pthread_atfork), so calls need not ask getpid. */
@@ -298,8 +303,11 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
         st = RPC_CANTSEND; /* the data channel broke under a payload */
     crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.round_trips++;
+    crm_rtcount_add(&crm__conn.by_call, n > 0 ? calls[n - 1].api : 0);
     crm__conn.stats.calls += n + crm__conn.queue.count;
     crm_queue_clear(&crm__conn.queue);
+    crm_idle_after(&crm__conn.idle, st == RPC_SUCCESS && n > 0 ? &calls[n - 1] : NULL,
+                   st == RPC_SUCCESS && n > 0 ? &replies[n - 1] : NULL);
     if (st == RPC_SUCCESS)
         return cudaSuccess;
     crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
@@ -331,11 +339,21 @@ static cudaError_t crm__prepare(void)
     return err == cudaSuccess ? crm__select_device() : err;
 }
 
+/* 1 when a lone synchronisation is already answered by the last round trip (nothing
+ * queued or sent since): replies[0] holds its success. Lock held. */
+static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
+{
+    if (n != 1 || crm__conn.queue.count > 0 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0]))
+        return 0;
+    crm__conn.stats.calls_answered_here++;
+    return 1;
+}
+
 cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
 {
     pthread_mutex_lock(&crm__conn.lock);
     cudaError_t err = crm__prepare();
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && !crm__answered_here(calls, replies, n))
         err = crm__send(calls, replies, n);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
@@ -428,6 +446,14 @@ void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)
     crm__conn.stats.bytes_h2d += h2d;
     crm__conn.stats.bytes_d2h += d2h;
     pthread_mutex_unlock(&crm__conn.lock);
+}
+
+size_t crm_conn_round_trips_by_call(char *buf, size_t len)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    size_t need = crm_rtcount_format(&crm__conn.by_call, buf, len);
+    pthread_mutex_unlock(&crm__conn.lock);
+    return need;
 }
 
 void crm_conn_get_stats(crm_conn_stats *out)

@@ -3,6 +3,7 @@
 #ifndef CRM_CONN_H
 #define CRM_CONN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "crm_api.h"
@@ -19,6 +20,7 @@ typedef struct crm_session_info {
 typedef struct crm_conn_stats {
     uint64_t round_trips;  /* RPC messages that waited for an answer */
     uint64_t calls;        /* CUDA calls carried in them */
+    uint64_t calls_answered_here; /* synchronisations the last round trip had answered (client/crm_idle.h) */
     uint64_t bytes_h2d;    /* bulk payload bytes sent */
     uint64_t bytes_d2h;    /* bulk payload bytes received */
     uint64_t channel_bytes;/* bytes on the data channel, either way (protocol/crm_chan.h) */
@@ -65,5 +67,8 @@ int crm_conn_same_machine(void);
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
 /* Snapshot of the counters. */
 void crm_conn_get_stats(crm_conn_stats *out);
+/* Writes the round trips so far by the call each waited for, "name=count ...",
+ * largest first, NUL-terminated and cut to len; returns the whole text's length. */
+size_t crm_conn_round_trips_by_call(char *buf, size_t len);
 
 #endif

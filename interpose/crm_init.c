@@ -52,14 +52,18 @@ __attribute__((constructor)) static void crm__load(void)
 
 static void crm__write_stats(const char *where, const crm_conn_stats *s)
 {
+    char by_call[2048]; /* names are letters, digits and '_': safe inside a JSON string */
+    crm_conn_round_trips_by_call(by_call, sizeof by_call);
     if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
         fprintf(stderr,
                 "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu channel_bytes=%llu "
-                "ring_bytes=%llu nvidia_calls=%llu\n",
+                "ring_bytes=%llu nvidia_calls=%llu synced_here=%llu\n",
                 (unsigned long long)s->round_trips, (unsigned long long)s->calls,
                 (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
                 (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
-                (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED));
+                (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED),
+                (unsigned long long)s->calls_answered_here);
+        fprintf(stderr, "cudarem: stats: round trips by call: %s\n", by_call);
         return;
     }
     FILE *f = fopen(where, "w");
@@ -67,11 +71,13 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
         return;
     fprintf(f,
             "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, "
-            "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"nvidia_calls\": %llu}\n",
+            "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"nvidia_calls\": %llu, "
+            "\"synced_here\": %llu, \"round_trips_by_call\": \"%s\"}\n",
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
             (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
-            (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED));
+            (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED),
+            (unsigned long long)s->calls_answered_here, by_call);
     fclose(f);
 }
 
@@ -90,6 +96,14 @@ CRM_EXPORT int cudaremGetStats(unsigned long long out[4])
     out[2] = s.bytes_h2d;
     out[3] = s.bytes_d2h;
     return 0;
+}
+
+/* cudaremGetRoundTripsByCall -- the round trips so far by the call each waited for,
+ * as "name=count name=count ..." (largest first; "flush" is queued work sent on its
+ * own), NUL-terminated and cut to len. Returns the length of the whole text. */
+CRM_EXPORT size_t cudaremGetRoundTripsByCall(char *buf, size_t len)
+{
+    return crm_conn_round_trips_by_call(buf, buf != NULL ? len : 0);
 }
 
 __attribute__((destructor)) static void crm__unload(void)

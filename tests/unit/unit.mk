@@ -1,9 +1,9 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
-# the data channel, the compression policy
-# and the client's pointer table. One binary per module, $(BUILD)/tests/check_<module>.
+# the data channel, the compression policy,
+# the client's pointer table and what it answers after a round trip. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan codec
+UNIT_PURE := rangemap idmap addr wire ptrmap chan codec idle
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -37,3 +37,8 @@ $(BUILD)/tests/check_ptrmap: tests/unit/check_ptrmap.c tests/unit/crm_check.h \
                              client/crm_ptrmap.h common/crm_rangemap.h \
                              $(BUILD)/obj/client/crm_ptrmap.o $(UTIL_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -lpthread
+
+$(BUILD)/tests/check_idle: tests/unit/check_idle.c tests/unit/crm_check.h client/crm_idle.h client/crm_rtcount.h \
+                           $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_rtcount.o \
+                           $(BUILD)/obj/protocol/crm_api_names.o $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK)
