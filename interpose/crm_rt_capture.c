@@ -9,8 +9,12 @@
 /* The thread's capture mode, exchanged as CUDA does even with nothing to capture. */
 static _Thread_local enum cudaStreamCaptureMode crm__mode = cudaStreamCaptureModeGlobal;
 
+/* Asking about a stream needs a context, as on a local GPU: the thread's first such
+ * call makes the device's primary context current (torch's autograd threads then
+ * find one, CublasHandlePool.cpp). */
 static cudaError_t crm__not_capturing(enum cudaStreamCaptureStatus *status)
 {
+    crm_drv_runtime_bind();
     if (status == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     *status = cudaStreamCaptureStatusNone;

@@ -8,6 +8,7 @@
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
 /* One copy request, as the exported functions receive it. */
@@ -120,6 +121,7 @@ static void crm__copy_h2h(const crm__copy *c)
 
 static cudaError_t crm__memcpy(crm__copy *c)
 {
+    crm_drv_runtime_bind();
     if (c->width == 0 || c->height == 0)
         return c->kind > cudaMemcpyDefault ? cudaErrorInvalidMemcpyDirection : cudaSuccess;
     if (c->dpitch < c->width || c->spitch < c->width)
@@ -203,6 +205,7 @@ CRM_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const vo
 static cudaError_t crm__memset2d(void *dst, size_t pitch, int value, size_t width, size_t height,
                                  cudaStream_t stream, int async, int ptds)
 {
+    crm_drv_runtime_bind();
     if (width == 0 || height == 0)
         return cudaSuccess;
     if (height > 1 && width > pitch)

@@ -13,6 +13,7 @@
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
 #include "crm_client_gen.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 #include "interpose/crm_rt_launch.h"
 
@@ -108,6 +109,7 @@ cudaError_t crm_kernel_launch(const crm_launch_req *r)
 static cudaError_t crm__launch_kernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem,
                                       cudaStream_t stream, int ptds)
 {
+    crm_drv_runtime_bind();
     crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds};
     return crm_set_error(crm_kernel_launch(&r));
 }
@@ -138,6 +140,7 @@ CRM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim
 
 static cudaError_t crm__launch_ex(const cudaLaunchConfig_t *c, const void *func, void **args, int ptds)
 {
+    crm_drv_runtime_bind();
     if (c == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     crm_launch_req r = {crm_modules_func(func), c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, NULL, 0,
