@@ -2,8 +2,9 @@
 """torch_basic.py -- the PyPI PyTorch wheel (CUDA 13 build) through the cudarem shim:
 is_available, device_count, get_device_name, get_device_properties,
 memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
-MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), and the first
-kernels.
+MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), the step of
+torch_step.py (bmm, linear backward, epilogues, one round trip per warm step), and
+the first kernels.
 
 The wheel ships its kernels as machine code only (no PTX): with
 CUDAREM_EXPECT_CUBIN=1 (a real GPU server) `x + 1` on the device must compute
@@ -12,6 +13,7 @@ that mentions CUDA, not crash or hang. Prints one line per check and
 "PASS torch_basic"; exits 0 only when every check held. See fwcheck.py."""
 import sys
 
+import torch_step
 from fwcheck import Checker, expect_kernels, random_bytes
 
 ROUND_TRIP_SIZES = [1, 4097, 1 << 20, (4 << 20) + 3]
@@ -81,6 +83,8 @@ def body(c):
                  lambda: torch.addmm(bias.half().cuda(), x.half().cuda(), w.t().half().cuda()).cpu())
     c.check(got is not None and torch.allclose(got.float(), torch.addmm(bias, x, w.t()), rtol=2e-2, atol=5e-2),
             "float16 addmm with bias matches the CPU")
+
+    torch_step.body(c, torch)
 
     def bias_grad():
         wd, bd = w.cuda().requires_grad_(), bias.cuda().requires_grad_()
