@@ -2,9 +2,12 @@
 // 100 event records and stream waits, small async host-to-device copies and stream
 // creation are queued and travel with the synchronising call that follows. The
 // results are checked; the harness checks the client's round-trip counter.
+// A stream synchronisation right after a device-to-host copy on that stream (what
+// torch's `.item()` does), and a repeated device synchronisation, cost nothing: the
+// copy's or the first sync's round trip already drained what they wait for.
 // Expected EXEC messages: cudaMalloc, the synchronise (carrying the queue), the
-// readback, the two destroys and cudaFree = 6 (runs[] in
-// tests/e2e/check_e2e_roundtrips.c).
+// readback, the async readback, the first device synchronise, the two destroys and
+// cudaFree = 8 (runs[] in tests/e2e/check_e2e_roundtrips.c).
 #include "cuda_check.h"
 
 int main()
@@ -38,8 +41,16 @@ int main()
             bad += host[chunk * 1024 + b] != (unsigned char)(last & 0xff);
     }
     CT_TRUE(bad == 0);
-    CT_ERR(cudaEventDestroy(event), cudaSuccess);                   /* round trip 4 */
-    CT_ERR(cudaStreamDestroy(stream), cudaSuccess);                 /* round trip 5 */
-    CT_ERR(cudaFree(dev), cudaSuccess);                             /* round trip 6 */
+    unsigned char tail[16];
+    CT_ERR(cudaMemcpyAsync(tail, dev + 4096, sizeof tail, cudaMemcpyDeviceToHost, stream), cudaSuccess); /* 4 */
+    CT_ERR(cudaStreamSynchronize(stream), cudaSuccess);             /* answered by the copy's */
+    CT_ERR(cudaStreamQuery(stream), cudaSuccess);                   /* the same */
+    CT_TRUE(memcmp(tail, host + 4096, sizeof tail) == 0);
+    CT_ERR(cudaDeviceSynchronize(), cudaSuccess);                   /* round trip 5 */
+    CT_ERR(cudaDeviceSynchronize(), cudaSuccess);                   /* answered by the first */
+    CT_ERR(cudaStreamSynchronize(stream), cudaSuccess);             /* the same */
+    CT_ERR(cudaEventDestroy(event), cudaSuccess);                   /* round trip 6 */
+    CT_ERR(cudaStreamDestroy(stream), cudaSuccess);                 /* round trip 7 */
+    CT_ERR(cudaFree(dev), cudaSuccess);                             /* round trip 8 */
     return ct_finish("roundtrips");
 }

@@ -1,7 +1,8 @@
 /* check_e2e_roundtrips.c -- end-to-end suite: round trips are the cost of remoting,
  * and they are deterministic, so they are counted exactly. tests/cuda/roundtrips
- * queues 1,203 asynchronous calls between six synchronous ones; the client's
- * counters (CUDAREM_STATS) must show six messages carrying all the calls. Built with
+ * queues 1,203 asynchronous calls between eight synchronous ones, and makes four
+ * synchronisations the round trip before them already answered; the client's
+ * counters (CUDAREM_STATS) must show eight messages carrying the calls sent. Built with
  * nvcc's static runtime it costs exactly the same: NVIDIA's runtime reads the
  * device's name and every attribute when it starts, which HELLO brought. */
 #include "tests/e2e/e2e_harness.h"
@@ -15,10 +16,10 @@
 /* The program's build directory per runtime, and what its session must cost. */
 static const struct {
     const char *prog;
-    unsigned long long round_trips, calls;
+    unsigned long long round_trips, calls, synced_here;
 } runs[] = {
-    {"cuda/roundtrips", 6, 1209},        /* 1,203 queued + 6 synchronous */
-    {"cuda-static/roundtrips", 6, 1209}, /* the same: device queries cost nothing */
+    {"cuda/roundtrips", 8, 1211, 4},        /* 1,203 queued + 8 synchronous; 4 answered here */
+    {"cuda-static/roundtrips", 8, 1211, 4}, /* the same: device queries cost nothing */
 };
 
 START_TEST(test_queued_calls_cost_no_round_trips)
@@ -39,6 +40,8 @@ START_TEST(test_queued_calls_cost_no_round_trips)
     char *out = e2e_read_file(p.out_path), *json = e2e_read_file(stats);
     unsigned long long trips = 0, calls = 0;
     int parsed = json && sscanf(json, "{\"round_trips\": %llu, \"calls\": %llu", &trips, &calls) == 2;
+    const char *here = json ? strstr(json, "\"synced_here\": ") : NULL;
+    long long synced = here ? atoll(here + strlen("\"synced_here\": ")) : -1;
     e2e_describe(&p, verdict, sizeof verdict);
     int passed = ran && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, "PASS roundtrips");
     if (!passed || !parsed)
@@ -51,6 +54,8 @@ START_TEST(test_queued_calls_cost_no_round_trips)
     ck_assert_msg(trips == runs[_i].round_trips, "%s: %llu round trips, expected %llu", runs[_i].prog, trips,
                   runs[_i].round_trips);
     ck_assert_msg(calls == runs[_i].calls, "%s: %llu calls, expected %llu", runs[_i].prog, calls, runs[_i].calls);
+    ck_assert_msg(synced == (long long)runs[_i].synced_here, "%s: %lld synchronisations answered by the client, expected %llu",
+                  runs[_i].prog, synced, runs[_i].synced_here);
 }
 END_TEST
 
