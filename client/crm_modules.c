@@ -45,6 +45,7 @@ struct crm_kfunc {
     uint64_t id;                   /* wire id */
     crm_kparam *params;            /* layout in wire form, from m->info */
     uint32_t nparams, param_bytes;
+    int told;                      /* 1: the user was told it cannot run there */
 };
 
 struct crm_kvar {
@@ -353,6 +354,10 @@ cudaError_t crm_modules_prepare(crm_kfunc *f, crm_kready *out)
         if (err == cudaSuccess) {
             f->id = id;
             f->gen = f->m->gen;
+        } else if (err == cudaErrorNoKernelImageForDevice && !f->told) {
+            f->told = 1; /* once per kernel: a framework may retry it in a loop */
+            crm_warn("kernel %s cannot run on the server's device: no kernel image for it "
+                     "(cudaErrorNoKernelImageForDevice)", f->name);
         }
     }
     if (err == cudaSuccess)
