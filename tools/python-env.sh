@@ -60,9 +60,10 @@ PACKAGES=(
     "cupy-cuda13x==14.2.0"
     "numba-cuda[cu13]==0.30.4"
     "torch==2.15.0"
+    "scikit-learn==1.9.1"
 )
 # Imported once after installing, to prove the packages load (no GPU needed).
-IMPORTS="numpy pynvml cupy numba.cuda torch"
+IMPORTS="numpy pynvml cupy numba.cuda torch sklearn"
 
 dir=${CUDAREM_PYENV:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/pyenv}
 wheels=${CUDAREM_PYENV_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/wheels}

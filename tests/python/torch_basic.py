@@ -126,6 +126,31 @@ def body(c):
         c.expect_error("kernel x + 1 fails with a RuntimeError mentioning CUDA (CUDAREM_EXPECT_CUBIN unset)",
                        add_one, lambda e: isinstance(e, RuntimeError) and "CUDA" in str(e))
     c.step("torch.cuda.device_count() after the kernel", torch.cuda.device_count)
+    check_train_example(c)
+
+
+def check_train_example(c):
+    """examples/train_torch.py, as a user runs it (this process's environment, so the
+    same shim and server): on a GPU server it must reach its accuracy target (exit
+    0); on the emulated device it must stop at torch's first kernel with the CUDA
+    error and exit 2, not crash or hang."""
+    import os
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "train_torch.py")
+    want = 0 if expect_kernels("CUBIN") else 2
+    args = [sys.executable, script] + ([] if want == 0 else ["--epochs", "1"])
+    try:
+        r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        c.check(False, "examples/train_torch.py finishes", "timed out after 900 s")
+        return
+    tail = " | ".join(r.stdout.strip().splitlines()[-4:])
+    c.check(r.returncode == want, "examples/train_torch.py exits %d" % want, "exit %d: %s" % (r.returncode, tail))
+    if want == 2:
+        c.check("no kernel image" in r.stdout and "cannot run on the server's device" in r.stdout,
+                "train_torch.py names the CUDA error and the kernel", tail)
+    else:
+        c.check("PASS: test accuracy" in r.stdout, "train_torch.py reached its accuracy target", tail)
 
 
 if __name__ == "__main__":
