@@ -2,9 +2,12 @@
 # gpu-check.sh -- the checks that need a real GPU, as one script for a lent GPU
 # machine: build; run every nvcc test program directly against the local CUDA
 # libraries (proving the tests' expectations on real hardware); run the test
-# suites against a real-GPU server on loopback; run the demo and train.py locally
-# and through the shim side by side; run the benchmark harness. Logs go to $OUT
-# (default ./gpu-check-out).
+# suites against a real-GPU server on loopback; run the demo, train.py and stock
+# torch (tests/python/torch_basic.py, examples/train_torch.py; the latter also over
+# a 30 ms link, tools/shaped-train.sh) locally and through the shim side by side;
+# run the benchmark harness. Logs go to $OUT (default ./gpu-check-out). Without
+# scikit-learn on the GPU host, train_torch.py reads build/digits.npz: write it on
+# the CPU machine first (examples/train_torch.py --save-data build/digits.npz).
 #   usage: tools/gpu-check.sh        (or: make gpu-check)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-check-out}
@@ -64,17 +67,35 @@ LD_LIBRARY_PATH=$PWD/build/lib remote build/driver/drv_api build/driver/vadd.cub
     2>&1 | tee "$out/drv_api-remote.log" | tail -3 || status=1
 grep -q "PASS drv_api" "$out/drv_api-remote.log" || status=1
 
-step "torch through the shim (its kernels run on the GPU server)"
-if python3 -c "import torch" 2>/dev/null; then
-    python3 - <<'PY' 2>&1 | tee "$out/torch-local.log"
-import torch, time
-x = torch.randn(1024, 1024, device="cuda"); t = time.time(); y = (x @ x).sum().item(); print("local", y, time.time() - t)
+step "torch through the shim: tests/python/torch_basic.py, kernels on the GPU server"
+if python3 -c "import torch, numpy" 2>/dev/null; then
+    LD_LIBRARY_PATH=$PWD/build/lib CUDAREM_EXPECT_CUBIN=1 remote timeout 600 python3 tests/python/torch_basic.py \
+        2>&1 | tee "$out/torch_basic-remote.log" | grep -E "^(FAIL|PASS|FAILED|STOP)|per step|by call" || true
+    grep -q "^PASS torch_basic" "$out/torch_basic-remote.log" || status=1
+
+    step "train_torch.py: local GPU vs remote through the shim (goal: remote/local step time <= 1.10)"
+    data=()
+    python3 -c "import sklearn" 2>/dev/null || data=(--data build/digits.npz) # written on the CPU machine
+    timeout 600 python3 examples/train_torch.py "${data[@]}" --json "$out/train_torch-local.json" 2>&1 |
+        tee "$out/train_torch-local.log" || status=1
+    remote timeout 900 python3 examples/train_torch.py "${data[@]}" --json "$out/train_torch-remote.json" 2>&1 |
+        tee "$out/train_torch-remote.log" || status=1
+    python3 - "$out/train_torch-local.json" "$out/train_torch-remote.json" <<'PY' || status=1
+import json, statistics, sys
+local, remote = (json.load(open(p)) for p in sys.argv[1:])
+ratio = remote["median_step_s"] / local["median_step_s"]
+trips = remote.get("round_trips_per_step") or [0]
+print("step: local %.2f ms, remote %.2f ms, ratio %.3f (goal <= 1.10): %s" % (
+    local["median_step_s"] * 1e3, remote["median_step_s"] * 1e3, ratio, "PASS" if ratio <= 1.10 else "MISS"))
+print("round trips per warm step: median %d, max %d (goal 1): %s" % (
+    statistics.median(trips), max(trips), "PASS" if max(trips) <= 1 else "MISS"))
+print("round trips by call: %s" % remote.get("round_trips_by_call"))
 PY
-    remote python3 - <<'PY' 2>&1 | tee "$out/torch-remote.log" || status=1
-import torch, time
-print(torch.cuda.get_device_name(0))
-x = torch.randn(1024, 1024, device="cuda"); t = time.time(); y = (x @ x).sum().item(); print("remote", y, time.time() - t)
-PY
+
+    step "train_torch.py over a 30 ms link (goal: local step + one round trip + 10 %)"
+    tools/shaped-train.sh "$out/train_torch-local.json" "$out" "${data[@]}" --epochs 3 || status=1
+else
+    echo "NOT RUN: no torch (with numpy) on this machine"
 fi
 
 step "train.py: local GPU vs remote through the shim"
