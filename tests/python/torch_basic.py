@@ -3,8 +3,9 @@
 is_available, device_count, get_device_name, get_device_properties,
 memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
 MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), the step of
-torch_step.py (bmm, linear backward, epilogues, one round trip per warm step), and
-the first kernels.
+torch_step.py (bmm, linear backward, epilogues, one round trip per warm step), the
+first kernels, CUDA graphs and torch.compile (torch_graphs.py), and
+examples/train_torch.py.
 
 The wheel ships its kernels as machine code only (no PTX): with
 CUDAREM_EXPECT_CUBIN=1 (a real GPU server) `x + 1` on the device must compute
@@ -13,6 +14,7 @@ that mentions CUDA, not crash or hang. Prints one line per check and
 "PASS torch_basic"; exits 0 only when every check held. See fwcheck.py."""
 import sys
 
+import torch_graphs
 import torch_step
 from fwcheck import Checker, expect_kernels, random_bytes
 
@@ -126,6 +128,7 @@ def body(c):
         c.expect_error("kernel x + 1 fails with a RuntimeError mentioning CUDA (CUDAREM_EXPECT_CUBIN unset)",
                        add_one, lambda e: isinstance(e, RuntimeError) and "CUDA" in str(e))
     c.step("torch.cuda.device_count() after the kernel", torch.cuda.device_count)
+    torch_graphs.body(c, torch)
     check_train_example(c)
 
 
