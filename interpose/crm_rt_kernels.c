@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
+#include "client/crm_kattr.h"
 #include "client/crm_modules.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
@@ -178,8 +179,11 @@ CRM_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, co
     if (attr == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && !crm_kattr_get(id, &a)) {
         err = crm_rpc_crm_func_get_attributes(id, &a);
+        if (err == cudaSuccess)
+            crm_kattr_put(id, &a);
+    }
     if (err != cudaSuccess)
         return crm_set_error(err);
     memset(attr, 0, sizeof *attr);
@@ -206,8 +210,10 @@ CRM_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttri
 {
     uint64_t id;
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        crm_kattr_forget(id);
         err = crm_rpc_crm_func_set_attribute(id, (int)attr, value);
+    }
     return crm_set_error(err);
 }
 
@@ -215,8 +221,10 @@ CRM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCac
 {
     uint64_t id;
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        crm_kattr_forget(id);
         err = crm_rpc_crm_func_set_cache_config(id, (int)cacheConfig);
+    }
     return crm_set_error(err);
 }
 
@@ -229,8 +237,11 @@ CRM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(in
     if (numBlocks == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && !crm_kattr_get_occupancy(id, blockSize, dynamicSMemSize, flags, &n)) {
         err = crm_rpc_crm_occupancy(id, blockSize, dynamicSMemSize, flags, &n);
+        if (err == cudaSuccess)
+            crm_kattr_put_occupancy(id, blockSize, dynamicSMemSize, flags, n);
+    }
     if (err == cudaSuccess)
         *numBlocks = n;
     return crm_set_error(err);

@@ -1,6 +1,17 @@
 // saxpy.cu -- a struct parameter by value, launched with cudaLaunchKernel; and the
-// function attribute and occupancy calls on the same kernel.
+// function attribute and occupancy calls on the same kernel. Through the shim
+// (cudaremGetStats present), asking them again costs no round trip.
+#include <dlfcn.h>
 #include "kcheck.h"
+
+// Round trips so far through the shim; -1 without it (a local GPU).
+static long long round_trips()
+{
+    typedef int (*stats_fn)(unsigned long long *);
+    stats_fn stats = (stats_fn)dlsym(RTLD_DEFAULT, "cudaremGetStats");
+    unsigned long long s[4] = {0, 0, 0, 0};
+    return stats != nullptr && stats(s) == 0 ? (long long)s[0] : -1;
+}
 
 struct SaxpyParams {
     float a;
@@ -43,6 +54,17 @@ int main()
     int blocks = 0;
     KCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)saxpy, 256, 0));
     KCHECK(blocks > 0, "occupancy %d", blocks);
+    KCUDA(cudaFuncGetAttributes(&fa, (const void *)saxpy)); // setting the cache config forgot them
+    long long before = round_trips();
+    for (int i = 0; i < 3; i++) { // the answers are fixed until an attribute is set
+        int again = 0;
+        KCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&again, (const void *)saxpy, 256, 0));
+        KCHECK(again == blocks, "occupancy asked again %d, first %d", again, blocks);
+        KCUDA(cudaFuncGetAttributes(&fa, (const void *)saxpy));
+        KCHECK(fa.maxDynamicSharedSizeBytes == 64 * 1024, "attributes asked again");
+    }
+    if (before >= 0)
+        KCHECK(round_trips() == before, "asking again cost %lld round trips", round_trips() - before);
     cudaKernel_t k;
     KCUDA(cudaGetKernel(&k, (const void *)saxpy));
     KCUDA(cudaLaunchKernel((const void *)k, dim3((n + 63) / 64), dim3(64), args, 0, 0));

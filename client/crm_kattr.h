@@ -1,0 +1,25 @@
+/* crm_kattr.h -- the client's memory of what the server said about a kernel: its
+ * attributes (cudaFuncGetAttributes, cuFuncGetAttribute) and occupancy answers
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor*). Both are fixed for a loaded
+ * function until the program sets one of its attributes, and frameworks ask them
+ * before launches (NVIDIA's cuDNN and cuBLAS through the driver layer, torch's
+ * kernels), so each costs one round trip per function and question, not one per
+ * launch. Keyed by the function's wire id, which a reloaded module renews. Locked. */
+#ifndef CRM_KATTR_H
+#define CRM_KATTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "crm_api.h"
+
+/* 1 and *out when the attributes of function id are known. */
+int crm_kattr_get(uint64_t id, crm_func_attrs *out);
+/* Remembers them (silently not, when memory runs out). */
+void crm_kattr_put(uint64_t id, const crm_func_attrs *attrs);
+/* 1 and *blocks when this occupancy question was answered for function id. */
+int crm_kattr_get_occupancy(uint64_t id, int block_size, size_t dyn_smem, unsigned flags, int *blocks);
+void crm_kattr_put_occupancy(uint64_t id, int block_size, size_t dyn_smem, unsigned flags, int blocks);
+/* Forgets what is known of function id (one of its attributes was set). */
+void crm_kattr_forget(uint64_t id);
+
+#endif
