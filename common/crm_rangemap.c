@@ -89,3 +89,30 @@ const crm_range *crm_rangemap_find_span(const crm_rangemap *m, uint64_t addr, ui
     uint64_t room = r->size - (addr - r->base);
     return (len == 0 ? 1 : len) <= room ? r : NULL;
 }
+
+const crm_range *crm_rangemap_find_run(const crm_rangemap *m, uint64_t addr, uint64_t len, uint32_t join_kind)
+{
+    const crm_range *first = crm_rangemap_find(m, addr);
+    if (first == NULL)
+        return NULL;
+    uint64_t need = len == 0 ? 1 : len;
+    uint64_t room = first->size - (addr - first->base);
+    for (const crm_range *r = first; room < need; r++) {
+        const crm_range *next = r + 1;
+        if (r->kind != join_kind || next == m->ranges + m->count || next->kind != join_kind ||
+            next->base != r->base + r->size)
+            return NULL;
+        room += next->size;
+    }
+    return first;
+}
+
+int crm_rangemap_overlaps(const crm_rangemap *m, uint64_t addr, uint64_t len)
+{
+    if (len == 0)
+        return 0;
+    size_t at = crm__upper(m, addr);
+    if (at > 0 && m->ranges[at - 1].base + m->ranges[at - 1].size > addr)
+        return 1;
+    return at < m->count && m->ranges[at].base - addr < len;
+}

@@ -30,5 +30,11 @@ int crm_rangemap_remove(crm_rangemap *m, uint64_t base, crm_range *out);
 const crm_range *crm_rangemap_find(const crm_rangemap *m, uint64_t addr);
 /* Returns the range containing all of [addr, addr+len) (len 0 counts as 1), or NULL. */
 const crm_range *crm_rangemap_find_span(const crm_rangemap *m, uint64_t addr, uint64_t len);
+/* Like find_span, but [addr, addr+len) may also run across adjacent ranges (each
+ * starting where the one before ends) when all of them are of kind join_kind: the
+ * mappings of one virtual address reservation. Returns the first range, or NULL. */
+const crm_range *crm_rangemap_find_run(const crm_rangemap *m, uint64_t addr, uint64_t len, uint32_t join_kind);
+/* 1 when some range overlaps [addr, addr+len); 0 for len 0. */
+int crm_rangemap_overlaps(const crm_rangemap *m, uint64_t addr, uint64_t len);
 
 #endif

@@ -190,6 +190,51 @@ START_TEST(test_find_span_len_zero_counts_as_one)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ find_run, overlaps */
+
+#define JOIN 0x4a4fu
+
+/* Adjacent ranges of the join kind form one run; any other kind, or a gap, ends it. */
+START_TEST(test_find_run_joins_adjacent_ranges_of_its_kind)
+{
+    crm_rangemap m;
+    crm_rangemap_init(&m);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x1000, 0x100, JOIN, 0)), 0);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x1100, 0x100, JOIN, 0)), 0);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x1200, 0x100, JOIN, 0)), 0);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x1300, 0x100, 7, 0)), 0);    /* another kind */
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x2000, 0x100, JOIN, 0)), 0); /* after a gap */
+    const crm_range *r = crm_rangemap_find_run(&m, 0x10f0, 0x20, JOIN);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(r->base, 0x1000);
+    ck_assert_ptr_nonnull(crm_rangemap_find_run(&m, 0x1000, 0x300, JOIN));
+    ck_assert_ptr_null(crm_rangemap_find_run(&m, 0x1000, 0x301, JOIN));     /* into the other kind */
+    ck_assert_ptr_null(crm_rangemap_find_run(&m, 0x10f0, 0x20, 7));         /* not joinable as 7 */
+    ck_assert_ptr_nonnull(crm_rangemap_find_run(&m, 0x1300, 0x100, JOIN));  /* one range alone is fine */
+    ck_assert_ptr_null(crm_rangemap_find_run(&m, 0x1f00, 0x200, JOIN));
+    ck_assert_ptr_null(crm_rangemap_find_run(&m, 0x2000, 0x101, JOIN));     /* past the last range */
+    ck_assert_ptr_null(crm_rangemap_find_run(&m, 0x1010, UINT64_MAX, JOIN));
+    crm_rangemap_free(&m);
+}
+END_TEST
+
+START_TEST(test_overlaps)
+{
+    crm_rangemap m;
+    crm_rangemap_init(&m);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x1000, 0x100, 0, 0)), 0);
+    ck_assert_int_eq(crm_rangemap_add(&m, mk(0x3000, 0x100, 0, 0)), 0);
+    ck_assert(!crm_rangemap_overlaps(&m, 0x800, 0x800));    /* ends where the range starts */
+    ck_assert(crm_rangemap_overlaps(&m, 0x800, 0x801));
+    ck_assert(crm_rangemap_overlaps(&m, 0x10ff, 1));
+    ck_assert(!crm_rangemap_overlaps(&m, 0x1100, 0x1f00));  /* the gap exactly */
+    ck_assert(crm_rangemap_overlaps(&m, 0x1100, 0x1f01));
+    ck_assert(crm_rangemap_overlaps(&m, 0x0, 0x10000));     /* around both */
+    ck_assert(!crm_rangemap_overlaps(&m, 0x1050, 0));
+    crm_rangemap_free(&m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ remove */
 
 START_TEST(test_remove_needs_exact_base)
@@ -383,6 +428,8 @@ Suite *crm_rangemap_suite(void)
     tcase_add_test(tc, test_overlapping_adds_are_rejected);
     tcase_add_test(tc, test_find_span_inside_and_across_end);
     tcase_add_test(tc, test_find_span_len_zero_counts_as_one);
+    tcase_add_test(tc, test_find_run_joins_adjacent_ranges_of_its_kind);
+    tcase_add_test(tc, test_overlaps);
     tcase_add_test(tc, test_remove_needs_exact_base);
     tcase_add_test(tc, test_free_leaves_map_reusable);
     suite_add_tcase(s, tc);
