@@ -59,7 +59,8 @@ int crm_ptrmap_device_region(uint64_t addr, uint64_t pitch, uint64_t width, uint
         return 0;
     uint64_t extent = pitch * (height - 1) + width;
     pthread_mutex_lock(&crm__lock);
-    int inside = crm_rangemap_find_span(&crm__device_ranges, addr, extent) != NULL;
+    int inside = crm_rangemap_find_run(&crm__device_ranges, addr, extent,
+                                       (uint32_t)CRM_MEM_DEVICE | (CRM_PTRMAP_MAPPED << 8)) != NULL;
     pthread_mutex_unlock(&crm__lock);
     return inside;
 }

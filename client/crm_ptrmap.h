@@ -14,6 +14,10 @@ enum crm_mem_kind {
     CRM_MEM_REGISTERED = 3     /* cudaHostRegister */
 };
 
+/* Flag of crm_ptrmap_add: a mapping of a virtual address reservation (the driver's
+ * cuMemMap); adjacent mappings form one device region. */
+#define CRM_PTRMAP_MAPPED 1u
+
 /* Records a range; 0, or -1 when it overlaps a known range of the same side. */
 int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int device, uint32_t flags);
 /* Removes the range of `kind` starting at base into *out (may be NULL); -1 if none. */
@@ -21,7 +25,8 @@ int crm_ptrmap_remove(enum crm_mem_kind kind, uint64_t base, crm_range *out);
 /* Kind of memory containing addr (device ranges first), and that range in *out. */
 enum crm_mem_kind crm_ptrmap_classify(uint64_t addr, crm_range *out);
 /* 1 when the pitched region (height rows of width bytes, pitch apart) lies inside
- * one device allocation, so an asynchronous call on it cannot fail for its address. */
+ * one device allocation (or adjacent mappings), so an asynchronous call on it cannot
+ * fail for its address. */
 int crm_ptrmap_device_region(uint64_t addr, uint64_t pitch, uint64_t width, uint64_t height);
 /* Forgets every device range of `device` (cudaDeviceReset). */
 void crm_ptrmap_drop_device(int device);

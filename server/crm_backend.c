@@ -63,6 +63,7 @@ static const struct {
     {"cublas", "libcublas.so.13"},
     {"cudnn", "libcudnn.so.9"},
     {"cublasLt", "libcublasLt.so.13"},
+    {"cuda", "libcuda.so.1"},
 };
 
 static void *crm__handles[sizeof crm__libraries / sizeof crm__libraries[0]];
@@ -127,6 +128,7 @@ int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
 #include "server/crm_rt_blas.def"
 #include "server/crm_rt_dnn.def"
 #include "server/crm_rt_lt.def"
+#include "server/crm_rt_vmm.def"
 #undef CRM_RT_FN
     crm__kind = kind;
     return 0;

@@ -20,6 +20,7 @@ typedef struct crm_rt_table {
 #include "server/crm_rt_blas.def"
 #include "server/crm_rt_dnn.def"
 #include "server/crm_rt_lt.def"
+#include "server/crm_rt_vmm.def"
 #undef CRM_RT_FN
 } crm_rt_table;
 

@@ -49,7 +49,7 @@ cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
     crm_range gone;
     if (devPtr == 0)
         return cudaSuccess;
-    if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL)
+    if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL || r->kind == CRM_RANGE_VMM)
         return cudaErrorInvalidValue;
     cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
     if (err == cudaSuccess && crm_rangemap_remove(&s->allocs, devPtr, &gone) == 0)

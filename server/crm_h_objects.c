@@ -48,7 +48,7 @@ cudaError_t crm_session_check_region(crm_session *s, uint64_t addr, uint64_t pit
     if (height > 1 && pitch > (UINT64_MAX - width) / (height - 1))
         return cudaErrorInvalidValue;
     extent = pitch * (height - 1) + width;
-    return crm_rangemap_find_span(&s->allocs, addr, extent) ? cudaSuccess : cudaErrorInvalidValue;
+    return crm_rangemap_find_run(&s->allocs, addr, extent, CRM_RANGE_VMM) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 int crm_session_handle(crm_session *s, int kind, uint64_t id, void **out)
@@ -239,9 +239,12 @@ void crm_session_release(crm_session *s, int device, int forget_only)
     for (size_t i = m->count; i-- > 0;) {
         if (device >= 0 && m->ranges[i].device != device)
             continue;
-        if (!forget_only)
+        uint32_t kind = m->ranges[i].kind;
+        if (!forget_only && kind == CRM_RANGE_VMM)
+            crm_rt.cuMemUnmap((CUdeviceptr)m->ranges[i].base, m->ranges[i].size);
+        else if (!forget_only && kind != CRM_RANGE_SYMBOL)
             crm_rt.cudaFree((void *)(uintptr_t)m->ranges[i].base);
-        if (m->ranges[i].kind != CRM_RANGE_SYMBOL)
+        if (kind != CRM_RANGE_SYMBOL && kind != CRM_RANGE_VMM) /* mapped memory is charged when created */
             crm_monitor_charge(m->ranges[i].device, -(int64_t)m->ranges[i].size);
         crm_rangemap_remove(m, m->ranges[i].base, NULL);
     }

@@ -21,6 +21,9 @@ typedef struct crm_session_obj {
 /* crm_range.kind of a module's __device__/__constant__ global in crm_session.allocs:
  * copies may use it, cudaFree may not. */
 #define CRM_RANGE_SYMBOL 0x53594d42u
+/* crm_range.kind of a mapping of physical memory (server/crm_h_vmm.c): copies may
+ * use it, cudaFree may not; the session unmaps it when it ends. */
+#define CRM_RANGE_VMM 0x564d4d4du
 
 /* Kinds of library handles in crm_session.handles; the generated handlers name
  * them CRM_HANDLE_<C type>. */
@@ -30,6 +33,7 @@ enum crm_handle_kind {
     CRM_HANDLE_kernel_module = 3,  /* a loaded fatbinary (server/crm_h_kernels.c) */
     CRM_HANDLE_kernel_func = 4,    /* a kernel of a loaded module */
     CRM_HANDLE_cublasLtHandle_t = 5,
+    CRM_HANDLE_vmm_phys = 6,       /* a physical allocation of the driver's VMM (server/crm_h_vmm.c) */
 };
 
 typedef struct crm_session {
@@ -58,7 +62,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse);
 cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out);
 cudaError_t crm_session_event(crm_session *s, uint64_t id, cudaEvent_t *out);
 /* cudaSuccess when the pitched region (rows of width bytes, pitch apart) lies in one
- * allocation of the session; cudaErrorInvalidPitchValue when width > pitch with
+ * allocation of the session (or in adjacent mappings of one reservation); cudaErrorInvalidPitchValue when width > pitch with
  * several rows; cudaErrorInvalidValue otherwise. */
 cudaError_t crm_session_check_region(crm_session *s, uint64_t addr, uint64_t pitch, uint64_t width,
                                      uint64_t height);

@@ -58,6 +58,21 @@ int crm__mem_range(const void *p, size_t n, int *dev);
 
 size_t crm__mem_used(int dev);          /* bytes charged to dev, by every process */
 
+/* Reserves size bytes of addresses (PROT_NONE, charged to no device) from a multiple
+ * of align (a power of two >= the page size); exclusive lock. cudaErrorInvalidValue
+ * for a bad size or alignment, cudaErrorMemoryAllocation when the window is full. */
+cudaError_t crm__mem_reserve(size_t size, size_t align, void **out);
+/* Releases the reservation of exactly [p, p + size); cudaErrorInvalidValue if none. */
+cudaError_t crm__mem_unreserve(void *p, size_t size);
+/* 1 when [p, p + n) lies inside one reservation. */
+int crm__mem_reservation(const void *p, size_t n);
+
+/* --- crm_emu_vmm.c: physical memory mapped into reservations (lock held) --- */
+
+/* 1 when every byte of [p, p + n) is mapped with access set; *dev (may be NULL) is
+ * the device of the memory at p. */
+int crm__vmm_range(const void *p, size_t n, int *dev);
+
 /* Memory use shared by the processes of one emulated device (crm_emu_pool.c). */
 int crm__pool_charge(int dev, size_t bytes, size_t limit); /* 0, or -1 if it does not fit */
 void crm__pool_release(int dev, size_t bytes);

@@ -5,7 +5,9 @@
  * process) and is followed by one PROT_NONE guard page, so overruns fault. Freeing
  * maps fresh PROT_NONE pages over it, which returns the memory to the system.
  * Placement is first-fit over the gaps between live allocations, so freed ranges
- * are reused. The table is an array sorted by address.
+ * are reused. The table is an array sorted by address. A virtual address
+ * reservation (cuMemAddressReserve) is an entry of no device, charged nothing;
+ * crm_emu_vmm.c maps physical memory into it.
  */
 #include "server/emu/crm_emu.h"
 
@@ -26,7 +28,7 @@ typedef struct crm__alloc {
     uintptr_t base;  /* first byte, page aligned */
     size_t size;     /* bytes the caller asked for (the valid range) */
     size_t mapped;   /* size rounded up to pages: what is charged to dev */
-    int dev;         /* owning device */
+    int dev;         /* owning device; -1: a virtual address reservation */
 } crm__alloc;
 
 static crm__alloc *crm__allocs;  /* live allocations sorted by base */
@@ -71,17 +73,18 @@ static size_t crm__upper(uintptr_t a)
     return lo;
 }
 
-/* Finds the first gap holding span bytes. Returns 0 and sets *base and *idx (the
- * insertion index), or -1 when the window is full. */
-static int crm__find_gap(size_t span, uintptr_t *base, size_t *idx)
+/* Finds the first gap holding span bytes from a multiple of align (a power of two).
+ * Returns 0 and sets *base and *idx (the insertion index), or -1 when the window is full. */
+static int crm__find_gap(size_t span, size_t align, uintptr_t *base, size_t *idx)
 {
     uintptr_t prev_end = CRM_EMU_WINDOW_BASE;
     size_t guard = crm__page();
     for (size_t i = 0; i <= crm__nallocs; i++) {
         uintptr_t next = i < crm__nallocs ? crm__allocs[i].base
                                           : CRM_EMU_WINDOW_BASE + CRM_EMU_WINDOW_SIZE;
-        if (next - prev_end >= span) {
-            *base = prev_end;
+        uintptr_t start = (prev_end + align - 1) & ~(uintptr_t)(align - 1);
+        if (start <= next && next - start >= span) {
+            *base = start;
             *idx = i;
             return 0;
         }
@@ -122,7 +125,8 @@ static void crm__table_remove(size_t idx)
 {
     crm__alloc a = crm__allocs[idx];
     crm__unmap(a.base, a.mapped);
-    crm__pool_release(a.dev, a.mapped);
+    if (a.dev >= 0)
+        crm__pool_release(a.dev, a.mapped);
     memmove(&crm__allocs[idx], &crm__allocs[idx + 1], (crm__nallocs - idx - 1) * sizeof a);
     crm__nallocs--;
 }
@@ -139,7 +143,7 @@ cudaError_t crm__mem_alloc(int dev, size_t size, void **out)
     crm__alloc a = { .size = size, .mapped = mapped, .dev = dev };
     size_t idx;
     void *p = MAP_FAILED;
-    if (crm__find_gap(mapped + page, &a.base, &idx) == 0)
+    if (crm__find_gap(mapped + page, page, &a.base, &idx) == 0)
         p = mmap((void *)a.base, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != MAP_FAILED && crm__table_insert(idx, &a) != 0) {
         crm__unmap(a.base, mapped);
@@ -153,10 +157,43 @@ cudaError_t crm__mem_alloc(int dev, size_t size, void **out)
     return cudaSuccess;
 }
 
+cudaError_t crm__mem_reserve(size_t size, size_t align, void **out)
+{
+    size_t page = crm__page(), idx;
+    if (size == 0 || size > SIZE_MAX - 2 * page || align < page || (align & (align - 1)) != 0)
+        return cudaErrorInvalidValue;
+    crm__alloc a = { .size = size, .mapped = (size + page - 1) / page * page, .dev = -1 };
+    if (crm__window_reserve() != 0 || crm__find_gap(a.mapped + page, align, &a.base, &idx) != 0 ||
+        crm__table_insert(idx, &a) != 0)
+        return cudaErrorMemoryAllocation;
+    *out = (void *)a.base; /* its pages stay PROT_NONE until crm_emu_vmm.c maps some */
+    return cudaSuccess;
+}
+
+cudaError_t crm__mem_unreserve(void *p, size_t size)
+{
+    size_t i = crm__upper((uintptr_t)p);
+    if (i == 0 || crm__allocs[i - 1].base != (uintptr_t)p || crm__allocs[i - 1].dev >= 0 ||
+        crm__allocs[i - 1].size != size)
+        return cudaErrorInvalidValue;
+    crm__table_remove(i - 1);
+    return cudaSuccess;
+}
+
+int crm__mem_reservation(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t i = crm__upper(a);
+    if (i == 0 || crm__allocs[i - 1].dev >= 0)
+        return 0;
+    size_t off = a - crm__allocs[i - 1].base;
+    return off < crm__allocs[i - 1].size && n <= crm__allocs[i - 1].size - off;
+}
+
 cudaError_t crm__mem_free(void *p)
 {
     size_t i = crm__upper((uintptr_t)p);
-    if (i == 0 || crm__allocs[i - 1].base != (uintptr_t)p)
+    if (i == 0 || crm__allocs[i - 1].base != (uintptr_t)p || crm__allocs[i - 1].dev < 0)
         return cudaErrorInvalidValue;
     crm__table_remove(i - 1);
     return cudaSuccess;
@@ -172,6 +209,8 @@ int crm__mem_range(const void *p, size_t n, int *dev)
     size_t off = a - al->base;
     if (off >= al->size || n > al->size - off)
         return 0;
+    if (al->dev < 0) /* a reservation: valid where it is mapped with access */
+        return crm__vmm_range(p, n, dev);
     if (dev != NULL)
         *dev = al->dev;
     return 1;

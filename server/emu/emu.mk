@@ -1,7 +1,8 @@
 # emu.mk -- the CPU-emulated CUDA device, $(BUILD)/libcudarem-emu.so, and its unit test.
 #
-# The library exports only CUDA runtime names: everything is compiled with hidden
-# visibility and the CUDA entry points are marked CRM_EXPORT.
+# The library exports only CUDA names (the runtime's, cuBLAS's, cuDNN's, and the
+# driver's virtual memory calls of crm_emu_vmm.c): everything is compiled with
+# hidden visibility and the CUDA entry points are marked CRM_EXPORT.
 
 EMU_SRCS   := $(wildcard server/emu/*.c)
 EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS))

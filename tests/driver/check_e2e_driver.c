@@ -5,6 +5,8 @@
  *  - drv_api, a program of the driver API alone (DT_NEEDED libcuda.so.1, found in
  *    build/lib: there is no NVIDIA driver here), over TCP, a Unix socket, and in a
  *    mount namespace where every CUDA library is hidden;
+ *  - drv_vmm: the driver's virtual memory management (reserve, create, map, access)
+ *    as torch's expandable segments use it, over TCP and a Unix socket;
  *  - rt_fallback: runtime calls the shim does not remote reach NVIDIA's runtime,
  *    which the toolkit installed here brings (and answer cudaErrorNotSupported with
  *    CUDAREM_FALLBACK=off);
@@ -106,6 +108,16 @@ END_TEST
 START_TEST(test_drv_api_hidden_cuda) { run_drv_api(VIA_UNIX, 1); }
 END_TEST
 
+START_TEST(test_drv_vmm)
+{
+    char dir[64];
+    ck_assert(e2e_dir_make(dir, sizeof dir) == 0);
+    drv_run r = {"drv_vmm", NULL, {NULL}, _i == 0 ? VIA_TCP : VIA_UNIX, 0, NULL, NULL};
+    run(&r, dir);
+    e2e_dir_remove(dir);
+}
+END_TEST
+
 /* The toolkit installed here brings NVIDIA's runtime: the calls go to it. */
 START_TEST(test_runtime_fallback)
 {
@@ -168,6 +180,7 @@ static Suite *driver_suite(void)
     tcase_add_test(tc, test_drv_api_tcp);
     tcase_add_test(tc, test_drv_api_unix);
     tcase_add_test(tc, test_drv_api_hidden_cuda);
+    tcase_add_loop_test(tc, test_drv_vmm, 0, 2);
     tcase_add_test(tc, test_runtime_fallback);
     tcase_add_test(tc, test_runtime_fallback_off);
     tcase_add_test(tc, test_blas_fallback);
