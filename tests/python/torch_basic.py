@@ -4,8 +4,8 @@ is_available, device_count, get_device_name, get_device_properties,
 memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
 MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), the step of
 torch_step.py (bmm, linear backward, epilogues, one round trip per warm step), the
-first kernels, CUDA graphs and torch.compile (torch_graphs.py), and
-examples/train_torch.py.
+first kernels, CUDA graphs and torch.compile (torch_graphs.py), expandable
+segments (torch_expandable.py), and examples/train_torch.py.
 
 The wheel ships its kernels as machine code only (no PTX): with
 CUDAREM_EXPECT_CUBIN=1 (a real GPU server) `x + 1` on the device must compute
@@ -129,7 +129,20 @@ def body(c):
                        add_one, lambda e: isinstance(e, RuntimeError) and "CUDA" in str(e))
     c.step("torch.cuda.device_count() after the kernel", torch.cuda.device_count)
     torch_graphs.body(c, torch)
+    check_expandable_segments(c)
     check_train_example(c)
+
+
+def check_expandable_segments(c):
+    """torch_expandable.py in a process of its own: the allocator setting is read once."""
+    import os
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_expandable.py")
+    r = subprocess.run([sys.executable, script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=600)
+    fails = [line for line in r.stdout.splitlines() if line.startswith(("FAIL", "STOP"))]
+    c.check(r.returncode == 0 and "PASS torch_expandable" in r.stdout,
+            "expandable segments (the driver's virtual memory calls) work", " | ".join(fails[:3]) or r.stdout[-300:])
 
 
 def check_train_example(c):
