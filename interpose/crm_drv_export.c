@@ -30,6 +30,12 @@
  *       computes too and compares (crm__integrity below)
  *   263E8860-7CD2-6143-92F6-BBD5006DFA7E  context checks: [2] reports 0 (no flag
  *       set), [3] returns 0
+ *   21318C60-9714-3248-8CA6-41FF7324C8F2  tools context queries, asked for by CUDA
+ *       13.2+ runtimes (cuDNN 9.26's static one): without it their first call fails
+ *       (cudnnCreate: "cudaGetDeviceCount(&count) != cudaSuccess"). A size header and
+ *       94 slots, as NVIDIA's driver serves it; none was seen called (cuDNN's
+ *       handles, heuristics and launches), so each answers CUDA_ERROR_NOT_SUPPORTED
+ *       and logs its number once
  * Any other id (the runtime asks for F8CFF951-2146-8B4E-B9E2-FB469E7C0DD9 first and
  * goes on without it) answers CUDA_ERROR_INVALID_VALUE. */
 #include <pthread.h>
@@ -267,6 +273,35 @@ static CUresult crm__integrity(uint32_t version, uint64_t seconds, uint64_t resu
     return CUDA_SUCCESS;
 }
 
+/* ---- tools context queries (CUDA 13.2+ runtimes) ------------------------------------ */
+
+static CUresult crm__tools_ctx_slot(int slot)
+{
+    static uint64_t told[2]; /* one bit per slot */
+    uint64_t bit = 1ull << (slot % 64), was = __atomic_fetch_or(&told[slot / 64], bit, __ATOMIC_RELAXED);
+    if (!(was & bit))
+        crm_warn("the runtime called slot %d of the driver's tools context table, which cudarem does not "
+                 "implement: it returns CUDA_ERROR_NOT_SUPPORTED", slot);
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+#define CRM__TC(n) static CUresult crm__tc_##n(void) { return crm__tools_ctx_slot(n); }
+#define CRM__TC10(t) CRM__TC(t##0) CRM__TC(t##1) CRM__TC(t##2) CRM__TC(t##3) CRM__TC(t##4) \
+                     CRM__TC(t##5) CRM__TC(t##6) CRM__TC(t##7) CRM__TC(t##8) CRM__TC(t##9)
+CRM__TC(1) CRM__TC(2) CRM__TC(3) CRM__TC(4) CRM__TC(5) CRM__TC(6) CRM__TC(7) CRM__TC(8) CRM__TC(9)
+CRM__TC10(1) CRM__TC10(2) CRM__TC10(3) CRM__TC10(4) CRM__TC10(5) CRM__TC10(6) CRM__TC10(7) CRM__TC10(8)
+CRM__TC(90) CRM__TC(91) CRM__TC(92) CRM__TC(93) CRM__TC(94)
+
+#define CRM__TS(n) [n] = (void *)crm__tc_##n
+#define CRM__TS10(t) CRM__TS(t##0), CRM__TS(t##1), CRM__TS(t##2), CRM__TS(t##3), CRM__TS(t##4), \
+                     CRM__TS(t##5), CRM__TS(t##6), CRM__TS(t##7), CRM__TS(t##8), CRM__TS(t##9)
+static void *crm__tools_ctx[95] = {
+    [0] = CRM__SIZE(95),
+    CRM__TS(1), CRM__TS(2), CRM__TS(3), CRM__TS(4), CRM__TS(5), CRM__TS(6), CRM__TS(7), CRM__TS(8), CRM__TS(9),
+    CRM__TS10(1), CRM__TS10(2), CRM__TS10(3), CRM__TS10(4), CRM__TS10(5), CRM__TS10(6), CRM__TS10(7), CRM__TS10(8),
+    CRM__TS(90), CRM__TS(91), CRM__TS(92), CRM__TS(93), CRM__TS(94),
+};
+
 /* ---- the lookup --------------------------------------------------------------------- */
 
 typedef struct crm__table {
@@ -283,6 +318,7 @@ static const crm__table crm__tables[] = {
     {{0x19, 0x5b, 0xcb, 0xf4, 0xd6, 0x7d, 0x02, 0x4a, 0xac, 0xc5, 0x1d, 0x29, 0xce, 0xa6, 0x31, 0xae}, crm__heap},
     {{0xb1, 0x05, 0x41, 0xe1, 0xf7, 0xc7, 0xc7, 0x4a, 0x9f, 0x64, 0xf2, 0x23, 0xbe, 0x99, 0xf1, 0xe2}, crm__device_ext},
     {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2}, crm__integrity_table},
+    {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2}, crm__tools_ctx},
     {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e}, crm__ctx_checks},
 };
 
