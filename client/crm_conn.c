@@ -295,6 +295,9 @@ static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_
 static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
 {
     crm__exchange x = {calls, replies, n};
+    for (unsigned i = 0; i < n; i++)
+        crm_idle_note(&crm__conn.idle, &calls[i]);
+    crm_idle_sent(&crm__conn.idle);
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
     enum clnt_stat st = crm_rpc_call(&crm__conn.rpc, CRM_EXEC, (xdrproc_t)crm__xdr_calls, &x,
@@ -339,11 +342,11 @@ static cudaError_t crm__prepare(void)
     return err == cudaSuccess ? crm__select_device() : err;
 }
 
-/* 1 when a lone synchronisation is already answered by the last round trip (nothing
- * queued or sent since): replies[0] holds its success. Lock held. */
+/* 1 when a lone synchronisation or query is already answered by what earlier round
+ * trips proved (client/crm_idle.h): replies[0] holds its success. Lock held. */
 static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
 {
-    if (n != 1 || crm__conn.queue.count > 0 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0]))
+    if (n != 1 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0], crm__conn.queue.count == 0))
         return 0;
     crm__conn.stats.calls_answered_here++;
     return 1;
@@ -365,6 +368,8 @@ cudaError_t crm_conn_async(crm_call *call)
     cudaError_t err = crm__prepare();
     if (err == cudaSuccess && crm_queue_push(&crm__conn.queue, call) != 0)
         err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess)
+        crm_idle_note(&crm__conn.idle, call);
     if (err == cudaSuccess &&
         (crm__conn.queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.queue.count >= CRM_QUEUE_MAX_CALLS))
         err = crm__send(NULL, NULL, 0);
@@ -381,14 +386,6 @@ cudaError_t crm_conn_flush(void)
         err = crm__send(NULL, NULL, 0);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
-}
-
-int crm_conn_has_pending(void)
-{
-    pthread_mutex_lock(&crm__conn.lock);
-    int pending = crm__conn.queue.count > 0 || crm__conn.deferred_api != 0;
-    pthread_mutex_unlock(&crm__conn.lock);
-    return pending;
 }
 
 /* A deferred failure as the CUDA runtime error a synchronising call returns: runtime

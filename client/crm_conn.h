@@ -47,8 +47,6 @@ cudaError_t crm_conn_async(crm_call *call);
 
 /* Sends whatever is queued now (program exit, cudaGetLastError); transport error. */
 cudaError_t crm_conn_flush(void);
-/* 1 when queued calls or a deferred failure wait to be reported. */
-int crm_conn_has_pending(void);
 /* Returns and clears the first failure of a queued call, as a runtime error. */
 cudaError_t crm_conn_take_deferred(void);
 /* What a synchronising call returns: its own error, else a deferred one. */

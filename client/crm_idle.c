@@ -1,20 +1,83 @@
-/* crm_idle.c -- answers a synchronisation on the client when the previous round trip
- * already drained what it waits for (see crm_idle.h). */
+/* crm_idle.c -- answers synchronisations and queries on the client when an earlier
+ * round trip already proved their work done (see crm_idle.h). */
 #include "crm_idle.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include "client/crm_handles.h"
 
-void crm_idle_forget(crm_idle *st)
+typedef struct crm_idle_record {
+    uint64_t stream;  /* wire stream the event was recorded on */
+    uint64_t seq;     /* the record's place among the calls noted */
+    int told;         /* a query was answered "not ready" while it was queued */
+} crm_idle_record;
+
+static void crm__forget_event(crm_idle *st, uint64_t event)
 {
-    memset(st, 0, sizeof *st);
+    void *v = NULL;
+    if (crm_idmap_del(&st->events, event, &v) == 0)
+        free(v);
 }
 
+/* Remembers that event was recorded on stream as call seq; forgets it when memory
+ * runs out (its queries then go to the server). */
+static void crm__record(crm_idle *st, uint64_t event, uint64_t stream)
+{
+    void *v = NULL;
+    crm_idle_record *r = crm_idmap_get(&st->events, event, &v) == 0 ? v : malloc(sizeof *r);
+    if (r == NULL)
+        return;
+    *r = (crm_idle_record){stream, st->seq, 0};
+    if (v == NULL && crm_idmap_put(&st->events, event, r) != 0)
+        free(r);
+}
+
+void crm_idle_note(crm_idle *st, const crm_call *call)
+{
+    st->seq++;
+    switch (call->api) {
+    case CRM_API_cudaEventRecord:
+        crm__record(st, call->crm_call_u.cudaEventRecord.event, call->crm_call_u.cudaEventRecord.stream);
+        break;
+    case CRM_API_cudaEventRecordWithFlags:
+        crm__record(st, call->crm_call_u.cudaEventRecordWithFlags.event,
+                    call->crm_call_u.cudaEventRecordWithFlags.stream);
+        break;
+    case CRM_API_cudaEventDestroy:
+        crm__forget_event(st, call->crm_call_u.cudaEventDestroy.event);
+        break;
+    case CRM_API_cudaStreamDestroy:
+        crm_idmap_del(&st->drained, call->crm_call_u.cudaStreamDestroy.stream, NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+void crm_idle_sent(crm_idle *st)
+{
+    st->sent = st->seq;
+}
+
+void crm_idle_forget(crm_idle *st)
+{
+    st->known = 0;
+    st->all = 0;
+    st->stream = 0;
+}
+
+/* Everything noted so far on stream (every stream when all) has completed. */
 static void crm__drained(crm_idle *st, int all, uint64_t stream)
 {
     st->known = 1;
     st->all = all;
     st->stream = stream;
+    if (all) {
+        st->all_drained = st->seq;
+        return;
+    }
+    crm_idmap_del(&st->drained, stream, NULL);
+    crm_idmap_put(&st->drained, stream, (void *)(uintptr_t)st->seq); /* lost when memory runs out: no harm */
 }
 
 void crm_idle_after(crm_idle *st, const crm_call *call, const crm_reply *reply)
@@ -48,25 +111,80 @@ static int crm__covers(const crm_idle *st, uint64_t stream)
     return st->known && (st->all || st->stream == stream);
 }
 
-int crm_idle_answers(const crm_idle *st, const crm_call *call, crm_reply *reply)
+/* The last record of event, or NULL when none is known. */
+static crm_idle_record *crm__event(const crm_idle *st, uint64_t event)
+{
+    void *v = NULL;
+    return crm_idmap_get(&st->events, event, &v) == 0 ? v : NULL;
+}
+
+/* 1 when the last record of event is known to have completed. */
+static int crm__event_done(const crm_idle *st, uint64_t event)
+{
+    void *drained = NULL;
+    const crm_idle_record *r = crm__event(st, event);
+    if (r == NULL)
+        return 0;
+    if (r->seq <= st->all_drained)
+        return 1;
+    return crm_idmap_get(&st->drained, r->stream, &drained) == 0 && r->seq <= (uint64_t)(uintptr_t)drained;
+}
+
+/* 1 (once per record) when event's last record has not been sent yet. */
+static int crm__event_still_queued(crm_idle *st, uint64_t event)
+{
+    crm_idle_record *r = crm__event(st, event);
+    if (r == NULL || r->seq <= st->sent || r->told)
+        return 0;
+    r->told = 1;
+    return 1;
+}
+
+int crm_idle_answers(crm_idle *st, const crm_call *call, crm_reply *reply, int queue_empty)
 {
     int answered = 0;
+    cudaError_t answer = cudaSuccess;
     switch (call->api) {
     case CRM_API_cudaStreamSynchronize:
-        answered = crm__covers(st, call->crm_call_u.cudaStreamSynchronize.stream);
+        answered = queue_empty && crm__covers(st, call->crm_call_u.cudaStreamSynchronize.stream);
         break;
     case CRM_API_cudaStreamQuery:
-        answered = crm__covers(st, call->crm_call_u.cudaStreamQuery.stream);
+        answered = queue_empty && crm__covers(st, call->crm_call_u.cudaStreamQuery.stream);
         break;
     case CRM_API_cudaDeviceSynchronize:
-        answered = st->known && st->all;
+        answered = queue_empty && st->known && st->all;
+        break;
+    case CRM_API_cudaEventQuery:
+        answered = crm__event_done(st, call->crm_call_u.cudaEventQuery.event);
+        if (!answered && crm__event_still_queued(st, call->crm_call_u.cudaEventQuery.event)) {
+            answered = 1;
+            answer = cudaErrorNotReady;
+        }
+        break;
+    case CRM_API_cudaEventSynchronize:
+        answered = crm__event_done(st, call->crm_call_u.cudaEventSynchronize.event);
         break;
     default:
         break;
     }
     if (answered) {
-        memset(reply, 0, sizeof *reply); /* every arm's err is 0: cudaSuccess */
+        memset(reply, 0, sizeof *reply);
         reply->api = call->api;
+        reply->crm_reply_u.cudaEventQuery.err = answer; /* err is every arm's first field */
     }
     return answered;
+}
+
+static void crm__free_record(uint64_t id, void *value, void *arg)
+{
+    (void)id, (void)arg;
+    free(value);
+}
+
+void crm_idle_free(crm_idle *st)
+{
+    crm_idmap_each(&st->events, crm__free_record, NULL);
+    crm_idmap_free(&st->events);
+    crm_idmap_free(&st->drained);
+    memset(st, 0, sizeof *st);
 }

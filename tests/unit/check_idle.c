@@ -31,7 +31,55 @@ static crm_call stream_call(int api, uint64_t stream)
         c.crm_call_u.cudaStreamSynchronize.stream = stream;
     else if (api == CRM_API_cudaStreamQuery)
         c.crm_call_u.cudaStreamQuery.stream = stream;
+    else if (api == CRM_API_cudaStreamDestroy)
+        c.crm_call_u.cudaStreamDestroy.stream = stream;
     return c;
+}
+
+static crm_call event_call(int api, uint64_t event, uint64_t stream)
+{
+    crm_call c;
+    memset(&c, 0, sizeof c);
+    c.api = api;
+    if (api == CRM_API_cudaEventRecord) {
+        c.crm_call_u.cudaEventRecord.event = event;
+        c.crm_call_u.cudaEventRecord.stream = stream;
+    } else if (api == CRM_API_cudaEventQuery) {
+        c.crm_call_u.cudaEventQuery.event = event;
+    } else if (api == CRM_API_cudaEventSynchronize) {
+        c.crm_call_u.cudaEventSynchronize.event = event;
+    } else if (api == CRM_API_cudaEventDestroy) {
+        c.crm_call_u.cudaEventDestroy.event = event;
+    }
+    return c;
+}
+
+/* Notes call, as the connection does for every call it queues or sends. */
+static void note(crm_idle *st, crm_call c)
+{
+    crm_idle_note(st, &c);
+}
+
+/* A round trip whose final call is c, answered with err. */
+static void round_trip(crm_idle *st, crm_call c, int err)
+{
+    crm_reply r;
+    memset(&r, 0, sizeof r);
+    r.api = c.api;
+    r.crm_reply_u.crm_memcpy_d2h.err = err; /* err is the first field of every arm */
+    crm_idle_note(st, &c);
+    crm_idle_after(st, &c, &r);
+}
+
+/* 1 when st answers the event call with success; -1 with "not ready"; 0: the server must. */
+static int event_answered(crm_idle *st, int api, uint64_t event, int queue_empty)
+{
+    crm_call c = event_call(api, event, 0);
+    crm_reply r;
+    if (!crm_idle_answers(st, &c, &r, queue_empty))
+        return 0;
+    ck_assert_int_eq(r.api, api);
+    return r.crm_reply_u.cudaEventQuery.err == cudaSuccess ? 1 : r.crm_reply_u.cudaEventQuery.err == cudaErrorNotReady ? -1 : 99;
 }
 
 static crm_reply ok_reply(int api, int err)
@@ -48,12 +96,12 @@ static crm_reply ok_reply(int api, int err)
     return r;
 }
 
-static int answers(const crm_idle *st, int api, uint64_t stream)
+static int answers(crm_idle *st, int api, uint64_t stream)
 {
     crm_call c = stream_call(api, stream);
     crm_reply r;
     memset(&r, 0xab, sizeof r);
-    int yes = crm_idle_answers(st, &c, &r);
+    int yes = crm_idle_answers(st, &c, &r, 1);
     if (yes) {
         ck_assert_int_eq(r.api, api);
         ck_assert_int_eq(r.crm_reply_u.cudaStreamSynchronize.err, 0);
@@ -127,8 +175,76 @@ START_TEST(test_only_synchronisations)
     crm_call c = d2h(STREAM_A, 1);
     crm_reply r;
     memset(&r, 0, sizeof r);
-    ck_assert(!crm_idle_answers(&st, &c, &r));
+    ck_assert(!crm_idle_answers(&st, &c, &r, 1));
     ck_assert(!answers(&st, CRM_API_cudaMemGetInfo, 0));
+}
+END_TEST
+
+/* torch's pinned-memory allocator: an event recorded after an input copy on stream
+ * A, then `.item()` (a copy on A) and more queued work, then a query of the event. */
+START_TEST(test_event_before_a_drain_is_done)
+{
+    crm_idle st;
+    memset(&st, 0, sizeof st);
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe2, STREAM_B));
+    crm_idle_sent(&st);
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    round_trip(&st, d2h(STREAM_A, 1), 0);
+    crm_idle_sent(&st);
+    note(&st, d2h(STREAM_A, 1)); /* queued work after it does not matter */
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0));
+    ck_assert(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1, 0));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1)); /* another stream */
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe3, 1)); /* never recorded here */
+    /* recorded again after the drain and sent: not known done until the next one */
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
+    crm_idle_sent(&st);
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    round_trip(&st, stream_call(CRM_API_cudaDeviceSynchronize, 0), 0);
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1));
+    note(&st, event_call(CRM_API_cudaEventDestroy, 0xe2, 0));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1)); /* forgotten */
+    crm_idle_free(&st);
+}
+END_TEST
+
+/* A failed copy or a destroyed stream proves nothing about its events. */
+START_TEST(test_event_needs_a_successful_drain)
+{
+    crm_idle st;
+    memset(&st, 0, sizeof st);
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
+    round_trip(&st, d2h(STREAM_A, 1), cudaErrorIllegalAddress);
+    crm_idle_sent(&st);
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    round_trip(&st, stream_call(CRM_API_cudaStreamSynchronize, STREAM_A), 0);
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    note(&st, stream_call(CRM_API_cudaStreamDestroy, STREAM_A));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    crm_idle_free(&st);
+}
+END_TEST
+
+/* A record still in the client's queue: the first query answers "not ready" without
+ * a round trip (its work has not reached the server), the next goes to the server;
+ * a synchronisation always waits. */
+START_TEST(test_event_still_queued_is_not_ready_once)
+{
+    crm_idle st;
+    memset(&st, 0, sizeof st);
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1, 0), 0);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), -1);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), 0);
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A)); /* a new record: once more */
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), -1);
+    crm_idle_sent(&st);
+    note(&st, event_call(CRM_API_cudaEventRecord, 0xe2, STREAM_A));
+    crm_idle_sent(&st);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1), 0); /* sent: ask */
+    crm_idle_free(&st);
 }
 END_TEST
 
@@ -175,6 +291,9 @@ static Suite *idle_suite(void)
     tcase_add_test(tc, test_failed_copy_proves_nothing);
     tcase_add_test(tc, test_device_sync_then_other_call);
     tcase_add_test(tc, test_only_synchronisations);
+    tcase_add_test(tc, test_event_before_a_drain_is_done);
+    tcase_add_test(tc, test_event_needs_a_successful_drain);
+    tcase_add_test(tc, test_event_still_queued_is_not_ready_once);
     tcase_add_test(tc, test_rtcount_orders_and_cuts);
     tcase_add_test(tc, test_rtcount_overflow_goes_to_other);
     suite_add_tcase(s, tc);
