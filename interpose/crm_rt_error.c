@@ -5,13 +5,15 @@
 #include "common/crm_errors.h"
 #include "interpose/crm_export.h"
 
-/* Queued calls may have failed: learn it before answering (one round trip, only
- * when something is queued). */
+/* The failures of queued calls that came back with an earlier answer become the
+ * last error. Calls still queued are not sent for this: their failures are
+ * asynchronous errors, which CUDA reports at the next synchronising call, and a
+ * local GPU's cudaGetLastError right after a launch does not wait for the kernel
+ * either. (torch asks after every kernel launch: sending the queue each time would
+ * cost a round trip per kernel.) Launch checks a GPU makes at the call are made by
+ * the client at the call. */
 static void crm__collect_queued_errors(void)
 {
-    if (!crm_conn_has_pending())
-        return;
-    crm_conn_flush();
     crm_set_error(crm_conn_take_deferred());
 }
 

@@ -1,6 +1,7 @@
 // saxpy.cu -- a struct parameter by value, launched with cudaLaunchKernel; and the
 // function attribute and occupancy calls on the same kernel. Through the shim
-// (cudaremGetStats present), asking them again costs no round trip.
+// (cudaremGetStats present), asking them again costs no round trip, nor does
+// cudaGetLastError after a launch.
 #include <dlfcn.h>
 #include "kcheck.h"
 
@@ -65,11 +66,22 @@ int main()
     }
     if (before >= 0)
         KCHECK(round_trips() == before, "asking again cost %lld round trips", round_trips() - before);
+    // launches checked with cudaGetLastError, as torch checks each of its kernels:
+    // queued, and the check does not send them (their failures are asynchronous)
+    before = round_trips();
+    for (int i = 0; i < 10; i++) {
+        saxpy<<<(n + 63) / 64, 64>>>(p, x, y);
+        KCUDA(cudaGetLastError());
+    }
+    if (before >= 0)
+        KCHECK(round_trips() == before, "10 checked launches cost %lld round trips", round_trips() - before);
+    KCUDA(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost));
+    KCHECK(hy[10] == 11.0f * (2.5f * 10) + 1.0f, "y[10] after 10 more launches = %g", hy[10]);
     cudaKernel_t k;
     KCUDA(cudaGetKernel(&k, (const void *)saxpy));
     KCUDA(cudaLaunchKernel((const void *)k, dim3((n + 63) / 64), dim3(64), args, 0, 0));
     KCUDA(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost));
-    KCHECK(hy[10] == 2.0f * (2.5f * 10) + 1.0f, "y[10] after a launch by cudaKernel_t = %g", hy[10]);
+    KCHECK(hy[10] == 12.0f * (2.5f * 10) + 1.0f, "y[10] after a launch by cudaKernel_t = %g", hy[10]);
     cudaFree(x), cudaFree(y);
     return kcheck_finish("saxpy");
 }
