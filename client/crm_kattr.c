@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include "common/crm_idmap.h"
 
-#define CRM__OCC_SLOTS 8 /* occupancy questions remembered per function, oldest replaced */
+#define CRM__OCC_SLOTS 8   /* occupancy questions remembered per function, oldest replaced */
+#define CRM__SET_SLOTS 24  /* settable attributes: cudaFuncAttribute values, the cache config last */
 
 typedef struct crm__occ {
     int block_size;
@@ -22,6 +23,8 @@ typedef struct crm__kattr {
     crm__occ occ[CRM__OCC_SLOTS];
     unsigned nocc;  /* slots used */
     unsigned next;  /* slot the next answer replaces once all are used */
+    int set_known[CRM__SET_SLOTS];  /* 1: set_value holds the value last set */
+    int set_value[CRM__SET_SLOTS];
 } crm__kattr;
 
 static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,11 +95,37 @@ void crm_kattr_put_occupancy(uint64_t id, int block_size, size_t dyn_smem, unsig
     pthread_mutex_unlock(&crm__lock);
 }
 
-void crm_kattr_forget(uint64_t id)
+/* The slot of attr, or -1 for one not tracked. */
+static int crm__set_slot(int attr)
 {
-    void *v = NULL;
+    if (attr == -1)
+        return CRM__SET_SLOTS - 1;
+    return attr >= 0 && attr < CRM__SET_SLOTS - 1 ? attr : -1;
+}
+
+int crm_kattr_was_set(uint64_t id, int attr, int value)
+{
+    int slot = crm__set_slot(attr), known = 0;
     pthread_mutex_lock(&crm__lock);
-    if (crm_idmap_del(&crm__table, id, &v) == 0)
-        free(v);
+    crm__kattr *r = slot >= 0 ? crm__record(id, 0) : NULL;
+    if (r != NULL)
+        known = r->set_known[slot] && r->set_value[slot] == value;
+    pthread_mutex_unlock(&crm__lock);
+    return known;
+}
+
+void crm_kattr_set(uint64_t id, int attr, int value)
+{
+    int slot = crm__set_slot(attr);
+    pthread_mutex_lock(&crm__lock);
+    crm__kattr *r = crm__record(id, 1);
+    if (r != NULL) {
+        r->have_attrs = 0; /* what the setting may change */
+        r->nocc = r->next = 0;
+        if (slot >= 0) {
+            r->set_known[slot] = 1;
+            r->set_value[slot] = value;
+        }
+    }
     pthread_mutex_unlock(&crm__lock);
 }

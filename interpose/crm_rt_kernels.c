@@ -210,10 +210,11 @@ CRM_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttri
 {
     uint64_t id;
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess) {
-        crm_kattr_forget(id);
-        err = crm_rpc_crm_func_set_attribute(id, (int)attr, value);
-    }
+    if (err != cudaSuccess || crm_kattr_was_set(id, (int)attr, value))
+        return crm_set_error(err);
+    err = crm_rpc_crm_func_set_attribute(id, (int)attr, value);
+    if (err == cudaSuccess)
+        crm_kattr_set(id, (int)attr, value);
     return crm_set_error(err);
 }
 
@@ -221,10 +222,11 @@ CRM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCac
 {
     uint64_t id;
     cudaError_t err = crm__func_id(func, &id);
-    if (err == cudaSuccess) {
-        crm_kattr_forget(id);
-        err = crm_rpc_crm_func_set_cache_config(id, (int)cacheConfig);
-    }
+    if (err != cudaSuccess || crm_kattr_was_set(id, -1, (int)cacheConfig))
+        return crm_set_error(err);
+    err = crm_rpc_crm_func_set_cache_config(id, (int)cacheConfig);
+    if (err == cudaSuccess)
+        crm_kattr_set(id, -1, (int)cacheConfig);
     return crm_set_error(err);
 }
 

@@ -1,7 +1,7 @@
 // saxpy.cu -- a struct parameter by value, launched with cudaLaunchKernel; and the
 // function attribute and occupancy calls on the same kernel. Through the shim
 // (cudaremGetStats present), asking them again costs no round trip, nor does
-// cudaGetLastError after a launch.
+// setting an attribute to the value it has, nor cudaGetLastError after a launch.
 #include <dlfcn.h>
 #include "kcheck.h"
 
@@ -63,6 +63,9 @@ int main()
         KCHECK(again == blocks, "occupancy asked again %d, first %d", again, blocks);
         KCUDA(cudaFuncGetAttributes(&fa, (const void *)saxpy));
         KCHECK(fa.maxDynamicSharedSizeBytes == 64 * 1024, "attributes asked again");
+        // set again to the values they have: nothing to change
+        KCUDA(cudaFuncSetAttribute((const void *)saxpy, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+        KCUDA(cudaFuncSetCacheConfig((const void *)saxpy, cudaFuncCachePreferL1));
     }
     if (before >= 0)
         KCHECK(round_trips() == before, "asking again cost %lld round trips", round_trips() - before);
