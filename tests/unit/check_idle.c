@@ -120,6 +120,7 @@ START_TEST(test_copy_drains_its_stream)
     ck_assert(answers(&st, CRM_API_cudaStreamQuery, STREAM_A));
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_B));
     ck_assert(!answers(&st, CRM_API_cudaDeviceSynchronize, 0));
+    crm_idle_free(&st);
 }
 END_TEST
 
@@ -132,6 +133,7 @@ START_TEST(test_sync_copy_drains_legacy_stream)
     crm_idle_after(&st, &c, &r);
     ck_assert(answers(&st, CRM_API_cudaStreamSynchronize, CRM_WIRE_LEGACY_STREAM));
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
+    crm_idle_free(&st);
 }
 END_TEST
 
@@ -146,6 +148,7 @@ START_TEST(test_failed_copy_proves_nothing)
     crm_reply lost = ok_reply(CRM_API_crm_memcpy_d2h, 0);
     crm_idle_after(&st, NULL, &lost); /* replies lost */
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
+    crm_idle_free(&st);
 }
 END_TEST
 
@@ -165,6 +168,7 @@ START_TEST(test_device_sync_then_other_call)
     crm_idle_after(&st, &c, &r);
     crm_idle_forget(&st);
     ck_assert(!answers(&st, CRM_API_cudaDeviceSynchronize, 0));
+    crm_idle_free(&st);
 }
 END_TEST
 
@@ -177,6 +181,7 @@ START_TEST(test_only_synchronisations)
     memset(&r, 0, sizeof r);
     ck_assert(!crm_idle_answers(&st, &c, &r, 1));
     ck_assert(!answers(&st, CRM_API_cudaMemGetInfo, 0));
+    crm_idle_free(&st);
 }
 END_TEST
 
