@@ -31,12 +31,15 @@ static int crm__decode(const crm_device_desc *d, crm__device *out)
 }
 
 /* Attributes cudarem does not provide (runtime numbering, which the driver's
- * shares): 102-105 are the driver's virtual memory management and its handle types. */
+ * shares): 103-105 and 128 are the handle types the driver's virtual memory
+ * allocations could be exported as (POSIX file descriptor, Win32, fabric), which
+ * mean nothing to a client on another machine; the virtual memory management
+ * itself (102) is remoted (interpose/crm_drv_vmm.c). */
 static const int crm__absent[] = {
     cudaDevAttrCanMapHostMemory, cudaDevAttrManagedMemory, cudaDevAttrPageableMemoryAccess,
     cudaDevAttrConcurrentManagedAccess, cudaDevAttrCanUseHostPointerForRegisteredMem,
     cudaDevAttrPageableMemoryAccessUsesHostPageTables, cudaDevAttrDirectManagedMemAccessFromHost,
-    102, 103, 104, 105, cudaDevAttrGPUDirectRDMASupported, cudaDevAttrMemoryPoolSupportedHandleTypes,
+    103, 104, 105, 128, cudaDevAttrGPUDirectRDMASupported, cudaDevAttrMemoryPoolSupportedHandleTypes,
     cudaDevAttrIpcEventSupport,
 };
 
