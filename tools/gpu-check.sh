@@ -29,7 +29,7 @@ for rt in "" -static; do # each program built with the shared and with the stati
     local_progs+=(build/cuda$rt/{device,memory,copy,stream,event,errors,threads,ptds,roundtrips,blas} build/dnn$rt/dnn_net
                   build/kernels$rt/{vadd,vadd_compressed,vadd_ptx,saxpy,scalars,symbols,multi_tu,dlopen,badlaunch,loop})
 done
-local_progs+=(build/driver/rt_fallback)
+local_progs+=(build/driver/rt_fallback build/driver/drv_vmm)
 for p in "${local_progs[@]}"; do
     [ -x "$p" ] || { echo "missing $p"; status=1; continue; }
     log="$out/local-$(basename "$(dirname "$p")")-$(basename "$p").log"
@@ -66,6 +66,8 @@ step "driver-API program through the shim (LD_LIBRARY_PATH for its DT_NEEDED lib
 LD_LIBRARY_PATH=$PWD/build/lib remote build/driver/drv_api build/driver/vadd.cubin build/driver/vadd.ptx \
     2>&1 | tee "$out/drv_api-remote.log" | tail -3 || status=1
 grep -q "PASS drv_api" "$out/drv_api-remote.log" || status=1
+LD_LIBRARY_PATH=$PWD/build/lib remote build/driver/drv_vmm 2>&1 | tee "$out/drv_vmm-remote.log" | tail -3 || status=1
+grep -q "PASS drv_vmm" "$out/drv_vmm-remote.log" || status=1
 
 step "torch through the shim: tests/python/torch_basic.py, kernels on the GPU server"
 if python3 -c "import torch, numpy" 2>/dev/null; then
