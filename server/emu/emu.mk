@@ -1,10 +1,11 @@
-# emu.mk -- the CPU-emulated CUDA device, $(BUILD)/libcudarem-emu.so, and its unit test.
+# emu.mk -- the CPU-emulated CUDA device, $(BUILD)/libcudarem-emu.so (its PTX engine
+# in server/emu/ptx/), and its unit test.
 #
 # The library exports only CUDA names (the runtime's, cuBLAS's, cuDNN's, and the
 # driver's virtual memory calls of crm_emu_vmm.c): everything is compiled with
 # hidden visibility and the CUDA entry points are marked CRM_EXPORT.
 
-EMU_SRCS   := $(wildcard server/emu/*.c)
+EMU_SRCS   := $(wildcard server/emu/*.c) $(wildcard server/emu/ptx/*.c)
 EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS))
 EMU_LIB    := $(BUILD)/libcudarem-emu.so
 EMU_CFLAGS := -fvisibility=hidden -MMD -MP
@@ -16,6 +17,7 @@ $(BUILD)/obj/emu:
 	mkdir -p $@
 
 $(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@ -MMD -MP
 
 # The emulated cuBLAS computes with OpenBLAS (Debian libopenblas-dev); the emulated

@@ -1,0 +1,38 @@
+/* crm_ptx.h -- the emulated device's PTX engine: runs the kernels of a module's PTX
+ * with GPU semantics (warps of 32 lanes in lockstep, divergent branches
+ * reconverging, block barriers, shared and local memory, the special registers).
+ * A module is prepared once (crm_ptx_load) and launched any number of times. */
+#ifndef CRM_PTX_H
+#define CRM_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+typedef struct ptx_module crm_ptx_module;
+
+/* What a launch needs from the device. */
+typedef struct crm_ptx_launch {
+    unsigned grid[3], block[3];
+    void **args;          /* the kernel's arguments, one pointer per parameter (cudaLaunchKernel's) */
+    size_t dyn_smem;      /* dynamic shared memory per block, bytes */
+    /* 1 when [addr, addr + n) is device memory the kernel may use */
+    int (*device_memory)(void *ctx, uint64_t addr, uint64_t n);
+    /* the device address of module variable `name` (.global, .const), NULL if none */
+    void *(*variable)(void *ctx, const char *name, size_t *size);
+    void *ctx;
+} crm_ptx_launch;
+
+/* Prepares the PTX text of a module: 0 and *out, or -1 with the reason in err. */
+int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen);
+void crm_ptx_free(crm_ptx_module *m);
+/* 1 when the module has kernel `name`. */
+int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name);
+/* Runs kernel `name`. cudaSuccess; cudaErrorNoKernelImageForDevice when it uses an
+ * instruction the engine does not execute (msg names it); cudaErrorIllegalAddress,
+ * cudaErrorMisalignedAddress or cudaErrorLaunchFailure for a fault of the kernel
+ * (msg says where); cudaErrorMemoryAllocation when the block's memory cannot be made. */
+cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx_launch *l, char *msg,
+                        size_t msglen);
+
+#endif

@@ -1,0 +1,430 @@
+/* ptx_exec.c -- executes one prepared instruction for the threads of a warp that
+ * reached it together: operands (registers, immediates, special registers, symbol
+ * addresses), memory in each state space with its bounds and alignment checked
+ * (a fault stops the block with the error a GPU gives), and each instruction
+ * family. Arithmetic itself is in ptx_alu.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "ptx_alu.h"
+#include "ptx_block.h"
+
+int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...)
+{
+    if (b->err != cudaSuccess)
+        return -1;
+    b->err = err;
+    int n = snprintf(b->msg, b->msglen, "kernel %s, PTX line %u: ", b->f->name, in ? in->line : 0);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < b->msglen)
+        vsnprintf(b->msg + n, b->msglen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- operands ----------------------------------------------------------------------- */
+
+static uint64_t ptx__sreg(ptx_block *b, unsigned t, int sreg)
+{
+    const unsigned *bd = b->l->block, *gd = b->l->grid;
+    unsigned lane = t % 32;
+    switch (sreg) {
+    case PTX_S_TID_X: return t % bd[0];
+    case PTX_S_TID_Y: return t / bd[0] % bd[1];
+    case PTX_S_TID_Z: return t / (bd[0] * bd[1]);
+    case PTX_S_NTID_X: return bd[0];
+    case PTX_S_NTID_Y: return bd[1];
+    case PTX_S_NTID_Z: return bd[2];
+    case PTX_S_CTAID_X: return b->ctaid[0];
+    case PTX_S_CTAID_Y: return b->ctaid[1];
+    case PTX_S_CTAID_Z: return b->ctaid[2];
+    case PTX_S_NCTAID_X: return gd[0];
+    case PTX_S_NCTAID_Y: return gd[1];
+    case PTX_S_NCTAID_Z: return gd[2];
+    case PTX_S_LANEID: return lane;
+    case PTX_S_WARPID: return t / 32;
+    case PTX_S_NWARPID: return b->nwarps;
+    case PTX_S_CLOCK: return (uint32_t)b->clock;
+    case PTX_S_CLOCK64: return b->clock;
+    case PTX_S_GLOBALTIMER: {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    }
+    case PTX_S_SMID: return 0;
+    case PTX_S_NSMID: return 1;
+    case PTX_S_LANEMASK_EQ: return 1u << lane;
+    case PTX_S_LANEMASK_LT: return (1u << lane) - 1;
+    case PTX_S_LANEMASK_LE: return (uint32_t)((2ull << lane) - 1);
+    case PTX_S_LANEMASK_GT: return (uint32_t)~((2ull << lane) - 1);
+    case PTX_S_LANEMASK_GE: return (uint32_t)~((1u << lane) - 1);
+    case PTX_S_DYN_SMEM: return b->l->dyn_smem;
+    default: return 0;
+    }
+}
+
+/* The value a symbol names: its address in its own state space (an offset for
+ * shared, local and param; the device address of a module variable). */
+static uint64_t ptx__sym_value(ptx_block *b, int32_t s)
+{
+    const ptx_sym *sym = &b->m->syms[s];
+    switch (sym->space) {
+    case PTX_SP_SHARED:
+        if (sym->size == 0)
+            return b->dyn_base;
+        return sym->owner < 0 ? sym->offset : b->func_shared_base + sym->offset;
+    case PTX_SP_GLOBAL:
+    case PTX_SP_CONST:
+        if (b->var_addr[s] == 0 && b->l->variable != NULL)
+            b->var_addr[s] = (uint64_t)(uintptr_t)b->l->variable(b->l->ctx, sym->name, NULL);
+        return b->var_addr[s];
+    default:
+        return sym->offset;
+    }
+}
+
+static uint64_t ptx__src(ptx_block *b, unsigned t, const ptx_operand *o, enum ptx_type type)
+{
+    switch (o->kind) {
+    case PTX_O_REG: {
+        uint64_t v = o->reg >= 0 ? PTX_REG(b, t, o->reg) : 0;
+        return o->neg ? !v : v;
+    }
+    case PTX_O_IMM: return (uint64_t)o->imm;
+    case PTX_O_FIMM: return ptx_float_bits(o->fimm, type);
+    case PTX_O_SREG: return ptx__sreg(b, t, (int)o->imm);
+    case PTX_O_SYM: return ptx__sym_value(b, o->sym);
+    default: return 0;
+    }
+}
+
+/* Writes a register, cut to its declared type (a predicate to 0 or 1). */
+static void ptx__set(ptx_block *b, unsigned t, int32_t r, uint64_t v)
+{
+    if (r < 0)
+        return;
+    enum ptx_type rt = (enum ptx_type)b->f->reg_type[r];
+    unsigned n = ptx_type_size(rt);
+    if (rt == PTX_T_PRED)
+        v = v != 0;
+    else if (n > 0 && n < 8)
+        v &= (1ull << (n * 8)) - 1;
+    PTX_REG(b, t, r) = v;
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+static uint64_t ptx__address(ptx_block *b, unsigned t, const ptx_operand *o)
+{
+    uint64_t a = (uint64_t)o->imm;
+    if (o->reg >= 0)
+        a += PTX_REG(b, t, o->reg);
+    if (o->sym >= 0)
+        a += ptx__sym_value(b, o->sym);
+    return a;
+}
+
+/* Where n bytes at addr of space sp are in this process, or NULL after a fault. */
+static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, enum ptx_space sp, uint64_t addr,
+                               unsigned n)
+{
+    uint64_t local = b->f->local_bytes;
+    unsigned char *mine = b->local + (size_t)t * local;
+    if (n > 1 && addr % n != 0)
+        return ptx_fault(b, cudaErrorMisalignedAddress, in, "misaligned %u-byte access at %#llx", n,
+                         (unsigned long long)addr), NULL;
+    if (sp == PTX_SP_GENERIC) { /* the shared window and this thread's local memory are inside the generic space */
+        if (addr >= (uint64_t)(uintptr_t)b->shared && addr - (uint64_t)(uintptr_t)b->shared < b->shared_size) {
+            sp = PTX_SP_SHARED;
+            addr -= (uint64_t)(uintptr_t)b->shared;
+        } else if (local > 0 && addr >= (uint64_t)(uintptr_t)mine && addr - (uint64_t)(uintptr_t)mine < local) {
+            sp = PTX_SP_LOCAL;
+            addr -= (uint64_t)(uintptr_t)mine;
+        } else {
+            sp = PTX_SP_GLOBAL;
+        }
+    }
+    switch (sp) {
+    case PTX_SP_PARAM:
+        if (addr <= b->f->param_bytes && n <= b->f->param_bytes - addr)
+            return (unsigned char *)b->params + addr;
+        break;
+    case PTX_SP_SHARED:
+        if (addr <= b->shared_size && n <= b->shared_size - addr)
+            return b->shared + addr;
+        break;
+    case PTX_SP_LOCAL:
+        if (addr <= local && n <= local - addr)
+            return mine + addr;
+        break;
+    default:
+        if (b->l->device_memory(b->l->ctx, addr, n))
+            return (unsigned char *)(uintptr_t)addr;
+        break;
+    }
+    ptx_fault(b, cudaErrorIllegalAddress, in, "%u-byte access at %#llx is outside the kernel's memory", n,
+              (unsigned long long)addr);
+    return NULL;
+}
+
+static uint64_t ptx__load(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, n); /* little-endian, as the GPU */
+    return v;
+}
+
+static int ptx__ld(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    unsigned size = ptx_type_size(ty), count = in->o[0].kind == PTX_O_VEC ? in->o[0].nvec : 1;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t a = ptx__address(b, t, &in->o[1]);
+        unsigned char *p = ptx__mem(b, t, in, (enum ptx_space)in->space, a, size * count);
+        if (p == NULL)
+            return -1;
+        for (unsigned k = 0; k < count; k++) {
+            uint64_t v = ptx_extend(ty, ptx__load(p + k * size, size));
+            ptx__set(b, t, count > 1 ? in->o[0].regs[k] : in->o[0].reg, v);
+        }
+    }
+    return 0;
+}
+
+static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    unsigned size = ptx_type_size(ty), count = in->o[1].kind == PTX_O_VEC ? in->o[1].nvec : 1;
+    if (in->space == PTX_SP_PARAM || in->space == PTX_SP_CONST)
+        return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "stores to .%s are not executed",
+                         in->space == PTX_SP_PARAM ? "param" : "const");
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t a = ptx__address(b, t, &in->o[0]);
+        unsigned char *p = ptx__mem(b, t, in, (enum ptx_space)in->space, a, size * count);
+        if (p == NULL)
+            return -1;
+        for (unsigned k = 0; k < count; k++) {
+            ptx_operand e = {.kind = PTX_O_REG, .reg = in->o[1].regs[k], .sym = -1};
+            uint64_t v = ptx__src(b, t, count > 1 ? &e : &in->o[1], ty);
+            memcpy(p + k * size, &v, size);
+        }
+    }
+    return 0;
+}
+
+/* atom: d = old; memory = op(old, b[, c]). red: the same without d. The block's
+ * threads run one at a time, so each read-modify-write is atomic. */
+static int ptx__atom(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    unsigned size = ptx_type_size(ty), first = in->op == PTX_OP_ATOM ? 1 : 0;
+    enum ptx_space sp = in->space == PTX_SP_SHARED ? PTX_SP_SHARED : in->space == PTX_SP_GLOBAL ? PTX_SP_GLOBAL
+                                                                                                : PTX_SP_GENERIC;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        unsigned char *p = ptx__mem(b, t, in, sp, ptx__address(b, t, &in->o[first]), size);
+        if (p == NULL)
+            return -1;
+        uint64_t old = ptx__load(p, size), nv;
+        uint64_t bv = ptx__src(b, t, &in->o[first + 1], ty);
+        uint64_t cv = in->nops > first + 2 ? ptx__src(b, t, &in->o[first + 2], ty) : 0;
+        if (ptx_atomic((enum ptx_aop)in->sub, ty, old, bv, cv, &nv) != 0)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "this atomic operation on .%s is not executed",
+                             ptx_type_name(ty));
+        memcpy(p, &nv, size);
+        if (first)
+            ptx__set(b, t, in->o[0].reg, ptx_extend(ty, old));
+    }
+    return 0;
+}
+
+/* ---- conversions of addresses and values ------------------------------------------- */
+
+static int ptx__cvta(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t v = ptx__src(b, t, &in->o[1], (enum ptx_type)in->type), base = 0;
+        if (in->space == PTX_SP_SHARED)
+            base = (uint64_t)(uintptr_t)b->shared;
+        else if (in->space == PTX_SP_LOCAL)
+            base = (uint64_t)(uintptr_t)(b->local + (size_t)t * b->f->local_bytes);
+        else if (in->space != PTX_SP_GLOBAL && in->space != PTX_SP_CONST && in->space != PTX_SP_PARAM)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cvta without a state space");
+        ptx__set(b, t, in->o[0].reg, in->mods & PTX_M_TO ? v - base : v + base);
+    }
+    return 0;
+}
+
+static int ptx__cvt(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v;
+        if (ptx_convert(in, ptx__src(b, lanes[i], &in->o[1], (enum ptx_type)in->type2), &v) != 0)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cvt.%s.%s is not executed",
+                             ptx_type_name((enum ptx_type)in->type), ptx_type_name((enum ptx_type)in->type2));
+        ptx__set(b, lanes[i], in->o[0].reg, v);
+    }
+    return 0;
+}
+
+/* mov: a value, or a vector packed into / unpacked from one wider register. */
+static int ptx__mov(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    const ptx_operand *d = &in->o[0], *s = &in->o[1];
+    unsigned whole = ptx_type_size((enum ptx_type)in->type);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        if (s->kind == PTX_O_VEC) { /* mov.b64 %rd, {%r1, %r2}: element 0 in the low bits */
+            unsigned part = whole / s->nvec;
+            uint64_t v = 0;
+            for (unsigned k = 0; k < s->nvec; k++)
+                v |= (PTX_REG(b, t, s->regs[k]) & ((part >= 8 ? 0 : 1ull << (part * 8)) - 1)) << (k * part * 8);
+            ptx__set(b, t, d->reg, v);
+        } else if (d->kind == PTX_O_VEC) {
+            unsigned part = whole / d->nvec;
+            uint64_t v = ptx__src(b, t, s, (enum ptx_type)in->type);
+            for (unsigned k = 0; k < d->nvec; k++)
+                ptx__set(b, t, d->regs[k], v >> (k * part * 8));
+        } else {
+            ptx__set(b, t, d->reg, ptx__src(b, t, s, (enum ptx_type)in->type));
+        }
+    }
+    return 0;
+}
+
+static int ptx__setp(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    if (in->nops > 3)
+        return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "setp with a combining predicate is not executed");
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        int p = ptx_compare(in, ptx__src(b, t, &in->o[1], (enum ptx_type)in->type),
+                            ptx__src(b, t, &in->o[2], (enum ptx_type)in->type));
+        ptx__set(b, t, in->o[0].reg, (uint64_t)p);
+        ptx__set(b, t, in->pdst, (uint64_t)!p);
+    }
+    return 0;
+}
+
+static int ptx__selp(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        enum ptx_type ty = (enum ptx_type)in->type;
+        int p = ptx__src(b, t, &in->o[3], PTX_T_PRED) != 0;
+        ptx__set(b, t, in->o[0].reg, ptx__src(b, t, &in->o[p ? 1 : 2], ty));
+    }
+    return 0;
+}
+
+static int ptx__arith(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t a = in->nops > 1 ? ptx__src(b, t, &in->o[1], ty) : 0;
+        uint64_t bb = in->nops > 2 ? ptx__src(b, t, &in->o[2], ty) : 0;
+        uint64_t c = in->nops > 3 ? ptx__src(b, t, &in->o[3], ty) : 0, r;
+        if (ptx_alu(in, a, bb, c, &r) != 0)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "this instruction on .%s is not executed",
+                             ptx_type_name(ty));
+        ptx__set(b, t, in->o[0].reg, r);
+    }
+    return 0;
+}
+
+/* ---- warp-wide ---------------------------------------------------------------------- */
+
+/* shfl.sync.MODE.b32 d[|p], a, b, c, membermask: each lane reads a from the lane its
+ * mode names (clamped within its segment: c's low 5 bits and bits 8-12). */
+static int ptx__shfl(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    uint64_t val[32];
+    unsigned base = lanes[0] / 32 * 32;
+    for (unsigned i = 0; i < 32 && base + i < b->nthreads; i++)
+        val[i] = ptx__src(b, base + i, &in->o[1], PTX_T_B32);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i], lane = t % 32;
+        uint32_t bv = (uint32_t)ptx__src(b, t, &in->o[2], PTX_T_B32), c = (uint32_t)ptx__src(b, t, &in->o[3], PTX_T_B32);
+        uint32_t clamp = c & 0x1f, seg = (c >> 8) & 0x1f, lo = lane & seg, hi = lo | (clamp & ~seg);
+        int32_t j;
+        int ok;
+        switch (in->sub) {
+        case PTX_SH_UP: j = (int32_t)lane - (int32_t)bv; ok = j >= (int32_t)lo; break;
+        case PTX_SH_DOWN: j = (int32_t)(lane + bv); ok = j <= (int32_t)hi; break;
+        case PTX_SH_BFLY: j = (int32_t)(lane ^ bv); ok = j <= (int32_t)hi; break;
+        default: j = (int32_t)(lo | (bv & ~seg)); ok = j <= (int32_t)hi; break;
+        }
+        if (!ok || j < 0 || j > 31 || base + (unsigned)j >= b->nthreads)
+            j = (int32_t)lane;
+        ptx__set(b, t, in->o[0].reg, val[j]);
+        ptx__set(b, t, in->pdst, (uint64_t)ok);
+    }
+    return 0;
+}
+
+/* vote.sync.{all,any,uni}.pred d, p, mask; vote.sync.ballot.b32 d, p, mask -- over
+ * the lanes executing together. */
+static int ptx__vote(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    uint32_t ballot = 0;
+    unsigned ones = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (ptx__src(b, lanes[i], &in->o[1], PTX_T_PRED) != 0) {
+            ballot |= 1u << (lanes[i] % 32);
+            ones++;
+        }
+    uint64_t r = in->sub == PTX_V_BALLOT ? ballot : in->sub == PTX_V_ALL ? ones == n
+                                                  : in->sub == PTX_V_ANY ? ones > 0 : (ones == 0 || ones == n);
+    for (unsigned i = 0; i < n; i++)
+        ptx__set(b, lanes[i], in->o[0].reg, r);
+    return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        switch (in->op) {
+        case PTX_OP_BRA: b->pc[t] = (uint32_t)in->o[0].imm; break;
+        case PTX_OP_BAR: b->state[t] = PTX_LANE_BAR; break; /* released past it by the scheduler */
+        default: b->state[t] = PTX_LANE_EXIT; break;         /* ret and exit from a kernel */
+        }
+    }
+    return 0;
+}
+
+int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    int rc;
+    b->clock++;
+    switch (in->op) {
+    case PTX_OP_BRA:
+    case PTX_OP_BAR:
+    case PTX_OP_RET:
+    case PTX_OP_EXIT: return ptx__control(b, in, lanes, n);
+    case PTX_OP_MOV: rc = ptx__mov(b, in, lanes, n); break;
+    case PTX_OP_LD: rc = ptx__ld(b, in, lanes, n); break;
+    case PTX_OP_ST: rc = ptx__st(b, in, lanes, n); break;
+    case PTX_OP_CVTA: rc = ptx__cvta(b, in, lanes, n); break;
+    case PTX_OP_CVT: rc = ptx__cvt(b, in, lanes, n); break;
+    case PTX_OP_SETP: rc = ptx__setp(b, in, lanes, n); break;
+    case PTX_OP_SELP: rc = ptx__selp(b, in, lanes, n); break;
+    case PTX_OP_ATOM:
+    case PTX_OP_RED: rc = ptx__atom(b, in, lanes, n); break;
+    case PTX_OP_SHFL: rc = ptx__shfl(b, in, lanes, n); break;
+    case PTX_OP_VOTE: rc = ptx__vote(b, in, lanes, n); break;
+    case PTX_OP_MEMBAR: rc = 0; break; /* one thread at a time: every access is already ordered */
+    default: rc = ptx__arith(b, in, lanes, n); break;
+    }
+    for (unsigned i = 0; rc == 0 && i < n; i++)
+        b->pc[lanes[i]]++;
+    return rc;
+}

@@ -1,0 +1,174 @@
+/* ptx_run.c -- launches a kernel on the PTX engine: the parameter buffer from the
+ * launch's arguments, then each block in turn. A block's warps run in lockstep:
+ * each step executes the instruction of the lowest program counter among the
+ * warp's runnable threads for every thread that is there, so threads that took
+ * different sides of a branch run one side after the other and continue together
+ * where the paths meet. A warp runs until all its threads have exited or wait at a
+ * barrier; when every warp is there, the barrier releases. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "crm_ptx.h"
+#include "ptx_block.h"
+#include "ptx_parse.h"
+
+int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen)
+{
+    return ptx_parse(text, len, out, err, errlen);
+}
+
+void crm_ptx_free(crm_ptx_module *m)
+{
+    ptx_module_free(m);
+}
+
+int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name)
+{
+    return ptx_module_func(m, name) != NULL;
+}
+
+/* Runs warp w until its threads have all exited or reached a barrier. */
+static int ptx__run_warp(ptx_block *b, unsigned w)
+{
+    unsigned first = w * 32, end = first + 32 < b->nthreads ? first + 32 : b->nthreads;
+    unsigned at[32], go[32];
+    for (;;) {
+        uint32_t pc = UINT32_MAX;
+        for (unsigned t = first; t < end; t++)
+            if (b->state[t] == PTX_LANE_RUN && b->pc[t] < pc)
+                pc = b->pc[t];
+        if (pc == UINT32_MAX)
+            return 0;
+        unsigned n = 0, ngo = 0;
+        for (unsigned t = first; t < end; t++)
+            if (b->state[t] == PTX_LANE_RUN && b->pc[t] == pc)
+                at[n++] = t;
+        if (pc >= b->f->ninsns) { /* ran off the end: as ret */
+            for (unsigned i = 0; i < n; i++)
+                b->state[at[i]] = PTX_LANE_EXIT;
+            continue;
+        }
+        const ptx_insn *in = &b->f->insns[pc];
+        for (unsigned i = 0; i < n; i++) {
+            unsigned t = at[i];
+            int g = in->guard < 0 || ((PTX_REG(b, t, in->guard) != 0) != in->guard_neg);
+            if (g)
+                go[ngo++] = t;
+            else
+                b->pc[t]++;
+        }
+        if (ngo > 0 && ptx_exec(b, in, go, ngo) != 0)
+            return -1;
+    }
+}
+
+/* Runs one block to its end. */
+static int ptx__run_block(ptx_block *b)
+{
+    for (;;) {
+        for (unsigned w = 0; w < b->nwarps; w++)
+            if (ptx__run_warp(b, w) != 0)
+                return -1;
+        int waiting = 0;
+        for (unsigned t = 0; t < b->nthreads; t++)
+            if (b->state[t] == PTX_LANE_BAR) {
+                b->state[t] = PTX_LANE_RUN;
+                b->pc[t]++;
+                waiting = 1;
+            }
+        if (!waiting)
+            return 0;
+    }
+}
+
+/* The parameter buffer of f from the launch's arguments. */
+static unsigned char *ptx__params(const ptx_module *m, const ptx_func *f, void **args)
+{
+    unsigned char *buf = calloc(1, f->param_bytes ? f->param_bytes : 1);
+    for (uint32_t i = 0; buf != NULL && i < f->nparams; i++) {
+        const ptx_sym *p = &m->syms[f->params[i]];
+        memcpy(buf + p->offset, args[i], p->size);
+    }
+    return buf;
+}
+
+static uint64_t ptx__align(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Sizes the block's memory and allocates it. */
+static int ptx__block_alloc(ptx_block *b)
+{
+    const ptx_func *f = b->f;
+    b->func_shared_base = ptx__align(b->m->module_shared, 16);
+    b->dyn_base = ptx__align(b->func_shared_base + f->shared_bytes, 16);
+    b->shared_size = b->dyn_base + b->l->dyn_smem;
+    b->regs = calloc((size_t)b->nthreads * (f->nregs ? f->nregs : 1), sizeof *b->regs);
+    b->pc = calloc(b->nthreads, sizeof *b->pc);
+    b->state = calloc(b->nthreads, sizeof *b->state);
+    b->shared = calloc(1, b->shared_size ? b->shared_size : 1);
+    b->local = calloc(b->nthreads, f->local_bytes ? f->local_bytes : 1);
+    b->var_addr = calloc(b->m->nsyms ? b->m->nsyms : 1, sizeof *b->var_addr);
+    return b->regs && b->pc && b->state && b->shared && b->local && b->var_addr ? 0 : -1;
+}
+
+static void ptx__block_free(ptx_block *b)
+{
+    free(b->regs);
+    free(b->pc);
+    free(b->state);
+    free(b->shared);
+    free(b->local);
+    free(b->var_addr);
+}
+
+/* Back to the start for the next block: registers, counters, shared memory zeroed
+ * (a GPU does not promise zeroes; this makes runs repeatable). */
+static void ptx__block_reset(ptx_block *b)
+{
+    memset(b->regs, 0, (size_t)b->nthreads * (b->f->nregs ? b->f->nregs : 1) * sizeof *b->regs);
+    memset(b->pc, 0, b->nthreads * sizeof *b->pc);
+    memset(b->state, PTX_LANE_RUN, b->nthreads);
+    memset(b->shared, 0, b->shared_size ? b->shared_size : 1);
+}
+
+static cudaError_t ptx__run_grid(ptx_block *b)
+{
+    const unsigned *g = b->l->grid;
+    for (b->ctaid[2] = 0; b->ctaid[2] < g[2]; b->ctaid[2]++)
+        for (b->ctaid[1] = 0; b->ctaid[1] < g[1]; b->ctaid[1]++)
+            for (b->ctaid[0] = 0; b->ctaid[0] < g[0]; b->ctaid[0]++) {
+                ptx__block_reset(b);
+                if (ptx__run_block(b) != 0)
+                    return b->err;
+            }
+    return cudaSuccess;
+}
+
+cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx_launch *l, char *msg,
+                        size_t msglen)
+{
+    const ptx_func *f = ptx_module_func(m, name);
+    if (msglen > 0)
+        msg[0] = '\0';
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    if (f->unsupported != NULL) {
+        snprintf(msg, msglen, "kernel %s uses %s (PTX line %u), which the emulated device does not execute", name,
+                 f->unsupported, f->unsupported_line);
+        return cudaErrorNoKernelImageForDevice;
+    }
+    ptx_block b = {.m = m, .f = f, .l = l, .msg = msg, .msglen = msglen};
+    b.nthreads = l->block[0] * l->block[1] * l->block[2];
+    b.nwarps = (b.nthreads + 31) / 32;
+    unsigned char *params = ptx__params(m, f, l->args);
+    cudaError_t err = cudaErrorMemoryAllocation;
+    if (params != NULL && ptx__block_alloc(&b) == 0) {
+        b.params = params;
+        err = ptx__run_grid(&b);
+    }
+    ptx__block_free(&b);
+    free(params);
+    return err;
+}

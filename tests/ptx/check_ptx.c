@@ -1,0 +1,269 @@
+/* check_ptx.c -- unit tests of the emulated device's PTX engine (server/emu/ptx/):
+ * the kernels of tests/ptx/ptx_kernels.cu, compiled to PTX by nvcc at build time
+ * (PTX_KERNELS names the file), run on host buffers and compared with CPU
+ * references; then faults (an access outside the kernel's memory, a misaligned
+ * one), an instruction the engine does not execute, and text that is not PTX. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "server/emu/ptx/crm_ptx.h"
+#include "tests/unit/crm_check.h"
+
+#ifndef PTX_KERNELS
+#define PTX_KERNELS "build/tests/ptx_kernels.ptx"
+#endif
+
+/* The buffers a kernel may touch: what the emulated device's memory table says. */
+#define MAX_BUFS 8
+static struct { uint64_t base, size; } bufs[MAX_BUFS];
+static int nbufs;
+
+static void *dev(size_t size)
+{
+    void *p = calloc(1, size);
+    ck_assert_ptr_nonnull(p);
+    bufs[nbufs].base = (uint64_t)(uintptr_t)p;
+    bufs[nbufs++].size = size;
+    return p;
+}
+
+static void dev_free_all(void)
+{
+    for (int i = 0; i < nbufs; i++)
+        free((void *)(uintptr_t)bufs[i].base);
+    nbufs = 0;
+}
+
+static int device_memory(void *ctx, uint64_t addr, uint64_t n)
+{
+    (void)ctx;
+    for (int i = 0; i < nbufs; i++)
+        if (addr >= bufs[i].base && n <= bufs[i].size && addr - bufs[i].base <= bufs[i].size - n)
+            return 1;
+    return 0;
+}
+
+static crm_ptx_module *mod;
+
+static void load_module(void)
+{
+    FILE *f = fopen(PTX_KERNELS, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", PTX_KERNELS);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    char err[256];
+    ck_assert_msg(crm_ptx_load(text, len, &mod, err, sizeof err) == 0, "load: %s", err);
+}
+
+static void unload_module(void)
+{
+    crm_ptx_free(mod);
+    mod = NULL;
+    dev_free_all();
+}
+
+static cudaError_t run(const char *name, unsigned grid, unsigned block, size_t smem, void **args)
+{
+    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, smem, device_memory, NULL, NULL};
+    char msg[512];
+    cudaError_t err = crm_ptx_run(mod, name, &l, msg, sizeof msg);
+    if (err != cudaSuccess)
+        fprintf(stderr, "%s: %s\n", name, msg);
+    return err;
+}
+
+START_TEST(test_vadd)
+{
+    int n = 1000;
+    float *a = dev(n * 4), *b = dev(n * 4), *c = dev(n * 4);
+    for (int i = 0; i < n; i++)
+        a[i] = (float)i, b[i] = 0.5f * (float)i;
+    void *args[] = {&a, &b, &c, &n};
+    ck_assert_int_eq(run("vadd", (n + 127) / 128, 128, 0, args), cudaSuccess);
+    for (int i = 0; i < n; i++)
+        ck_assert_float_eq(c[i], 1.5f * (float)i);
+}
+END_TEST
+
+struct Affine {
+    float scale;
+    int n;
+    double shift;
+};
+
+START_TEST(test_struct_parameter)
+{
+    struct Affine p = {2.5f, 77, -0.25};
+    float *x = dev(77 * 4);
+    double *y = dev(77 * 8);
+    for (int i = 0; i < 77; i++)
+        x[i] = (float)i;
+    void *args[] = {&p, &x, &y};
+    ck_assert_int_eq(run("affine", 3, 32, 0, args), cudaSuccess);
+    for (int i = 0; i < 77; i++)
+        ck_assert_double_eq(y[i], (double)(2.5f * (float)i) - 0.25);
+}
+END_TEST
+
+START_TEST(test_shared_reduction)
+{
+    int n = 5000;
+    float *x = dev(n * 4), *out = dev(4), want = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)(i % 17);
+        want += x[i];
+    }
+    void *args[] = {&x, &out, &n};
+    ck_assert_int_eq(run("block_sum", 4, 256, 256 * 4, args), cudaSuccess);
+    ck_assert_float_eq(*out, want);
+}
+END_TEST
+
+START_TEST(test_warp_shuffle)
+{
+    int *x = dev(128 * 4), *out = dev(4 * 4);
+    for (int i = 0; i < 128; i++)
+        x[i] = i * 3 - 50;
+    void *args[] = {&x, &out};
+    ck_assert_int_eq(run("warp_sum", 2, 64, 0, args), cudaSuccess);
+    for (int w = 0; w < 4; w++) {
+        int want = 0;
+        for (int i = w * 32; i < w * 32 + 32; i++)
+            want += x[i];
+        ck_assert_int_eq(out[w], want);
+    }
+}
+END_TEST
+
+START_TEST(test_histogram_atomics)
+{
+    int n = 3001;
+    unsigned char *x = dev(n);
+    unsigned *h = dev(16 * 4), want[16] = {0};
+    for (int i = 0; i < n; i++) {
+        x[i] = (unsigned char)(i * 7 + 3);
+        want[x[i] % 16]++;
+    }
+    void *args[] = {&x, &h, &n};
+    ck_assert_int_eq(run("histogram", 3, 128, 0, args), cudaSuccess);
+    for (int k = 0; k < 16; k++)
+        ck_assert_uint_eq(h[k], want[k]);
+}
+END_TEST
+
+/* Nested divergent branches, a loop whose trip count differs per lane, then a
+ * ballot every lane must reach together. */
+START_TEST(test_divergence_reconverges)
+{
+    int *out = dev(64 * 4);
+    void *args[] = {&out};
+    ck_assert_int_eq(run("branches", 1, 64, 0, args), cudaSuccess);
+    for (int t = 0; t < 64; t++) {
+        int v = 0, base = t / 32 * 32, ballot = 0;
+        if (t % 2 == 0) {
+            v = t % 4 == 0 ? t * 3 : -t;
+            for (int k = 0; k < t % 5; k++)
+                v += k;
+        } else {
+            while (v < t)
+                v += 7;
+        }
+        for (int l = base; l < base + 32; l++)
+            ballot += l % 3 == 0;
+        ck_assert_int_eq(out[t], v + ballot);
+    }
+}
+END_TEST
+
+START_TEST(test_grid_stride_64bit)
+{
+    long long n = 3000;
+    double *x = dev(n * 8), *y = dev(n * 8);
+    for (long long i = 0; i < n; i++)
+        x[i] = 0.001 * (double)i;
+    void *args[] = {&x, &y, &n};
+    ck_assert_int_eq(run("grid_stride", 2, 96, 0, args), cudaSuccess);
+    for (long long i = 0; i < n; i++)
+        ck_assert_double_eq_tol(y[i], x[i] * x[i] - 1.0 / (1.0 + (double)i), 1e-15);
+}
+END_TEST
+
+START_TEST(test_conversions)
+{
+    float *x = dev(32 * 4), *back = dev(32 * 4);
+    int *i32 = dev(32 * 4);
+    unsigned short *h16 = dev(32 * 2);
+    double *f64 = dev(32 * 8);
+    static const float in[4] = {1.75f, -2.5f, 65504.0f, 0.000123f};
+    static const unsigned short half[4] = {0x3f00, 0xc100, 0x7bff, 0x0808};
+    for (int t = 0; t < 32; t++)
+        x[t] = in[t % 4] * (t < 4 ? 1.0f : 1.0f);
+    void *args[] = {&x, &i32, &h16, &f64, &back};
+    ck_assert_int_eq(run("conversions", 1, 32, 0, args), cudaSuccess);
+    for (int t = 0; t < 4; t++) {
+        ck_assert_int_eq(i32[t], (int)in[t]);
+        ck_assert_uint_eq(h16[t], half[t]);
+        ck_assert_double_eq(f64[t], (double)in[t] * 3.0);
+    }
+    ck_assert_float_eq_tol(back[1], -2.5f + 1.0f + sqrtf(2.5f), 1e-6f);
+}
+END_TEST
+
+/* A read outside every buffer, and one misaligned: the errors a GPU gives. */
+START_TEST(test_faults)
+{
+    int n = 64;
+    float *a = dev(n * 4), *c = dev(n * 4), *b = (float *)(uintptr_t)0x10;
+    void *args[] = {&a, &b, &c, &n};
+    ck_assert_int_eq(run("vadd", 1, 64, 0, args), cudaErrorIllegalAddress);
+    float *odd = (float *)((char *)a + 2);
+    void *args2[] = {&a, &odd, &c, &n};
+    ck_assert_int_eq(run("vadd", 1, 32, 0, args2), cudaErrorMisalignedAddress);
+}
+END_TEST
+
+START_TEST(test_unsupported_and_bad_text)
+{
+    static const char ptx[] = ".version 9.0\n.target sm_90\n.address_size 64\n"
+                              ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<3>;\n"
+                              "tex.1d.v4.f32.s32 {%r1, %r1, %r1, %r1}, [t, {%r2}];\nret;\n}\n";
+    crm_ptx_module *m = NULL;
+    char err[256], msg[256];
+    ck_assert_int_eq(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err), 0);
+    uint64_t p = 0;
+    void *args[] = {&p};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, 0, device_memory, NULL, NULL};
+    ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
+    ck_assert_ptr_nonnull(strstr(msg, "tex.1d.v4.f32.s32"));
+    ck_assert_int_eq(crm_ptx_run(m, "nope", &l, msg, sizeof msg), cudaErrorInvalidDeviceFunction);
+    crm_ptx_free(m);
+    static const char junk[] = ".version 9.0\n.entry k(.param .u64 p) { mov.u32 %undeclared, 1; }";
+    ck_assert_int_eq(crm_ptx_load(junk, sizeof junk - 1, &m, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "%undeclared"));
+}
+END_TEST
+
+static Suite *ptx_suite(void)
+{
+    Suite *s = suite_create("ptx");
+    TCase *tc = tcase_create("kernels");
+    tcase_add_checked_fixture(tc, load_module, unload_module);
+    tcase_add_test(tc, test_vadd);
+    tcase_add_test(tc, test_struct_parameter);
+    tcase_add_test(tc, test_shared_reduction);
+    tcase_add_test(tc, test_warp_shuffle);
+    tcase_add_test(tc, test_histogram_atomics);
+    tcase_add_test(tc, test_divergence_reconverges);
+    tcase_add_test(tc, test_grid_stride_64bit);
+    tcase_add_test(tc, test_conversions);
+    tcase_add_test(tc, test_faults);
+    suite_add_tcase(s, tc);
+    TCase *te = tcase_create("errors");
+    tcase_add_test(te, test_unsupported_and_bad_text);
+    suite_add_tcase(s, te);
+    return s;
+}
+
+CRM_CHECK_MAIN(ptx_suite)

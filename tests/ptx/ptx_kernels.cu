@@ -1,0 +1,101 @@
+// ptx_kernels.cu -- kernels the PTX engine's unit test (tests/ptx/check_ptx.c) runs
+// from their PTX (nvcc -ptx), each compared with a CPU reference there: an
+// elementwise add, a struct parameter, a shared-memory tree reduction with
+// barriers and a float atomic, a warp-shuffle sum, a histogram under atomic
+// contention, nested divergent branches that reconverge, a grid-stride loop with
+// 64-bit indexing, conversions between integer, f16, f32 and f64, and vote.
+#include <cuda_fp16.h>
+
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+
+struct Affine {
+    float scale;
+    int n;
+    double shift;
+};
+
+extern "C" __global__ void affine(Affine p, const float *x, double *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n)
+        y[i] = p.scale * x[i] + p.shift;
+}
+
+extern "C" __global__ void block_sum(const float *x, float *out, int n)
+{
+    extern __shared__ float s[];
+    int t = threadIdx.x;
+    float v = 0;
+    for (int i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x)
+        v += x[i];
+    s[t] = v;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        atomicAdd(out, s[0]);
+}
+
+extern "C" __global__ void warp_sum(const int *x, int *out)
+{
+    int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffff, v, o);
+    if ((threadIdx.x & 31) == 0)
+        out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+}
+
+extern "C" __global__ void histogram(const unsigned char *x, unsigned *h, int n)
+{
+    __shared__ unsigned local[16];
+    if (threadIdx.x < 16)
+        local[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&local[x[i] % 16], 1u);
+    __syncthreads();
+    if (threadIdx.x < 16)
+        atomicAdd(&h[threadIdx.x], local[threadIdx.x]);
+}
+
+extern "C" __global__ void branches(int *out)
+{
+    int t = threadIdx.x, v = 0;
+    if (t % 2 == 0) {
+        if (t % 4 == 0)
+            v = t * 3;
+        else
+            v = -t;
+        for (int k = 0; k < t % 5; k++)
+            v += k;
+    } else {
+        while (v < t)
+            v += 7;
+    }
+    out[t] = v + __popc(__ballot_sync(0xffffffff, t % 3 == 0));
+}
+
+extern "C" __global__ void grid_stride(const double *x, double *y, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)
+        y[i] = x[i] * x[i] - 1.0 / (1.0 + (double)i);
+}
+
+extern "C" __global__ void conversions(const float *x, int *i32, unsigned short *h16, double *f64, float *back)
+{
+    int t = threadIdx.x;
+    float v = x[t];
+    i32[t] = (int)v;
+    __half h = __float2half(v);
+    h16[t] = __half_as_ushort(h);
+    f64[t] = (double)v * 3.0;
+    back[t] = __half2float(h) + (float)(unsigned char)t + sqrtf(fabsf(v));
+}
