@@ -8,6 +8,7 @@
 #include "common/crm_fatbin.h"
 #include "server/emu/crm_emu.h"
 #include "server/emu/cudarem_emu_kernel.h"
+#include "server/emu/ptx/crm_ptx.h"
 
 /* A global of a module: emulated device memory per device, made at first use. */
 typedef struct crm__eglobal {
@@ -18,6 +19,10 @@ typedef struct crm__eglobal {
 struct CUlib_st {
     crm_module_info info;          /* kernels, layouts, globals of the cubin */
     crm__eglobal *globals;         /* info.nglobals entries */
+    char *ptx;                     /* the module's PTX text, NULL when it has none */
+    size_t ptx_len;
+    crm_ptx_module *engine;        /* ptx prepared for the PTX engine, at the first launch needing it */
+    char *engine_err;              /* why ptx could not be prepared (then engine stays NULL) */
     struct CUkern_st **kernels;    /* handed out by cudaLibraryGetKernel, one per name */
     size_t nkernels;
 };
@@ -32,6 +37,10 @@ struct CUkern_st {
     int cluster[3];                /* cudaFuncAttributeRequiredCluster* */
     int warned;                    /* the missing implementation was logged */
 };
+
+/* The PTX engine's module of lib, prepared at the first call (exclusive lock held);
+ * NULL when lib has no PTX or it could not be prepared (lib->engine_err says why). */
+crm_ptx_module *crm__lib_engine(struct CUlib_st *lib);
 
 /* 1 when k is a live kernel handle (lock held). */
 int crm__kernel_live(const struct CUkern_st *k);

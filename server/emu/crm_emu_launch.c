@@ -1,10 +1,12 @@
 /* crm_emu_launch.c -- kernel launches and function attributes of the emulated device:
  * the launch configuration is checked as a GPU checks it, then the kernel's CPU
- * implementation runs once per thread of the grid, synchronously (streams execute
- * in order anyway). */
+ * implementation runs once per thread of the grid, or, for a kernel without one,
+ * the PTX engine runs it from its module's PTX (server/emu/ptx/); synchronously
+ * (streams execute in order anyway). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/crm_errors.h"
 #include "server/emu/crm_emu_kernels.h"
 
 #define CRM__MAX_THREADS 1024
@@ -53,6 +55,45 @@ static void crm__run(struct CUkern_st *k, dim3 g, dim3 b, void **args, void *sme
             }
 }
 
+/* The PTX engine's view of device memory: what the allocation table holds. */
+static int crm__engine_memory(void *ctx, uint64_t addr, uint64_t n)
+{
+    (void)ctx;
+    crm__emu_rdlock();
+    int ok = n > 0 && crm__mem_range((const void *)(uintptr_t)addr, n, NULL);
+    crm__emu_unlock();
+    return ok;
+}
+
+static void *crm__engine_variable(void *ctx, const char *name, size_t *size)
+{
+    return crm__global_addr(((struct CUkern_st *)ctx)->lib, name, size);
+}
+
+/* Runs k from its module's PTX; a kernel the engine cannot run is logged once. */
+static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **args, size_t shmem)
+{
+    char msg[512] = "";
+    crm__emu_wrlock();
+    crm_ptx_module *m = crm__lib_engine(k->lib);
+    crm__emu_unlock();
+    if (m == NULL || !crm_ptx_has_kernel(m, k->k->name)) {
+        if (!k->warned)
+            fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
+                            "--emu-kernels) and no PTX the engine can read: it cannot run on the emulated device\n",
+                    k->k->name);
+        k->warned = 1;
+        return cudaErrorNoKernelImageForDevice;
+    }
+    crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, shmem, crm__engine_memory, crm__engine_variable, k};
+    cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
+    if (err != cudaSuccess && (err != cudaErrorNoKernelImageForDevice || !k->warned))
+        fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));
+    if (err == cudaErrorNoKernelImageForDevice)
+        k->warned = 1;
+    return err;
+}
+
 static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream)
 {
     struct CUkern_st *k = (struct CUkern_st *)func;
@@ -63,15 +104,10 @@ static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, si
         err = crm__check_config(k, g, b, shmem);
     if (err != cudaSuccess)
         return err;
-    if (k->fn == NULL) {
-        if (!k->warned)
-            fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
-                            "--emu-kernels): it cannot run on the emulated device\n", k->k->name);
-        k->warned = 1;
-        return cudaErrorNoKernelImageForDevice;
-    }
     if (k->k->nparams > 0 && args == NULL)
         return cudaErrorInvalidValue;
+    if (k->fn == NULL)
+        return crm__launch_ptx(k, g, b, args, shmem);
     void *smem = shmem ? malloc(shmem) : NULL;
     if (shmem && smem == NULL)
         return cudaErrorMemoryAllocation;

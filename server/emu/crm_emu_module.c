@@ -1,5 +1,6 @@
 /* crm_emu_module.c -- device code modules of the emulated device: cudaLibraryLoadData
- * reads a fatbinary's cubin (or a bare cubin) (kernels, parameter layouts, globals), cudaLibraryGetKernel
+ * reads a fatbinary's cubin (or a bare cubin, or PTX) (kernels, parameter layouts,
+ * globals) and keeps the module's PTX for the PTX engine, cudaLibraryGetKernel
  * pairs a kernel with its CPU implementation from the CUDAREM_EMU_KERNELS libraries,
  * cudaLibraryGetGlobal gives a global's emulated device memory (initialised from the
  * cubin), cudaLibraryUnload frees it all. */
@@ -67,12 +68,50 @@ static void crm__lib_free(struct CUlib_st *lib)
         free(lib->kernels[i]);
     }
     crm_module_info_free(&lib->info);
+    crm_ptx_free(lib->engine);
+    free(lib->engine_err);
+    free(lib->ptx);
     free(lib->globals);
     free(lib->kernels);
     free(lib);
 }
 
-/* Accepts a fatbinary holding a cubin; JIT options are ignored. */
+/* The PTX of an image: the text itself, or a fatbinary's newest PTX entry
+ * (decompressed); NULL when there is none. */
+static char *crm__image_ptx(const void *code, size_t len, size_t *ptx_len)
+{
+    enum crm_image_kind kind = crm_image_kind(code, len);
+    if (kind == CRM_IMAGE_PTX) {
+        *ptx_len = strnlen(code, len);
+        return strndup(code, *ptx_len);
+    }
+    crm_fatbin_entry e[64];
+    int n = kind == CRM_IMAGE_FATBIN ? crm_fatbin_entries(code, len, e, 64) : 0, best = -1;
+    for (int i = 0; i < n && i < 64; i++)
+        if (e[i].kind == CRM_FATBIN_PTX && (best < 0 || e[i].arch > e[best].arch))
+            best = i;
+    unsigned char *text = NULL;
+    char err[128];
+    if (best >= 0 && crm_fatbin_payload(&e[best], &text, ptx_len, err, sizeof err) != 0) {
+        fprintf(stderr, "cudarem-emu: the module's PTX cannot be read: %s\n", err);
+        text = NULL;
+    }
+    return (char *)text;
+}
+
+crm_ptx_module *crm__lib_engine(struct CUlib_st *lib)
+{
+    char err[512];
+    if (lib->engine != NULL || lib->ptx == NULL || lib->engine_err != NULL)
+        return lib->engine;
+    if (crm_ptx_load(lib->ptx, lib->ptx_len, &lib->engine, err, sizeof err) != 0) {
+        lib->engine_err = strdup(err);
+        fprintf(stderr, "cudarem-emu: the PTX engine cannot read this module: %s\n", err);
+    }
+    return lib->engine;
+}
+
+/* Accepts a fatbinary holding a cubin or PTX, a cubin, or PTX; JIT options are ignored. */
 CRM_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions,
                                            void **jitOptionsValues, unsigned int numJitOptions,
                                            enum cudaLibraryOption *libraryOptions, void **libraryOptionValues,
@@ -92,14 +131,10 @@ CRM_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *c
     if (len == 0)
         snprintf(err, sizeof err, "not a fatbinary, cubin or PTX image");
     cudaError_t ret = cudaErrorInvalidKernelImage;
-    if (rc == 0 && !lib->info.has_elf) {
-        fprintf(stderr, "cudarem-emu: module holds only PTX (arch %u): the emulated device cannot JIT it; "
-                        "build with a cubin (-gencode ...,code=sm_XX)\n", lib->info.arch);
-        ret = cudaErrorNoKernelImageForDevice;
-        rc = -1;
-    } else if (rc != 0) {
+    if (rc != 0)
         fprintf(stderr, "cudarem-emu: bad device code module: %s\n", err);
-    }
+    if (rc == 0)
+        lib->ptx = crm__image_ptx(code, len, &lib->ptx_len);
     if (rc == 0 && (lib->globals = calloc(lib->info.nglobals + 1, sizeof *lib->globals)) == NULL) {
         ret = cudaErrorMemoryAllocation;
         rc = -1;
@@ -134,6 +169,23 @@ CRM_EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library)
     return crm__emu_ret(err);
 }
 
+/* 1 when the PTX engine can run kern; else logged once, naming why. */
+static int crm__ptx_runnable(struct CUlib_st *lib, struct CUkern_st *kern)
+{
+    char why[512] = "its module carries no PTX";
+    crm__emu_wrlock();
+    crm_ptx_module *m = crm__lib_engine(lib);
+    int ok = m != NULL && crm_ptx_runnable(m, kern->k->name, why, sizeof why);
+    if (m == NULL && lib->engine_err != NULL)
+        snprintf(why, sizeof why, "its PTX cannot be read: %s", lib->engine_err);
+    if (!ok && !kern->warned)
+        fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with --emu-kernels) "
+                        "and cannot run on the PTX engine: %s\n", kern->k->name, why);
+    kern->warned |= !ok;
+    crm__emu_unlock();
+    return ok;
+}
+
 /* One handle per kernel name; the CPU implementation is looked up once. */
 CRM_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
@@ -166,16 +218,11 @@ CRM_EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t
         }
     }
     crm__emu_unlock();
-    /* With no CPU implementation the emulated device has no code it can run for
-     * this kernel: what a GPU says of a module without code for its architecture,
-     * at the kernel's first use. */
-    if (err == cudaSuccess && kern->fn == NULL) {
-        if (!kern->warned)
-            fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
-                            "--emu-kernels): it cannot run on the emulated device\n", k->name);
-        kern->warned = 1;
+    /* With no CPU implementation and no PTX the engine can run, the emulated device
+     * has no code for this kernel: what a GPU says of a module without code for its
+     * architecture, at the kernel's first use. */
+    if (err == cudaSuccess && kern->fn == NULL && !crm__ptx_runnable(library, kern))
         err = cudaErrorNoKernelImageForDevice;
-    }
     if (err == cudaSuccess)
         *pKernel = kern;
     return crm__emu_ret(err);

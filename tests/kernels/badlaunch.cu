@@ -1,6 +1,7 @@
 // badlaunch.cu -- launch errors at the launching call, with the codes a local GPU
-// gives: bad geometry, an unknown function, and (emulated device) a kernel with no
-// CPU implementation.
+// gives: bad geometry, an unknown function, and (emulated device) a kernel it has
+// no code for: no CPU implementation and an instruction its PTX engine does not
+// execute (nanosleep). A kernel with no CPU implementation but plain PTX runs.
 //
 // Built with the static runtime (KTEST_STATIC_RUNTIME), NVIDIA's runtime calls the
 // driver's cuLaunchKernel for every launch, checks no geometry itself, and returns
@@ -9,6 +10,7 @@
 // gives (cudaErrorInvalidConfiguration), and an unregistered host function, handed
 // over as a kernel handle, with CUDA_ERROR_INVALID_HANDLE, which reads as
 // cudaErrorInvalidResourceHandle. Either way the launch call fails.
+#include <cstring>
 #include "kcheck.h"
 
 // Both take a value, never a call: cudaGetLastError clears the error it returns.
@@ -31,6 +33,20 @@ __global__ void no_cpu_impl(int *p)
         *p = 2;
 }
 
+__global__ void uses_sleep(int *p)
+{
+    __nanosleep(10);
+    if (p)
+        *p = 3;
+}
+
+// The emulated device says so in its name.
+static bool emulated_device()
+{
+    cudaDeviceProp prop;
+    return cudaGetDeviceProperties(&prop, 0) == cudaSuccess && std::strstr(prop.name, "emulated") != nullptr;
+}
+
 int main()
 {
     nop<<<1, 2048>>>(nullptr);
@@ -51,11 +67,17 @@ int main()
     cudaGetLastError();
     err = cudaLaunchKernel((const void *)nop, dim3(1), dim3(1), args, 0, 0);
     KCHECK(err == cudaSuccess, "valid launch: %s", cudaGetErrorName(err));
-    // The emulated device has no code it can run for this kernel: the launch itself
-    // fails, as on a GPU given a module without code for its architecture.
+    // No CPU implementation: the emulated device runs its PTX.
     err = cudaLaunchKernel((const void *)no_cpu_impl, dim3(1), dim3(1), args, 0, 0);
-    std::printf("no_cpu_impl launch: %s\n", cudaGetErrorName(err));
-    KCHECK(err == cudaErrorNoKernelImageForDevice, "no_cpu_impl: %s", cudaGetErrorName(err));
+    KCHECK(err == cudaSuccess, "no_cpu_impl: %s", cudaGetErrorName(err));
+    // The emulated device has no code it can run for this one: the launch itself
+    // fails, as on a GPU given a module without code for its architecture.
+    err = cudaLaunchKernel((const void *)uses_sleep, dim3(1), dim3(1), args, 0, 0);
+    std::printf("uses_sleep launch: %s\n", cudaGetErrorName(err));
+    if (emulated_device())
+        KCHECK(err == cudaErrorNoKernelImageForDevice, "uses_sleep: %s", cudaGetErrorName(err));
+    else
+        KCHECK(err == cudaSuccess, "uses_sleep: %s", cudaGetErrorName(err));
     cudaGetLastError();
     KCUDA(cudaDeviceSynchronize());
     return kcheck_finish("badlaunch");

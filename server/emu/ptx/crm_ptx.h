@@ -28,6 +28,9 @@ int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, 
 void crm_ptx_free(crm_ptx_module *m);
 /* 1 when the module has kernel `name`. */
 int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name);
+/* 1 when the engine can run kernel `name`; 0 with the reason in why (the first
+ * instruction it does not execute, or the kernel's absence). */
+int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_t whylen);
 /* Runs kernel `name`. cudaSuccess; cudaErrorNoKernelImageForDevice when it uses an
  * instruction the engine does not execute (msg names it); cudaErrorIllegalAddress,
  * cudaErrorMisalignedAddress or cudaErrorLaunchFailure for a fault of the kernel

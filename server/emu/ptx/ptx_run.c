@@ -27,6 +27,17 @@ int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name)
     return ptx_module_func(m, name) != NULL;
 }
 
+int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_t whylen)
+{
+    const ptx_func *f = ptx_module_func(m, name);
+    if (f == NULL)
+        snprintf(why, whylen, "its module's PTX has no kernel %s", name);
+    else if (f->unsupported != NULL)
+        snprintf(why, whylen, "it uses %s (PTX line %u), which the PTX engine does not execute", f->unsupported,
+                 f->unsupported_line);
+    return f != NULL && f->unsupported == NULL;
+}
+
 /* Runs warp w until its threads have all exited or reached a barrier. */
 static int ptx__run_warp(ptx_block *b, unsigned w)
 {
