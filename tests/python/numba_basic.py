@@ -4,11 +4,13 @@ initialisation, cuda.detect(), list_devices(), the current device's name and
 compute capability, memory info, exact device_array copies up to 32 MiB, and a
 @cuda.jit kernel.
 
-numba compiles kernels to PTX on the client (NVVM) and loads them through the
-driver: with CUDAREM_EXPECT_PTX=1 the kernel must compute right; otherwise it must
-fail cleanly with a CUDA error (CudaAPIError, CudaDriverError or cuda.core's CUDAError), as on the
-emulated device, which cannot run PTX yet. Prints one line per check and
-"PASS numba_basic"; exits 0 only when every check held. See fwcheck.py."""
+numba compiles kernels to PTX on the client (NVVM), links them to machine code on
+the client with nvJitLink (cuda.core's linker) and loads the cubin through the
+driver: with CUDAREM_EXPECT_PTX=1 (a GPU server) the kernel must compute right;
+otherwise it must fail cleanly with a CUDA error (CudaAPIError, CudaDriverError or
+cuda.core's CUDAError), as on the emulated device, whose PTX engine gets no PTX from
+numba. Prints one line per check and "PASS numba_basic"; exits 0 only when every
+check held. See fwcheck.py."""
 import sys
 
 from fwcheck import COPY_SIZES, Checker, expect_kernels, random_bytes
