@@ -182,7 +182,8 @@ static crm__kfunc *crm__kfunc_new(const crm_kernel_info *k, cudaKernel_t kernel)
         crm__kfunc_free(f);
         return NULL;
     }
-    memcpy(f->params, k->params, k->nparams * sizeof *f->params);
+    if (k->nparams > 0) /* a kernel without parameters has no layout array at all */
+        memcpy(f->params, k->params, k->nparams * sizeof *f->params);
     return f;
 }
 
