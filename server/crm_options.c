@@ -31,7 +31,11 @@ static void crm__usage(FILE *out)
             "                       'off' disables the cache)\n"
             "  --emu-kernels PATH   load CPU implementations of kernels for the emulated\n"
             "                       device from the shared library PATH (see\n"
-            "                       server/emu/cudarem_emu_kernel.h); repeatable\n"
+            "                       server/emu/cudarem_emu_kernel.h); repeatable. Other\n"
+            "                       kernels run from their PTX on the PTX engine\n"
+            "  --emu-kernel-timeout SECONDS\n"
+            "                       stop a kernel the PTX engine has run for longer with\n"
+            "                       cudaErrorLaunchTimeout (default 600)\n"
             "  --help               show this help and exit\n"
             "  --version            show the version and exit\n"
             "\n"
@@ -108,6 +112,18 @@ static int crm__emu_kernels_arg(const char *path)
     return 0;
 }
 
+/* --emu-kernel-timeout: CUDAREM_EMU_KERNEL_TIMEOUT, which the PTX engine reads. */
+static int crm__timeout_arg(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (*text == '\0' || *end != '\0' || !(v > 0) || v > 1e7) {
+        fprintf(stderr, "cudarem-server: bad --emu-kernel-timeout '%s' (seconds, > 0)\n", text);
+        return -1;
+    }
+    return setenv("CUDAREM_EMU_KERNEL_TIMEOUT", text, 1) == 0 ? 0 : -1;
+}
+
 static int crm__one(crm_options *o, int opt, const char *arg)
 {
     switch (opt) {
@@ -123,6 +139,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
         return 0;
     case 'C': return setenv("CUDAREM_CACHE_DIR", arg, 1) == 0 ? 0 : -1; /* read by server/crm_kcache.c */
     case 'K': return crm__emu_kernels_arg(arg);
+    case 'T': return crm__timeout_arg(arg);
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
     default: crm__usage(stderr); return -1;
@@ -136,7 +153,8 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"gpu", required_argument, NULL, 'g'},          {"max-sessions", required_argument, NULL, 'm'},
         {"log-level", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
         {"cache-dir", required_argument, NULL, 'C'},    {"emu-kernels", required_argument, NULL, 'K'},
-        {"version", no_argument, NULL, 'V'},            {NULL, 0, NULL, 0},
+        {"version", no_argument, NULL, 'V'},            {"emu-kernel-timeout", required_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0},
     };
     int opt, rc;
     memset(o, 0, sizeof *o);

@@ -245,6 +245,84 @@ START_TEST(test_unsupported_and_bad_text)
 }
 END_TEST
 
+static uint32_t ref_perm(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t bytes = (uint64_t)b << 32 | a;
+    uint32_t d = 0;
+    for (int i = 0; i < 4; i++)
+        d |= (uint32_t)((bytes >> (8 * ((c >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return d;
+}
+
+static uint32_t ref_brev(uint32_t v)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((v >> i) & 1u) << (31 - i);
+    return r;
+}
+
+/* Byte permute, bit reverse, funnel shift, clz/ffs, activemask, redux, match,
+ * isnan/isinf, copysign, 64-bit shifts: one warp, each lane its own value. */
+START_TEST(test_bit_and_warp_intrinsics)
+{
+    unsigned *o = dev(32 * 8 * 4), *x = dev(32 * 4);
+    float *f = dev(32 * 4);
+    unsigned long long *r = dev(32 * 8);
+    unsigned sum = 0;
+    for (int t = 0; t < 32; t++) {
+        x[t] = 0x9e3779b9u * (unsigned)(t + 1);
+        sum += x[t];
+        f[t] = t % 4 == 0 ? NAN : t % 4 == 1 ? -INFINITY : (float)(t - 16);
+    }
+    float f0[32];
+    memcpy(f0, f, sizeof f0);
+    void *args[] = {&o, &x, &f, &r};
+    ck_assert_int_eq(run("bits", 1, 32, 0, args), cudaSuccess);
+    for (int t = 0; t < 32; t++) {
+        unsigned v = x[t], match = 0;
+        for (int k = 0; k < 32; k++)
+            match |= (unsigned)((x[k] & 3u) == (v & 3u)) << k;
+        uint64_t funnel = (uint64_t)(v ^ 0xdeadbeefu) << 32 | v;
+        ck_assert_uint_eq(o[t * 8 + 0], ref_perm(v, v * 3u, 0x3120));
+        ck_assert_uint_eq(o[t * 8 + 1], ref_brev(v) ^ (unsigned)__builtin_popcount(v));
+        ck_assert_uint_eq(o[t * 8 + 2], (uint32_t)((funnel << (t & 31)) >> 32));
+        ck_assert_uint_eq(o[t * 8 + 3], (unsigned)__builtin_clz(v) + (unsigned)__builtin_ffs((int)v));
+        ck_assert_uint_eq(o[t * 8 + 4], 0xffffffffu);
+        ck_assert_uint_eq(o[t * 8 + 5], sum);
+        ck_assert_uint_eq(o[t * 8 + 6], match);
+        ck_assert_uint_eq(o[t * 8 + 7], (unsigned)(isnan(f0[t]) ? 1 : 0) + (isinf(f0[t]) ? 2u : 0u));
+        ck_assert_float_eq(f[t], signbit(f0[t]) ? -2.0f : 2.0f);
+        int s = t % 40;
+        ck_assert_uint_eq(r[t], (unsigned long long)v << s | (unsigned long long)v >> (64 - s - 1));
+    }
+}
+END_TEST
+
+START_TEST(test_cp_async)
+{
+    float *in = dev(64 * 4), *out = dev(64 * 4);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)i * 0.5f;
+    void *args[] = {&in, &out};
+    ck_assert_int_eq(run("async_copy", 1, 64, 0, args), cudaSuccess);
+    for (int i = 0; i < 64; i++)
+        ck_assert_float_eq(out[i], (float)(63 - i) * 0.5f);
+}
+END_TEST
+
+/* trap fails the launch; a kernel that never ends is stopped by the watchdog. */
+START_TEST(test_trap_and_watchdog)
+{
+    int *p = dev(64 * 4);
+    void *args[] = {&p};
+    ck_assert_int_eq(run("traps", 1, 32, 0, args), cudaErrorLaunchFailure);
+    setenv("CUDAREM_EMU_KERNEL_TIMEOUT", "0.5", 1);
+    ck_assert_int_eq(run("forever", 1, 1, 0, args), cudaErrorLaunchTimeout);
+    unsetenv("CUDAREM_EMU_KERNEL_TIMEOUT");
+}
+END_TEST
+
 static Suite *ptx_suite(void)
 {
     Suite *s = suite_create("ptx");
@@ -259,6 +337,9 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_grid_stride_64bit);
     tcase_add_test(tc, test_conversions);
     tcase_add_test(tc, test_faults);
+    tcase_add_test(tc, test_bit_and_warp_intrinsics);
+    tcase_add_test(tc, test_cp_async);
+    tcase_add_test(tc, test_trap_and_watchdog);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);

@@ -3,8 +3,11 @@
 // elementwise add, a struct parameter, a shared-memory tree reduction with
 // barriers and a float atomic, a warp-shuffle sum, a histogram under atomic
 // contention, nested divergent branches that reconverge, a grid-stride loop with
-// 64-bit indexing, conversions between integer, f16, f32 and f64, and vote.
+// 64-bit indexing, conversions between integer, f16, f32 and f64, vote, the bit
+// and byte intrinsics, warp reductions and matches, cp.async, trap, and a kernel
+// that never ends (the watchdog).
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n)
 {
@@ -98,4 +101,43 @@ extern "C" __global__ void conversions(const float *x, int *i32, unsigned short 
     h16[t] = __half_as_ushort(h);
     f64[t] = (double)v * 3.0;
     back[t] = __half2float(h) + (float)(unsigned char)t + sqrtf(fabsf(v));
+}
+
+extern "C" __global__ void bits(unsigned *o, const unsigned *x, float *f, unsigned long long *r)
+{
+    int t = threadIdx.x;
+    unsigned v = x[t];
+    o[t * 8 + 0] = __byte_perm(v, v * 3u, 0x3120);
+    o[t * 8 + 1] = __brev(v) ^ __popc(v);
+    o[t * 8 + 2] = __funnelshift_l(v, v ^ 0xdeadbeefu, t);
+    o[t * 8 + 3] = __clz(v) + __ffs(v);
+    o[t * 8 + 4] = __activemask();
+    o[t * 8 + 5] = __reduce_add_sync(0xffffffffu, v);
+    o[t * 8 + 6] = __match_any_sync(0xffffffffu, v & 3u);
+    o[t * 8 + 7] = isnan(f[t]) + 2 * isinf(f[t]);
+    f[t] = copysignf(2.0f, f[t]);
+    r[t] = (unsigned long long)v << (t % 40) | (unsigned long long)v >> (64 - t % 40 - 1);
+}
+
+extern "C" __global__ void async_copy(const float *in, float *out)
+{
+    __shared__ float s[64];
+    __pipeline_memcpy_async(&s[threadIdx.x], &in[threadIdx.x], sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}
+
+extern "C" __global__ void traps(int *p)
+{
+    if (threadIdx.x == 5)
+        __trap();
+    p[threadIdx.x] = 1;
+}
+
+extern "C" __global__ void forever(volatile int *p)
+{
+    while (p[0] == 0)
+        p[1]++;
 }

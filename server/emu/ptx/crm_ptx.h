@@ -34,7 +34,9 @@ int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_
 /* Runs kernel `name`. cudaSuccess; cudaErrorNoKernelImageForDevice when it uses an
  * instruction the engine does not execute (msg names it); cudaErrorIllegalAddress,
  * cudaErrorMisalignedAddress or cudaErrorLaunchFailure for a fault of the kernel
- * (msg says where); cudaErrorMemoryAllocation when the block's memory cannot be made. */
+ * (msg says where); cudaErrorLaunchFailure for `trap`; cudaErrorLaunchTimeout when it
+ * ran longer than CUDAREM_EMU_KERNEL_TIMEOUT seconds (default 600); and
+ * cudaErrorMemoryAllocation when the block's memory cannot be made. */
 cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx_launch *l, char *msg,
                         size_t msglen);
 

@@ -24,7 +24,9 @@ typedef struct ptx_block {
     uint64_t shared_size, func_shared_base, dyn_base;
     unsigned char *local;         /* nthreads x f->local_bytes */
     uint64_t *var_addr;           /* module variables' device addresses (0: not looked up) */
-    uint64_t clock;
+    uint64_t clock;               /* instructions executed (%clock, and the watchdog's pace) */
+    double started;               /* when the launch began, seconds (CLOCK_MONOTONIC) */
+    double timeout;               /* seconds it may run (the watchdog) */
     cudaError_t err;              /* the first fault, cudaSuccess while none */
     char *msg;
     size_t msglen;

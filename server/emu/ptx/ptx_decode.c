@@ -20,6 +20,10 @@ static const ptx__pair ptx__ops[] = {
     {"sin", PTX_OP_SIN}, {"cos", PTX_OP_COS}, {"bra", PTX_OP_BRA}, {"ret", PTX_OP_RET}, {"exit", PTX_OP_EXIT},
     {"bar", PTX_OP_BAR}, {"barrier", PTX_OP_BAR}, {"membar", PTX_OP_MEMBAR}, {"fence", PTX_OP_MEMBAR},
     {"atom", PTX_OP_ATOM}, {"red", PTX_OP_RED}, {"shfl", PTX_OP_SHFL}, {"vote", PTX_OP_VOTE},
+    {"prmt", PTX_OP_PRMT}, {"bfe", PTX_OP_BFE}, {"bfi", PTX_OP_BFI}, {"shf", PTX_OP_SHF}, {"bfind", PTX_OP_BFIND},
+    {"copysign", PTX_OP_COPYSIGN}, {"testp", PTX_OP_TESTP}, {"activemask", PTX_OP_ACTIVEMASK},
+    {"redux", PTX_OP_REDUX}, {"match", PTX_OP_MATCH}, {"cp", PTX_OP_CPASYNC}, {"trap", PTX_OP_TRAP},
+    {"prefetch", PTX_OP_NOP}, {"prefetchu", PTX_OP_NOP}, {"discard", PTX_OP_NOP},
 };
 
 static const ptx__pair ptx__types[] = {
@@ -58,6 +62,10 @@ static const ptx__pair ptx__aops[] = {
     {"add", PTX_A_ADD}, {"min", PTX_A_MIN}, {"max", PTX_A_MAX}, {"exch", PTX_A_EXCH}, {"cas", PTX_A_CAS},
     {"and", PTX_A_AND}, {"or", PTX_A_OR}, {"xor", PTX_A_XOR}, {"inc", PTX_A_INC}, {"dec", PTX_A_DEC},
 };
+
+static const ptx__pair ptx__testps[] = {{"finite", PTX_TP_FINITE}, {"infinite", PTX_TP_INFINITE},
+                                        {"number", PTX_TP_NUMBER}, {"notanumber", PTX_TP_NAN},
+                                        {"normal", PTX_TP_NORMAL}, {"subnormal", PTX_TP_SUBNORMAL}};
 
 static const ptx__pair ptx__shfls[] = {{"up", PTX_SH_UP}, {"down", PTX_SH_DOWN}, {"bfly", PTX_SH_BFLY},
                                        {"idx", PTX_SH_IDX}};
@@ -102,6 +110,23 @@ static int ptx__suffix(ptx_insn *in, const char *s, size_t len, int *ntypes)
         in->sub = (uint8_t)v;
         return 1;
     }
+    if (in->op == PTX_OP_REDUX && ptx__find(ptx__aops, PTX__N(ptx__aops), s, len, &v)) {
+        in->sub = (uint8_t)v;
+        return 1;
+    }
+    if (in->op == PTX_OP_TESTP && ptx__find(ptx__testps, PTX__N(ptx__testps), s, len, &v)) {
+        in->sub = (uint8_t)v;
+        return 1;
+    }
+    if (in->op == PTX_OP_SHF || in->op == PTX_OP_MATCH || in->op == PTX_OP_BFIND) {
+        static const ptx__pair extra[] = {{"l", PTX_M_L}, {"r", PTX_M_R}, {"wrap", PTX_M_WRAP},
+                                          {"clamp", PTX_M_CLAMP}, {"shiftamt", PTX_M_SHIFTAMT},
+                                          {"any", 0}, {"all", PTX_M_ALL}};
+        if (ptx__find(extra, PTX__N(extra), s, len, &v)) {
+            in->mods |= (uint32_t)v;
+            return 1;
+        }
+    }
     if (ptx__find(ptx__types, PTX__N(ptx__types), s, len, &v)) {
         if ((*ntypes)++ == 0)
             in->type = (uint8_t)v;
@@ -120,8 +145,14 @@ static int ptx__suffix(ptx_insn *in, const char *s, size_t len, int *ntypes)
     return 0;
 }
 
+static int ptx__cp_async(const char *opcode, ptx_insn *in);
+
 int ptx_decode_opcode(const char *opcode, ptx_insn *in)
 {
+    if (strncmp(opcode, "cp.", 3) == 0) {
+        in->vec = 1;
+        return ptx__cp_async(opcode, in);
+    }
     const char *dot = strchr(opcode, '.');
     size_t blen = dot ? (size_t)(dot - opcode) : strlen(opcode);
     int op, ntypes = 0;
@@ -140,5 +171,23 @@ int ptx_decode_opcode(const char *opcode, ptx_insn *in)
      * `bar.red` are other operations */
     if (in->op == PTX_OP_BAR && strstr(opcode, ".sync") == NULL)
         return -1;
+    return 0;
+}
+
+/* cp.async: a copy from global to shared memory made at once (so its groups are
+ * always complete: committing and waiting do nothing); the bulk (TMA) forms are
+ * not executed. */
+static int ptx__cp_async(const char *opcode, ptx_insn *in)
+{
+    static const char *const waits[] = {"cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"};
+    for (size_t i = 0; i < PTX__N(waits); i++)
+        if (strcmp(opcode, waits[i]) == 0) {
+            in->op = PTX_OP_NOP;
+            return 0;
+        }
+    if (strncmp(opcode, "cp.async.ca.", 12) != 0 && strncmp(opcode, "cp.async.cg.", 12) != 0)
+        return -1;
+    in->op = PTX_OP_CPASYNC;
+    in->space = PTX_SP_SHARED;
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "ptx_alu.h"
+#include "ptx_bits.h"
 #include "ptx_block.h"
 
 int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...)
@@ -338,7 +339,87 @@ static int ptx__arith(ptx_block *b, const ptx_insn *in, const unsigned *lanes, u
     return 0;
 }
 
+/* prmt, bfe, bfi, shf, bfind, copysign, testp: up to four sources. */
+static int ptx__bitops(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t src[4] = {0}, r;
+        for (unsigned k = 1; k < in->nops && k <= 4; k++)
+            src[k - 1] = ptx__src(b, t, &in->o[k], ty);
+        if (ptx_bits(in, src, &r) != 0)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "this form on .%s is not executed",
+                             ptx_type_name(ty));
+        ptx__set(b, t, in->o[0].reg, r);
+    }
+    return 0;
+}
+
+/* cp.async.{ca,cg}.shared.global [dst], [src], size[, src-size]: copied at once,
+ * bytes past src-size zero. */
+static int ptx__cp_async(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = lanes[i];
+        uint64_t size = (uint64_t)in->o[2].imm, from = in->nops > 3 ? ptx__src(b, t, &in->o[3], PTX_T_U32) : size;
+        if (size == 0 || size > 16 || from > size)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cp.async of %llu bytes",
+                             (unsigned long long)size);
+        unsigned char *dst = ptx__mem(b, t, in, PTX_SP_SHARED, ptx__address(b, t, &in->o[0]), (unsigned)size);
+        unsigned char *src = from ? ptx__mem(b, t, in, PTX_SP_GLOBAL, ptx__address(b, t, &in->o[1]), (unsigned)from)
+                                  : dst;
+        if (dst == NULL || src == NULL)
+            return -1;
+        memmove(dst, src, from);
+        memset(dst + from, 0, size - from);
+    }
+    return 0;
+}
+
 /* ---- warp-wide ---------------------------------------------------------------------- */
+
+/* activemask: the lanes executing together. */
+static uint32_t ptx__mask_of(const unsigned *lanes, unsigned n)
+{
+    uint32_t m = 0;
+    for (unsigned i = 0; i < n; i++)
+        m |= 1u << (lanes[i] % 32);
+    return m;
+}
+
+/* redux.sync.OP.type d, a, membermask: OP over the lanes executing together. */
+static int ptx__redux(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    uint64_t acc = ptx__src(b, lanes[0], &in->o[1], ty);
+    for (unsigned i = 1; i < n; i++)
+        if (ptx_atomic((enum ptx_aop)in->sub, ty, acc, ptx__src(b, lanes[i], &in->o[1], ty), 0, &acc) != 0)
+            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "redux of this operation on .%s",
+                             ptx_type_name(ty));
+    for (unsigned i = 0; i < n; i++)
+        ptx__set(b, lanes[i], in->o[0].reg, acc);
+    return 0;
+}
+
+/* match.{any,all}.sync.bN d[|p], a, membermask. */
+static int ptx__match(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
+{
+    enum ptx_type ty = (enum ptx_type)in->type;
+    uint64_t v[32];
+    for (unsigned i = 0; i < n; i++)
+        v[i] = ptx__src(b, lanes[i], &in->o[1], ty);
+    uint32_t all = ptx__mask_of(lanes, n);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t same = 0;
+        for (unsigned k = 0; k < n; k++)
+            same |= (uint32_t)(v[k] == v[i]) << (lanes[k] % 32);
+        int equal = same == all;
+        ptx__set(b, lanes[i], in->o[0].reg, in->mods & PTX_M_ALL ? (equal ? all : 0) : same);
+        ptx__set(b, lanes[i], in->pdst, (uint64_t)equal);
+    }
+    return 0;
+}
 
 /* shfl.sync.MODE.b32 d[|p], a, b, c, membermask: each lane reads a from the lane its
  * mode names (clamped within its segment: c's low 5 bits and bits 8-12). */
@@ -421,7 +502,24 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
     case PTX_OP_RED: rc = ptx__atom(b, in, lanes, n); break;
     case PTX_OP_SHFL: rc = ptx__shfl(b, in, lanes, n); break;
     case PTX_OP_VOTE: rc = ptx__vote(b, in, lanes, n); break;
-    case PTX_OP_MEMBAR: rc = 0; break; /* one thread at a time: every access is already ordered */
+    case PTX_OP_MEMBAR:
+    case PTX_OP_NOP: rc = 0; break; /* one thread at a time: every access is already ordered */
+    case PTX_OP_PRMT:
+    case PTX_OP_BFE:
+    case PTX_OP_BFI:
+    case PTX_OP_SHF:
+    case PTX_OP_BFIND:
+    case PTX_OP_COPYSIGN:
+    case PTX_OP_TESTP: rc = ptx__bitops(b, in, lanes, n); break;
+    case PTX_OP_CPASYNC: rc = ptx__cp_async(b, in, lanes, n); break;
+    case PTX_OP_REDUX: rc = ptx__redux(b, in, lanes, n); break;
+    case PTX_OP_MATCH: rc = ptx__match(b, in, lanes, n); break;
+    case PTX_OP_ACTIVEMASK:
+        for (unsigned i = 0; i < n; i++)
+            ptx__set(b, lanes[i], in->o[0].reg, ptx__mask_of(lanes, n));
+        rc = 0;
+        break;
+    case PTX_OP_TRAP: return ptx_fault(b, cudaErrorLaunchFailure, in, "trap");
     default: rc = ptx__arith(b, in, lanes, n); break;
     }
     for (unsigned i = 0; rc == 0 && i < n; i++)

@@ -30,6 +30,8 @@ enum ptx_op {
     PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_EX2, PTX_OP_LG2, PTX_OP_SIN, PTX_OP_COS,
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_MEMBAR,
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE,
+    PTX_OP_PRMT, PTX_OP_BFE, PTX_OP_BFI, PTX_OP_SHF, PTX_OP_BFIND, PTX_OP_COPYSIGN, PTX_OP_TESTP,
+    PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_MATCH, PTX_OP_CPASYNC, PTX_OP_NOP, PTX_OP_TRAP,
 };
 
 /* Modifier bits (what an opcode's dotted suffixes said). */
@@ -38,7 +40,12 @@ enum {
     PTX_M_TO = 1u << 4, PTX_M_FTZ = 1u << 5, PTX_M_APPROX = 1u << 6, PTX_M_UNI = 1u << 7,
     PTX_M_RZ = 1u << 8, PTX_M_RM = 1u << 9, PTX_M_RP = 1u << 10, PTX_M_RNI = 1u << 11,
     PTX_M_RZI = 1u << 12, PTX_M_RMI = 1u << 13, PTX_M_RPI = 1u << 14, PTX_M_FULL = 1u << 15,
+    PTX_M_L = 1u << 16, PTX_M_R = 1u << 17, PTX_M_WRAP = 1u << 18, PTX_M_CLAMP = 1u << 19,
+    PTX_M_SHIFTAMT = 1u << 20, PTX_M_ALL = 1u << 21,
 };
+
+/* testp's properties. */
+enum ptx_testp { PTX_TP_FINITE, PTX_TP_INFINITE, PTX_TP_NUMBER, PTX_TP_NAN, PTX_TP_NORMAL, PTX_TP_SUBNORMAL };
 
 /* setp comparisons; the unordered float forms have the U bit. */
 enum ptx_cmp { PTX_C_EQ, PTX_C_NE, PTX_C_LT, PTX_C_LE, PTX_C_GT, PTX_C_GE, PTX_C_NUM, PTX_C_NAN };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "crm_ptx.h"
 #include "ptx_block.h"
 #include "ptx_parse.h"
@@ -36,6 +37,33 @@ int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_
         snprintf(why, whylen, "it uses %s (PTX line %u), which the PTX engine does not execute", f->unsupported,
                  f->unsupported_line);
     return f != NULL && f->unsupported == NULL;
+}
+
+/* Seconds a kernel may run on the engine before the watchdog stops it:
+ * CUDAREM_EMU_KERNEL_TIMEOUT (the server's --emu-kernel-timeout), default 600. */
+static double ptx__timeout(void)
+{
+    const char *s = getenv("CUDAREM_EMU_KERNEL_TIMEOUT");
+    double v = s != NULL ? strtod(s, NULL) : 0;
+    return v > 0 ? v : 600;
+}
+
+static double ptx__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Every 2^20 instructions: 0, or -1 (a fault) once the kernel ran too long. */
+static int ptx__watchdog(ptx_block *b, const ptx_insn *in)
+{
+    if ((b->clock & ((1u << 20) - 1)) != 0)
+        return 0;
+    if (ptx__now() - b->started <= b->timeout)
+        return 0;
+    return ptx_fault(b, cudaErrorLaunchTimeout, in, "the kernel ran for more than %g s and was stopped",
+                     b->timeout);
 }
 
 /* Runs warp w until its threads have all exited or reached a barrier. */
@@ -69,6 +97,8 @@ static int ptx__run_warp(ptx_block *b, unsigned w)
                 b->pc[t]++;
         }
         if (ngo > 0 && ptx_exec(b, in, go, ngo) != 0)
+            return -1;
+        if (ptx__watchdog(b, in) != 0)
             return -1;
     }
 }
@@ -170,7 +200,8 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
                  f->unsupported, f->unsupported_line);
         return cudaErrorNoKernelImageForDevice;
     }
-    ptx_block b = {.m = m, .f = f, .l = l, .msg = msg, .msglen = msglen};
+    ptx_block b = {.m = m, .f = f, .l = l, .msg = msg, .msglen = msglen, .started = ptx__now(),
+                   .timeout = ptx__timeout()};
     b.nthreads = l->block[0] * l->block[1] * l->block[2];
     b.nwarps = (b.nthreads + 31) / 32;
     unsigned char *params = ptx__params(m, f, l->args);

@@ -1,0 +1,14 @@
+/* ptx_bits.h -- PTX's bit-field and byte instructions and float tests: prmt, bfe,
+ * bfi, shf, bfind, copysign and testp, on values held as 64-bit patterns. Pure
+ * functions; internal to server/emu/ptx/. */
+#ifndef PTX_BITS_H
+#define PTX_BITS_H
+
+#include <stdint.h>
+#include "ptx_ir.h"
+
+/* The result of in (one of the ops above) on its sources src[0..3]; 0, or -1 when
+ * the engine does not compute it (a prmt mode other than the default, a type). */
+int ptx_bits(const ptx_insn *in, const uint64_t *src, uint64_t *out);
+
+#endif
