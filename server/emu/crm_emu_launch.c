@@ -10,6 +10,7 @@
 #include "server/emu/crm_emu_kernels.h"
 
 #define CRM__MAX_THREADS 1024
+#define CRM__MAX_PARAMS 1024 /* 32 KiB of parameters, at least 4 bytes each (8 KiB before CUDA 12.1) */
 #define CRM__SMEM_DEFAULT (48 * 1024)
 #define CRM__SMEM_OPTIN (227 * 1024)
 #define CRM__SMEM_PER_SM (228 * 1024)
@@ -85,7 +86,13 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
         k->warned = 1;
         return cudaErrorNoKernelImageForDevice;
     }
-    crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, shmem, crm__engine_memory, crm__engine_variable, k};
+    uint32_t sizes[CRM__MAX_PARAMS];
+    if (k->k->nparams > CRM__MAX_PARAMS)
+        return cudaErrorInvalidValue;
+    for (uint32_t i = 0; i < k->k->nparams; i++)
+        sizes[i] = k->k->params[i].size;
+    crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, sizes, k->k->nparams, shmem,
+                        crm__engine_memory, crm__engine_variable, k};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess && (err != cudaErrorNoKernelImageForDevice || !k->warned))
         fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));

@@ -64,15 +64,21 @@ static void unload_module(void)
     dev_free_all();
 }
 
-static cudaError_t run(const char *name, unsigned grid, unsigned block, size_t smem, void **args)
+/* Every argument may be as large as any parameter here (16 bytes: the struct). */
+static const uint32_t arg_sizes[] = {16, 16, 16, 16, 16, 16};
+
+static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {
-    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, smem, device_memory, NULL, NULL};
+    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, NULL, NULL};
     char msg[512];
     cudaError_t err = crm_ptx_run(mod, name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
         fprintf(stderr, "%s: %s\n", name, msg);
     return err;
 }
+
+/* run_n with the argument count of the array args. */
+#define run(name, grid, block, smem, args) run_n(name, grid, block, smem, args, sizeof(args) / sizeof((args)[0]))
 
 START_TEST(test_vadd)
 {
@@ -221,6 +227,7 @@ START_TEST(test_faults)
     float *odd = (float *)((char *)a + 2);
     void *args2[] = {&a, &odd, &c, &n};
     ck_assert_int_eq(run("vadd", 1, 32, 0, args2), cudaErrorMisalignedAddress);
+    ck_assert_int_eq(run_n("vadd", 1, 32, 0, args, 3), cudaErrorInvalidValue); /* one argument short */
 }
 END_TEST
 
@@ -234,7 +241,7 @@ START_TEST(test_unsupported_and_bad_text)
     ck_assert_int_eq(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err), 0);
     uint64_t p = 0;
     void *args[] = {&p};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, 0, device_memory, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
     ck_assert_ptr_nonnull(strstr(msg, "tex.1d.v4.f32.s32"));
     ck_assert_int_eq(crm_ptx_run(m, "nope", &l, msg, sizeof msg), cudaErrorInvalidDeviceFunction);
@@ -242,6 +249,10 @@ START_TEST(test_unsupported_and_bad_text)
     static const char junk[] = ".version 9.0\n.entry k(.param .u64 p) { mov.u32 %undeclared, 1; }";
     ck_assert_int_eq(crm_ptx_load(junk, sizeof junk - 1, &m, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "%undeclared"));
+    static const char empty_vec[] = ".entry k() { .reg .b64 %rd<2>; mov.b64 %rd1, {}; ret; }";
+    ck_assert_int_eq(crm_ptx_load(empty_vec, sizeof empty_vec - 1, &m, err, sizeof err), -1);
+    static const char cut[] = ".entry k(.param .u64 p) { .reg .b32 %r<2>; add.s32 %r1, [";
+    ck_assert_int_eq(crm_ptx_load(cut, sizeof cut - 1, &m, err, sizeof err), -1);
 }
 END_TEST
 

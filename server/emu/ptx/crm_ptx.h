@@ -15,6 +15,8 @@ typedef struct ptx_module crm_ptx_module;
 typedef struct crm_ptx_launch {
     unsigned grid[3], block[3];
     void **args;          /* the kernel's arguments, one pointer per parameter (cudaLaunchKernel's) */
+    const uint32_t *arg_sizes; /* bytes each of args points to (the layout the launch was made with) */
+    unsigned nargs;
     size_t dyn_smem;      /* dynamic shared memory per block, bytes */
     /* 1 when [addr, addr + n) is device memory the kernel may use */
     int (*device_memory)(void *ctx, uint64_t addr, uint64_t n);
@@ -35,7 +37,9 @@ int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_
  * instruction the engine does not execute (msg names it); cudaErrorIllegalAddress,
  * cudaErrorMisalignedAddress or cudaErrorLaunchFailure for a fault of the kernel
  * (msg says where); cudaErrorLaunchFailure for `trap`; cudaErrorLaunchTimeout when it
- * ran longer than CUDAREM_EMU_KERNEL_TIMEOUT seconds (default 600); and
+ * ran longer than CUDAREM_EMU_KERNEL_TIMEOUT seconds (default 600);
+ * cudaErrorInvalidValue when the arguments do not match the kernel's parameters
+ * (their number, or a parameter larger than its argument); and
  * cudaErrorMemoryAllocation when the block's memory cannot be made. */
 cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx_launch *l, char *msg,
                         size_t msglen);

@@ -347,7 +347,11 @@ static void ptx__vector(ptx__parser *P, ptx_operand *o)
         ptx__next(P);
         if (ptx_lex_is(&P->lx, ","))
             ptx__next(P);
+        if (P->lx.tok[0] == '\0')
+            ptx__fail(P, "the text ends inside a vector");
     }
+    if (o->nvec == 0)
+        ptx__fail(P, "an empty vector");
     ptx__next(P);
 }
 

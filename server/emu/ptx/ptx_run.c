@@ -122,6 +122,18 @@ static int ptx__run_block(ptx_block *b)
     }
 }
 
+/* 1 when the launch's arguments cover f's parameters: the PTX says how large each
+ * is, the launch how many bytes each argument has. */
+static int ptx__args_fit(const ptx_module *m, const ptx_func *f, const crm_ptx_launch *l)
+{
+    if (l->nargs != f->nparams || (f->nparams > 0 && (l->args == NULL || l->arg_sizes == NULL)))
+        return 0;
+    for (uint32_t i = 0; i < f->nparams; i++)
+        if (m->syms[f->params[i]].size > l->arg_sizes[i] || l->args[i] == NULL)
+            return 0;
+    return 1;
+}
+
 /* The parameter buffer of f from the launch's arguments. */
 static unsigned char *ptx__params(const ptx_module *m, const ptx_func *f, void **args)
 {
@@ -199,6 +211,10 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
         snprintf(msg, msglen, "kernel %s uses %s (PTX line %u), which the emulated device does not execute", name,
                  f->unsupported, f->unsupported_line);
         return cudaErrorNoKernelImageForDevice;
+    }
+    if (!ptx__args_fit(m, f, l)) {
+        snprintf(msg, msglen, "kernel %s: the arguments do not match its %u PTX parameters", name, f->nparams);
+        return cudaErrorInvalidValue;
     }
     ptx_block b = {.m = m, .f = f, .l = l, .msg = msg, .msglen = msglen, .started = ptx__now(),
                    .timeout = ptx__timeout()};
