@@ -322,6 +322,20 @@ START_TEST(test_cp_async)
 }
 END_TEST
 
+/* A kernel calling device functions (and printf) is refused, naming the call. */
+START_TEST(test_calls_refused_by_name)
+{
+    int *o = dev(32 * 4);
+    void *args[] = {&o};
+    crm_ptx_launch l = {{1, 1, 1}, {32, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL};
+    char msg[512];
+    ck_assert_int_eq(crm_ptx_run(mod, "calls", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
+    ck_assert_ptr_nonnull(strstr(msg, "call"));
+    ck_assert_int_eq(crm_ptx_runnable(mod, "calls", msg, sizeof msg), 0);
+    ck_assert_int_eq(crm_ptx_runnable(mod, "vadd", msg, sizeof msg), 1);
+}
+END_TEST
+
 /* trap fails the launch; a kernel that never ends is stopped by the watchdog. */
 START_TEST(test_trap_and_watchdog)
 {
@@ -351,6 +365,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_bit_and_warp_intrinsics);
     tcase_add_test(tc, test_cp_async);
     tcase_add_test(tc, test_trap_and_watchdog);
+    tcase_add_test(tc, test_calls_refused_by_name);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);

@@ -4,8 +4,10 @@
 // barriers and a float atomic, a warp-shuffle sum, a histogram under atomic
 // contention, nested divergent branches that reconverge, a grid-stride loop with
 // 64-bit indexing, conversions between integer, f16, f32 and f64, vote, the bit
-// and byte intrinsics, warp reductions and matches, cp.async, trap, and a kernel
-// that never ends (the watchdog).
+// and byte intrinsics, warp reductions and matches, cp.async, trap, a kernel
+// that never ends (the watchdog), and one that calls functions (not executed yet:
+// refused by name, while the module's other kernels run).
+#include <cstdio>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
 
@@ -140,4 +142,16 @@ extern "C" __global__ void forever(volatile int *p)
 {
     while (p[0] == 0)
         p[1]++;
+}
+
+__device__ __noinline__ int fib(int n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+extern "C" __global__ void calls(int *o)
+{
+    o[threadIdx.x] = fib((int)threadIdx.x % 10);
+    if (threadIdx.x == 0)
+        printf("calls %d\n", o[0]);
 }

@@ -517,7 +517,8 @@ static void ptx__func_var(ptx__parser *P, enum ptx_space sp)
     if (s < 0)
         return;
     ptx_sym *sym = &P->m->syms[s];
-    uint64_t *used = sp == PTX_SP_LOCAL ? &P->f->local_bytes : &P->f->shared_bytes;
+    uint64_t call_params = 0;
+    uint64_t *used = sp == PTX_SP_LOCAL ? &P->f->local_bytes : sp == PTX_SP_SHARED ? &P->f->shared_bytes : &call_params;
     sym->offset = ptx__align_up(*used, sym->align);
     *used = sym->offset + sym->size;
 }
@@ -531,6 +532,8 @@ static void ptx__body_statement(ptx__parser *P)
         ptx__func_var(P, PTX_SP_LOCAL);
     } else if (ptx_lex_is(&P->lx, ".shared")) {
         ptx__func_var(P, PTX_SP_SHARED);
+    } else if (ptx_lex_is(&P->lx, ".param")) {
+        ptx__func_var(P, PTX_SP_PARAM); /* a call's argument or result (calls are not executed yet) */
     } else if (t[0] == '.') {
         ptx__skip_directive(P);
     } else if (ptx_lex_is(&P->lx, "{") || ptx_lex_is(&P->lx, "}")) {
