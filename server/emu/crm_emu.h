@@ -9,6 +9,7 @@
 #define CRM_EMU_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #define CRM_EXPORT __attribute__((visibility("default")))
@@ -57,6 +58,10 @@ cudaError_t crm__mem_free(void *p);
 int crm__mem_range(const void *p, size_t n, int *dev);
 
 size_t crm__mem_used(int dev);          /* bytes charged to dev, by every process */
+
+/* The valid bytes [*lo, *hi) of the plain allocation holding p (not a reservation's
+ * mapping); 0 when there is none. */
+int crm__mem_bounds(const void *p, uintptr_t *lo, uintptr_t *hi);
 
 /* Reserves size bytes of addresses (PROT_NONE, charged to no device) from a multiple
  * of align (a power of two >= the page size); exclusive lock. cudaErrorInvalidValue

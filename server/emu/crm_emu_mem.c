@@ -216,6 +216,17 @@ int crm__mem_range(const void *p, size_t n, int *dev)
     return 1;
 }
 
+int crm__mem_bounds(const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t i = crm__upper(a);
+    if (i == 0 || crm__allocs[i - 1].dev < 0 || a - crm__allocs[i - 1].base >= crm__allocs[i - 1].size)
+        return 0;
+    *lo = crm__allocs[i - 1].base;
+    *hi = crm__allocs[i - 1].base + crm__allocs[i - 1].size;
+    return 1;
+}
+
 size_t crm__mem_used(int dev)
 {
     return crm__pool_used(dev);
