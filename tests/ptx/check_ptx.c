@@ -322,16 +322,39 @@ START_TEST(test_cp_async)
 }
 END_TEST
 
-/* A kernel calling device functions (and printf) is refused, naming the call. */
+static int ref_fib(int n)
+{
+    return n < 2 ? n : ref_fib(n - 1) + ref_fib(n - 2);
+}
+
+/* Device functions: recursion, a float argument and result, a local array passed
+ * by pointer, and lanes of one warp calling different functions. */
+START_TEST(test_device_function_calls)
+{
+    int *o = dev(64 * 4);
+    float *f = dev(64 * 4);
+    void *args[] = {&o, &f};
+    ck_assert_int_eq(run("calls", 1, 64, 0, args), cudaSuccess);
+    for (int t = 0; t < 64; t++) {
+        int want = 0;
+        for (int i = 0; i < 1 + t % 8; i++)
+            want += t * i;
+        ck_assert_int_eq(o[t], t % 2 ? ref_fib(t % 10) : want);
+        ck_assert_float_eq(f[t], (float)t * 0.5f + 1.0f);
+    }
+}
+END_TEST
+
+/* printf is not executed yet: the kernel is refused, naming the call. */
 START_TEST(test_calls_refused_by_name)
 {
     int *o = dev(32 * 4);
     void *args[] = {&o};
     crm_ptx_launch l = {{1, 1, 1}, {32, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL};
     char msg[512];
-    ck_assert_int_eq(crm_ptx_run(mod, "calls", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
-    ck_assert_ptr_nonnull(strstr(msg, "call"));
-    ck_assert_int_eq(crm_ptx_runnable(mod, "calls", msg, sizeof msg), 0);
+    ck_assert_int_eq(crm_ptx_run(mod, "calls_print", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
+    ck_assert_ptr_nonnull(strstr(msg, "vprintf"));
+    ck_assert_int_eq(crm_ptx_runnable(mod, "calls_print", msg, sizeof msg), 0);
     ck_assert_int_eq(crm_ptx_runnable(mod, "vadd", msg, sizeof msg), 1);
 }
 END_TEST
@@ -365,6 +388,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_bit_and_warp_intrinsics);
     tcase_add_test(tc, test_cp_async);
     tcase_add_test(tc, test_trap_and_watchdog);
+    tcase_add_test(tc, test_device_function_calls);
     tcase_add_test(tc, test_calls_refused_by_name);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");

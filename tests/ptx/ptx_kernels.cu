@@ -5,8 +5,9 @@
 // contention, nested divergent branches that reconverge, a grid-stride loop with
 // 64-bit indexing, conversions between integer, f16, f32 and f64, vote, the bit
 // and byte intrinsics, warp reductions and matches, cp.async, trap, a kernel
-// that never ends (the watchdog), and one that calls functions (not executed yet:
-// refused by name, while the module's other kernels run).
+// that never ends (the watchdog), device functions called (recursion, a float
+// argument, local arrays passed by pointer), and printf (not executed yet: refused
+// by name, while the module's other kernels run).
 #include <cstdio>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -149,7 +150,29 @@ __device__ __noinline__ int fib(int n)
     return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }
 
-extern "C" __global__ void calls(int *o)
+__device__ __noinline__ float scale(float x, float y)
+{
+    return x * y + 1.0f;
+}
+
+__device__ __noinline__ int sum_local(const int *v, int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    return s;
+}
+
+extern "C" __global__ void calls(int *o, float *f)
+{
+    int t = threadIdx.x, local[8];
+    for (int i = 0; i < 8; i++)
+        local[i] = t * i;
+    o[t] = t % 2 ? fib(t % 10) : sum_local(local, 1 + t % 8); /* divergent calls */
+    f[t] = scale((float)t, 0.5f);
+}
+
+extern "C" __global__ void calls_print(int *o)
 {
     o[threadIdx.x] = fib((int)threadIdx.x % 10);
     if (threadIdx.x == 0)

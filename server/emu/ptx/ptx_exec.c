@@ -66,9 +66,10 @@ static uint64_t ptx__sreg(ptx_block *b, unsigned t, int sreg)
     }
 }
 
-/* The value a symbol names: its address in its own state space (an offset for
- * shared, local and param; the device address of a module variable). */
-static uint64_t ptx__sym_value(ptx_block *b, int32_t s)
+/* The value a symbol names for thread t: its address in its own state space (an
+ * offset for shared and param; for local, in the thread's local memory, where each
+ * frame's variables follow its caller's; the device address of a module variable). */
+static uint64_t ptx__sym_value(ptx_block *b, unsigned t, int32_t s)
 {
     const ptx_sym *sym = &b->m->syms[s];
     switch (sym->space) {
@@ -81,6 +82,8 @@ static uint64_t ptx__sym_value(ptx_block *b, int32_t s)
         if (b->var_addr[s] == 0 && b->l->variable != NULL)
             b->var_addr[s] = (uint64_t)(uintptr_t)b->l->variable(b->l->ctx, sym->name, NULL);
         return b->var_addr[s];
+    case PTX_SP_LOCAL:
+        return b->lbase[t] + sym->offset;
     default:
         return sym->offset;
     }
@@ -96,7 +99,7 @@ static uint64_t ptx__src(ptx_block *b, unsigned t, const ptx_operand *o, enum pt
     case PTX_O_IMM: return (uint64_t)o->imm;
     case PTX_O_FIMM: return ptx_float_bits(o->fimm, type);
     case PTX_O_SREG: return ptx__sreg(b, t, (int)o->imm);
-    case PTX_O_SYM: return ptx__sym_value(b, o->sym);
+    case PTX_O_SYM: return ptx__sym_value(b, t, o->sym);
     default: return 0;
     }
 }
@@ -106,7 +109,7 @@ static void ptx__set(ptx_block *b, unsigned t, int32_t r, uint64_t v)
 {
     if (r < 0)
         return;
-    enum ptx_type rt = (enum ptx_type)b->f->reg_type[r];
+    enum ptx_type rt = (enum ptx_type)ptx_fn(b, t)->reg_type[r];
     unsigned n = ptx_type_size(rt);
     if (rt == PTX_T_PRED)
         v = v != 0;
@@ -123,16 +126,30 @@ static uint64_t ptx__address(ptx_block *b, unsigned t, const ptx_operand *o)
     if (o->reg >= 0)
         a += PTX_REG(b, t, o->reg);
     if (o->sym >= 0)
-        a += ptx__sym_value(b, o->sym);
+        a += ptx__sym_value(b, t, o->sym);
     return a;
 }
 
-/* Where n bytes at addr of space sp are in this process, or NULL after a fault. */
-static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, enum ptx_space sp, uint64_t addr,
-                               unsigned n)
+/* A .func's parameters and its calls' variables: in the thread's current frame. */
+#define PTX__SP_FRAME 100
+
+static uint64_t ptx__frame_params(const ptx_func *f)
 {
-    uint64_t local = b->f->local_bytes;
-    unsigned char *mine = b->local + (size_t)t * local;
+    return f->param_bytes + f->call_bytes;
+}
+
+/* The space an ld/st of operand o reaches: .param variables of a frame are there. */
+static int ptx__space_of(const ptx_block *b, const ptx_insn *in, const ptx_operand *o)
+{
+    if (in->space == PTX_SP_PARAM && o->sym >= 0 && b->m->syms[o->sym].in_frame)
+        return PTX__SP_FRAME;
+    return in->space;
+}
+
+/* Where n bytes at addr of space sp are in this process, or NULL after a fault. */
+static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uint64_t addr, unsigned n)
+{
+    unsigned char *all_local = b->local + (size_t)t * b->local_stride; /* local addresses count from here */
     if (n > 1 && addr % n != 0)
         return ptx_fault(b, cudaErrorMisalignedAddress, in, "misaligned %u-byte access at %#llx", n,
                          (unsigned long long)addr), NULL;
@@ -140,9 +157,12 @@ static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, enu
         if (addr >= (uint64_t)(uintptr_t)b->shared && addr - (uint64_t)(uintptr_t)b->shared < b->shared_size) {
             sp = PTX_SP_SHARED;
             addr -= (uint64_t)(uintptr_t)b->shared;
-        } else if (local > 0 && addr >= (uint64_t)(uintptr_t)mine && addr - (uint64_t)(uintptr_t)mine < local) {
-            sp = PTX_SP_LOCAL;
-            addr -= (uint64_t)(uintptr_t)mine;
+        } else if (addr >= (uint64_t)(uintptr_t)all_local &&
+                   addr - (uint64_t)(uintptr_t)all_local < b->local_stride) { /* any frame's: a pointer passed down */
+            uint64_t off = addr - (uint64_t)(uintptr_t)all_local;
+            if (n <= b->local_stride - off)
+                return all_local + off;
+            sp = PTX_SP_GLOBAL; /* runs past the thread's local memory: refused below */
         } else {
             sp = PTX_SP_GLOBAL;
         }
@@ -152,13 +172,19 @@ static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, enu
         if (addr <= b->f->param_bytes && n <= b->f->param_bytes - addr)
             return (unsigned char *)b->params + addr;
         break;
+    case PTX__SP_FRAME: {
+        uint64_t size = ptx__frame_params(ptx_fn(b, t));
+        if (addr <= size && n <= size - addr)
+            return b->fparams + (size_t)t * b->param_stride + b->pbase[t] + addr;
+        break;
+    }
     case PTX_SP_SHARED:
         if (addr <= b->shared_size && n <= b->shared_size - addr)
             return b->shared + addr;
         break;
     case PTX_SP_LOCAL:
-        if (addr <= local && n <= local - addr)
-            return mine + addr;
+        if (addr <= b->local_stride && n <= b->local_stride - addr)
+            return all_local + addr;
         break;
     default:
         if (b->l->device_memory(b->l->ctx, addr, n))
@@ -184,7 +210,7 @@ static int ptx__ld(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         uint64_t a = ptx__address(b, t, &in->o[1]);
-        unsigned char *p = ptx__mem(b, t, in, (enum ptx_space)in->space, a, size * count);
+        unsigned char *p = ptx__mem(b, t, in, ptx__space_of(b, in, &in->o[1]), a, size * count);
         if (p == NULL)
             return -1;
         for (unsigned k = 0; k < count; k++) {
@@ -199,13 +225,14 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
 {
     enum ptx_type ty = (enum ptx_type)in->type;
     unsigned size = ptx_type_size(ty), count = in->o[1].kind == PTX_O_VEC ? in->o[1].nvec : 1;
-    if (in->space == PTX_SP_PARAM || in->space == PTX_SP_CONST)
+    int sp = ptx__space_of(b, in, &in->o[0]);
+    if (sp == PTX_SP_PARAM || sp == PTX_SP_CONST)
         return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "stores to .%s are not executed",
-                         in->space == PTX_SP_PARAM ? "param" : "const");
+                         sp == PTX_SP_PARAM ? "param (a kernel's parameters)" : "const");
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         uint64_t a = ptx__address(b, t, &in->o[0]);
-        unsigned char *p = ptx__mem(b, t, in, (enum ptx_space)in->space, a, size * count);
+        unsigned char *p = ptx__mem(b, t, in, sp, a, size * count);
         if (p == NULL)
             return -1;
         for (unsigned k = 0; k < count; k++) {
@@ -253,7 +280,7 @@ static int ptx__cvta(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
         if (in->space == PTX_SP_SHARED)
             base = (uint64_t)(uintptr_t)b->shared;
         else if (in->space == PTX_SP_LOCAL)
-            base = (uint64_t)(uintptr_t)(b->local + (size_t)t * b->f->local_bytes);
+            base = (uint64_t)(uintptr_t)(b->local + (size_t)t * b->local_stride);
         else if (in->space != PTX_SP_GLOBAL && in->space != PTX_SP_CONST && in->space != PTX_SP_PARAM)
             return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cvta without a state space");
         ptx__set(b, t, in->o[0].reg, in->mods & PTX_M_TO ? v - base : v + base);
@@ -467,6 +494,63 @@ static int ptx__vote(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
     return 0;
 }
 
+/* ---- calls -------------------------------------------------------------------------- */
+
+/* Copies n bytes of variable `from` (in the frame at pfrom) to `to` (at pto). */
+static void ptx__copy_param(ptx_block *b, unsigned t, int32_t from, uint64_t pfrom, int32_t to, uint64_t pto)
+{
+    const ptx_sym *s = &b->m->syms[from], *d = &b->m->syms[to];
+    unsigned char *frames = b->fparams + (size_t)t * b->param_stride;
+    memcpy(frames + pto + d->offset, frames + pfrom + s->offset, s->size < d->size ? s->size : d->size);
+}
+
+/* call: a new frame above the caller's, the arguments copied into the callee's
+ * parameters, and the callee's first instruction next. */
+static int ptx__call(ptx_block *b, const ptx_insn *in, unsigned t)
+{
+    const ptx_func *caller = ptx_fn(b, t), *callee = &b->m->funcs[in->o[1].imm];
+    uint32_t first = (uint32_t)in->o[2].imm, nargs = (uint32_t)in->o[3].imm;
+    size_t rb = b->rbase[t] + caller->nregs;
+    uint64_t pb = b->pbase[t] + ptx__frame_params(caller), lb = b->lbase[t] + caller->local_bytes;
+    if (b->depth[t] + 1u >= b->max_depth || rb + callee->nregs > b->reg_stride ||
+        pb + ptx__frame_params(callee) > b->param_stride || lb + callee->local_bytes > b->local_stride)
+        return ptx_fault(b, cudaErrorLaunchFailure, in, "the call stack is full (%u calls deep)", b->depth[t]);
+    if (nargs > callee->nparams - callee->nrets)
+        return ptx_fault(b, cudaErrorLaunchFailure, in, "%u arguments for %s, which takes %u", nargs, callee->name,
+                         callee->nparams - callee->nrets);
+    b->frames[(size_t)t * b->max_depth + b->depth[t]] =
+        (ptx_frame){b->fn[t], b->pc[t], b->rbase[t], b->pbase[t], b->lbase[t], in->o[0].sym};
+    for (uint32_t i = 0; i < nargs; i++)
+        ptx__copy_param(b, t, caller->call_args[first + i], b->pbase[t], callee->params[callee->nrets + i], pb);
+    memset(&b->regs[(size_t)t * b->reg_stride + rb], 0, callee->nregs * sizeof *b->regs);
+    b->depth[t]++;
+    b->fn[t] = callee->index;
+    b->pc[t] = 0;
+    b->rbase[t] = (uint32_t)rb;
+    b->pbase[t] = pb;
+    b->lbase[t] = lb;
+    return 0;
+}
+
+int ptx_return(ptx_block *b, unsigned t)
+{
+    if (b->depth[t] == 0) {
+        b->state[t] = PTX_LANE_EXIT;
+        return 0;
+    }
+    const ptx_func *callee = ptx_fn(b, t);
+    const ptx_frame *fr = &b->frames[(size_t)t * b->max_depth + b->depth[t] - 1];
+    if (fr->ret_sym >= 0 && callee->nrets > 0)
+        ptx__copy_param(b, t, callee->params[0], b->pbase[t], fr->ret_sym, fr->pbase);
+    b->depth[t]--;
+    b->fn[t] = fr->fn;
+    b->pc[t] = fr->pc + 1;
+    b->rbase[t] = fr->rbase;
+    b->pbase[t] = fr->pbase;
+    b->lbase[t] = fr->lbase;
+    return 0;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
@@ -476,7 +560,12 @@ static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes,
         switch (in->op) {
         case PTX_OP_BRA: b->pc[t] = (uint32_t)in->o[0].imm; break;
         case PTX_OP_BAR: b->state[t] = PTX_LANE_BAR; break; /* released past it by the scheduler */
-        default: b->state[t] = PTX_LANE_EXIT; break;         /* ret and exit from a kernel */
+        case PTX_OP_CALL:
+            if (ptx__call(b, in, t) != 0)
+                return -1;
+            break;
+        case PTX_OP_RET: ptx_return(b, t); break;
+        default: b->state[t] = PTX_LANE_EXIT; break;         /* exit: out of the kernel from any depth */
         }
     }
     return 0;
@@ -489,6 +578,7 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
     switch (in->op) {
     case PTX_OP_BRA:
     case PTX_OP_BAR:
+    case PTX_OP_CALL:
     case PTX_OP_RET:
     case PTX_OP_EXIT: return ptx__control(b, in, lanes, n);
     case PTX_OP_MOV: rc = ptx__mov(b, in, lanes, n); break;

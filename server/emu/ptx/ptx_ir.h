@@ -31,7 +31,7 @@ enum ptx_op {
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_MEMBAR,
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE,
     PTX_OP_PRMT, PTX_OP_BFE, PTX_OP_BFI, PTX_OP_SHF, PTX_OP_BFIND, PTX_OP_COPYSIGN, PTX_OP_TESTP,
-    PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_MATCH, PTX_OP_CPASYNC, PTX_OP_NOP, PTX_OP_TRAP,
+    PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_MATCH, PTX_OP_CPASYNC, PTX_OP_NOP, PTX_OP_TRAP, PTX_OP_CALL,
 };
 
 /* Modifier bits (what an opcode's dotted suffixes said). */
@@ -78,6 +78,8 @@ typedef struct ptx_sym {
     uint64_t size;     /* bytes (0 for an extern unsized shared array: the dynamic part) */
     uint32_t align;
     int32_t owner;     /* the function it belongs to, -1 for module scope */
+    uint8_t in_frame;  /* a .func's parameter or a call's argument: in the calling frame's
+                          parameter area (an entry's parameters are in the launch's buffer) */
 } ptx_sym;
 
 typedef struct ptx_operand {
@@ -119,8 +121,13 @@ typedef struct ptx_func {
     uint64_t param_bytes;        /* the entry's parameter buffer */
     uint64_t shared_bytes;       /* static shared memory of the function and the module */
     uint64_t local_bytes;        /* per-thread .local */
-    int32_t *params;             /* symbol numbers of the entry's parameters, in order */
+    int32_t *params;             /* symbol numbers of the parameters, in order (return ones first) */
     uint32_t nparams;
+    uint32_t nrets;              /* a .func's return parameters: params[0 .. nrets) */
+    uint64_t call_bytes;         /* its calls' argument and result variables, after param_bytes */
+    int32_t *call_args;          /* argument symbols of its calls (a call's o[2] = start, o[3] = count) */
+    uint32_t ncall_args;
+    uint32_t index;              /* its place in the module's funcs[] */
     char *unsupported;           /* first instruction the engine cannot execute, NULL: none */
     uint32_t unsupported_line;
 } ptx_func;

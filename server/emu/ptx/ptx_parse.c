@@ -31,6 +31,8 @@ typedef struct ptx__parser {
     char **labels;               /* label names, with their instruction index */
     size_t *label_at, nlabels, caplabels;
     char **pending;              /* branch target names per instruction (NULL: none) */
+    struct ptx__callsite { uint32_t func, insn; char *callee; } *calls;
+    size_t ncalls, capcalls;     /* calls whose callee is named at the end of the module */
     char *err;
     size_t errlen;
     int failed;
@@ -101,7 +103,7 @@ static int32_t ptx__add_sym(ptx__parser *P, const char *name, enum ptx_space sp,
     }
     m->syms = s;
     m->syms[m->nsyms] = (ptx_sym){strdup(name), sp, 0, size, align ? align : 1,
-                                  P->f != NULL ? (int32_t)(P->f - m->funcs) : -1};
+                                  P->f != NULL ? (int32_t)(P->f - m->funcs) : -1, 0};
     return (int32_t)m->nsyms++;
 }
 
@@ -413,6 +415,66 @@ static void ptx__unsupported(ptx__parser *P, const char *what)
     }
 }
 
+/* One argument of a call: a parameter-space variable of the calling function. */
+static void ptx__call_arg(ptx__parser *P)
+{
+    ptx_func *f = P->f;
+    int32_t s = ptx__find_sym(P, P->lx.tok);
+    int32_t *v = realloc(f->call_args, (f->ncall_args + 1) * sizeof *v);
+    if (s < 0 || P->m->syms[s].space != PTX_SP_PARAM || v == NULL) {
+        ptx__fail(P, "a call's argument is not a parameter variable: %s", P->lx.tok);
+        return;
+    }
+    f->call_args = v;
+    f->call_args[f->ncall_args++] = s;
+    ptx__next(P);
+}
+
+/* call[.uni] [(result),] callee[, (arguments)]; -- a direct call, its callee named
+ * at the end of the module. A call through a register (with a prototype) is not
+ * executed. Returns 0, or -1 when the call is one the engine does not make. */
+static int ptx__call(ptx__parser *P, ptx_insn *in)
+{
+    in->op = PTX_OP_CALL;
+    in->nops = 4;
+    in->o[0].kind = PTX_O_NONE;
+    in->o[0].sym = in->o[0].reg = -1;
+    if (ptx_lex_is(&P->lx, "(")) {
+        ptx__next(P);
+        in->o[0].kind = PTX_O_SYM;
+        in->o[0].sym = ptx__find_sym(P, P->lx.tok);
+        ptx__next(P);
+        if (in->o[0].sym < 0 || !ptx_lex_is(&P->lx, ")")) /* several results, or an unknown one */
+            return -1;
+        ptx__next(P);
+        if (ptx_lex_is(&P->lx, ","))
+            ptx__next(P);
+    }
+    if (P->lx.tok[0] == '%' || P->lx.tok[0] == '\0' || P->lx.punct)
+        return -1; /* through a register */
+    struct ptx__callsite *c = ptx__grow(P->calls, &P->capcalls, P->ncalls + 1, sizeof *c);
+    if (c == NULL) {
+        ptx__fail(P, "out of memory");
+        return -1;
+    }
+    P->calls = c;
+    P->calls[P->ncalls++] = (struct ptx__callsite){P->f->index, (uint32_t)(P->f->ninsns - 1), strdup(P->lx.tok)};
+    ptx__next(P);
+    in->o[2].imm = P->f->ncall_args;
+    if (ptx_lex_is(&P->lx, ",")) {
+        ptx__next(P);
+        ptx__expect(P, "(");
+        while (!P->failed && !ptx_lex_is(&P->lx, ")") && P->lx.tok[0] != '\0') {
+            ptx__call_arg(P);
+            if (ptx_lex_is(&P->lx, ","))
+                ptx__next(P);
+        }
+        ptx__expect(P, ")");
+    }
+    in->o[3].imm = (int64_t)(P->f->ncall_args - (uint32_t)in->o[2].imm);
+    return ptx_lex_is(&P->lx, ";") ? 0 : -1; /* a prototype after the arguments: indirect */
+}
+
 /* [@[!]%p] opcode operand, operand ... ; -- the guard was read by the caller. */
 static void ptx__instruction(ptx__parser *P, int32_t guard, int neg)
 {
@@ -424,7 +486,11 @@ static void ptx__instruction(ptx__parser *P, int32_t guard, int neg)
     char opcode[PTX_TOK_MAX];
     snprintf(opcode, sizeof opcode, "%s", P->lx.tok);
     ptx__next(P);
-    if (ptx_decode_opcode(opcode, in) != 0) { /* its operands may use syntax we do not read either */
+    if ((strcmp(opcode, "call") == 0 || strcmp(opcode, "call.uni") == 0) && ptx__call(P, in) == 0) {
+        ptx__next(P);
+        return;
+    }
+    if (in->op == PTX_OP_CALL || ptx_decode_opcode(opcode, in) != 0) { /* its operands may use syntax we do not read either */
         in->op = PTX_OP_INVALID;
         ptx__unsupported(P, opcode);
         while (!P->failed && !ptx_lex_is(&P->lx, ";") && P->lx.tok[0] != '\0')
@@ -517,8 +583,13 @@ static void ptx__func_var(ptx__parser *P, enum ptx_space sp)
     if (s < 0)
         return;
     ptx_sym *sym = &P->m->syms[s];
-    uint64_t call_params = 0;
-    uint64_t *used = sp == PTX_SP_LOCAL ? &P->f->local_bytes : sp == PTX_SP_SHARED ? &P->f->shared_bytes : &call_params;
+    if (sp == PTX_SP_PARAM) { /* a call's argument or result: after the function's own parameters */
+        sym->in_frame = 1;
+        sym->offset = ptx__align_up(P->f->param_bytes + P->f->call_bytes, sym->align);
+        P->f->call_bytes = sym->offset + sym->size - P->f->param_bytes;
+        return;
+    }
+    uint64_t *used = sp == PTX_SP_LOCAL ? &P->f->local_bytes : &P->f->shared_bytes;
     sym->offset = ptx__align_up(*used, sym->align);
     *used = sym->offset + sym->size;
 }
@@ -533,7 +604,7 @@ static void ptx__body_statement(ptx__parser *P)
     } else if (ptx_lex_is(&P->lx, ".shared")) {
         ptx__func_var(P, PTX_SP_SHARED);
     } else if (ptx_lex_is(&P->lx, ".param")) {
-        ptx__func_var(P, PTX_SP_PARAM); /* a call's argument or result (calls are not executed yet) */
+        ptx__func_var(P, PTX_SP_PARAM); /* a call's argument or result */
     } else if (t[0] == '.') {
         ptx__skip_directive(P);
     } else if (ptx_lex_is(&P->lx, "{") || ptx_lex_is(&P->lx, "}")) {
@@ -591,6 +662,8 @@ static void ptx__params(ptx__parser *P)
             ptx__expect(P, "]");
         }
         int32_t s = ptx__add_sym(P, name, PTX_SP_PARAM, elem * count, align ? align : (uint32_t)elem);
+        if (s >= 0)
+            P->m->syms[s].in_frame = !P->f->is_entry;
         int32_t *ps = s >= 0 ? realloc(P->f->params, (P->f->nparams + 1) * sizeof *ps) : NULL;
         if (ps == NULL) {
             ptx__fail(P, "out of memory");
@@ -627,11 +700,14 @@ static void ptx__function(ptx__parser *P, int is_entry)
     ptx_func *f = &m->funcs[m->nfuncs++];
     memset(f, 0, sizeof *f);
     f->is_entry = is_entry;
+    f->index = (uint32_t)(m->nfuncs - 1);
     P->f = f;
     ptx__func_reset(P);
     ptx__next(P);
-    if (ptx_lex_is(&P->lx, "(")) /* .func return parameters: kept as parameters */
+    if (ptx_lex_is(&P->lx, "(")) { /* .func return parameters: the first parameters */
         ptx__params(P);
+        f->nrets = f->nparams;
+    }
     f->name = strdup(P->lx.tok);
     ptx__next(P);
     if (ptx_lex_is(&P->lx, "("))
@@ -708,6 +784,61 @@ static void ptx__module_statement(ptx__parser *P)
     }
 }
 
+/* The function called `name` that has a body, or NULL. */
+static ptx_func *ptx__defined(ptx_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].ninsns > 0 && strcmp(m->funcs[i].name, name) == 0)
+            return &m->funcs[i];
+    return NULL;
+}
+
+static void ptx__mark(ptx_func *f, const char *what, const char *name, uint32_t line)
+{
+    char buf[PTX_TOK_MAX + 64];
+    if (f->unsupported != NULL)
+        return;
+    snprintf(buf, sizeof buf, "%s %s", what, name);
+    f->unsupported = strdup(buf);
+    f->unsupported_line = line;
+}
+
+/* Gives each call its callee; a function calling one the engine cannot run (one
+ * without a body here, such as vprintf, or one that is itself unsupported) is
+ * unsupported too. */
+static void ptx__resolve_calls(ptx__parser *P)
+{
+    ptx_module *m = P->m;
+    for (size_t i = 0; i < P->ncalls; i++) {
+        ptx_func *caller = &m->funcs[P->calls[i].func];
+        ptx_insn *in = &caller->insns[P->calls[i].insn];
+        ptx_func *callee = in->op == PTX_OP_CALL ? ptx__defined(m, P->calls[i].callee) : NULL;
+        if (callee != NULL) {
+            in->o[1].kind = PTX_O_IMM;
+            in->o[1].imm = callee->index;
+        } else if (in->op == PTX_OP_CALL) {
+            in->op = PTX_OP_INVALID;
+            ptx__mark(caller, "call to", P->calls[i].callee, in->line);
+        }
+        free(P->calls[i].callee);
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < P->ncalls; i++) {
+            ptx_func *caller = &m->funcs[P->calls[i].func];
+            ptx_insn *in = &caller->insns[P->calls[i].insn];
+            if (in->op != PTX_OP_CALL || caller->unsupported != NULL)
+                continue;
+            const ptx_func *callee = &m->funcs[in->o[1].imm];
+            if (callee->unsupported != NULL) {
+                ptx__mark(caller, "a call of", callee->name, in->line);
+                changed = 1;
+            }
+        }
+    }
+    free(P->calls);
+}
+
 int ptx_parse(const char *text, size_t len, ptx_module **out, char *err, size_t errlen)
 {
     ptx__parser P;
@@ -723,6 +854,13 @@ int ptx_parse(const char *text, size_t len, ptx_module **out, char *err, size_t 
     ptx__next(&P);
     while (!P.failed && P.lx.tok[0] != '\0')
         ptx__module_statement(&P);
+    if (!P.failed)
+        ptx__resolve_calls(&P);
+    else {
+        for (size_t i = 0; i < P.ncalls; i++)
+            free(P.calls[i].callee);
+        free(P.calls);
+    }
     free(P.regs);
     free(P.labels);
     free(P.label_at);
@@ -745,6 +883,7 @@ void ptx_module_free(ptx_module *m)
         free(f->insns);
         free(f->reg_type);
         free(f->params);
+        free(f->call_args);
         free(f->unsupported);
     }
     for (size_t i = 0; i < m->nsyms; i++)

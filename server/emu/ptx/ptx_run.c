@@ -72,22 +72,24 @@ static int ptx__run_warp(ptx_block *b, unsigned w)
     unsigned first = w * 32, end = first + 32 < b->nthreads ? first + 32 : b->nthreads;
     unsigned at[32], go[32];
     for (;;) {
-        uint32_t pc = UINT32_MAX;
+        uint32_t key = UINT32_MAX; /* lowest instruction, numbered across the functions */
         for (unsigned t = first; t < end; t++)
-            if (b->state[t] == PTX_LANE_RUN && b->pc[t] < pc)
-                pc = b->pc[t];
-        if (pc == UINT32_MAX)
+            if (b->state[t] == PTX_LANE_RUN && b->ibase[b->fn[t]] + b->pc[t] < key)
+                key = b->ibase[b->fn[t]] + b->pc[t];
+        if (key == UINT32_MAX)
             return 0;
         unsigned n = 0, ngo = 0;
         for (unsigned t = first; t < end; t++)
-            if (b->state[t] == PTX_LANE_RUN && b->pc[t] == pc)
+            if (b->state[t] == PTX_LANE_RUN && b->ibase[b->fn[t]] + b->pc[t] == key)
                 at[n++] = t;
-        if (pc >= b->f->ninsns) { /* ran off the end: as ret */
+        const ptx_func *f = ptx_fn(b, at[0]);
+        uint32_t pc = b->pc[at[0]];
+        if (pc >= f->ninsns) { /* ran off the end: as ret */
             for (unsigned i = 0; i < n; i++)
-                b->state[at[i]] = PTX_LANE_EXIT;
+                ptx_return(b, at[i]);
             continue;
         }
-        const ptx_insn *in = &b->f->insns[pc];
+        const ptx_insn *in = &f->insns[pc];
         for (unsigned i = 0; i < n; i++) {
             unsigned t = at[i];
             int g = in->guard < 0 || ((PTX_REG(b, t, in->guard) != 0) != in->guard_neg);
@@ -150,39 +152,82 @@ static uint64_t ptx__align(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
+#define PTX__MAX_DEPTH 32 /* calls a thread may nest (a GPU's default stack holds about as many small frames) */
+
+/* The call stack each thread gets: the kernel's frame, then room for the deepest
+ * frames the module's functions make, when it has any. */
+static void ptx__stack_size(ptx_block *b)
+{
+    const ptx_func *f = b->f;
+    size_t regs = 0;
+    uint64_t params = 0, local = 0;
+    int calls = 0;
+    for (size_t i = 0; i < b->m->nfuncs; i++) {
+        const ptx_func *g = &b->m->funcs[i];
+        if (g->is_entry || g->ninsns == 0)
+            continue;
+        calls = 1;
+        regs = g->nregs > regs ? g->nregs : regs;
+        params = g->param_bytes + g->call_bytes > params ? g->param_bytes + g->call_bytes : params;
+        local = g->local_bytes > local ? g->local_bytes : local;
+    }
+    b->max_depth = calls ? PTX__MAX_DEPTH : 1;
+    b->reg_stride = (f->nregs ? f->nregs : 1) + (b->max_depth - 1) * regs;
+    b->param_stride = ptx__align(f->param_bytes + f->call_bytes + (b->max_depth - 1) * params + 1, 8);
+    b->local_stride = ptx__align(f->local_bytes + (b->max_depth - 1) * local + 1, 16);
+}
+
 /* Sizes the block's memory and allocates it. */
 static int ptx__block_alloc(ptx_block *b)
 {
     const ptx_func *f = b->f;
+    size_t n = b->nthreads;
+    ptx__stack_size(b);
     b->func_shared_base = ptx__align(b->m->module_shared, 16);
     b->dyn_base = ptx__align(b->func_shared_base + f->shared_bytes, 16);
     b->shared_size = b->dyn_base + b->l->dyn_smem;
-    b->regs = calloc((size_t)b->nthreads * (f->nregs ? f->nregs : 1), sizeof *b->regs);
-    b->pc = calloc(b->nthreads, sizeof *b->pc);
-    b->state = calloc(b->nthreads, sizeof *b->state);
+    b->regs = calloc(n * b->reg_stride, sizeof *b->regs);
+    b->pc = calloc(n, sizeof *b->pc);
+    b->state = calloc(n, sizeof *b->state);
+    b->fn = calloc(n, sizeof *b->fn);
+    b->rbase = calloc(n, sizeof *b->rbase);
+    b->pbase = calloc(n, sizeof *b->pbase);
+    b->lbase = calloc(n, sizeof *b->lbase);
+    b->depth = calloc(n, sizeof *b->depth);
+    b->frames = calloc(n * b->max_depth, sizeof *b->frames);
+    b->fparams = calloc(n, b->param_stride);
+    b->ibase = calloc(b->m->nfuncs ? b->m->nfuncs : 1, sizeof *b->ibase);
     b->shared = calloc(1, b->shared_size ? b->shared_size : 1);
-    b->local = calloc(b->nthreads, f->local_bytes ? f->local_bytes : 1);
+    b->local = calloc(n, b->local_stride);
     b->var_addr = calloc(b->m->nsyms ? b->m->nsyms : 1, sizeof *b->var_addr);
-    return b->regs && b->pc && b->state && b->shared && b->local && b->var_addr ? 0 : -1;
+    for (size_t i = 1; b->ibase != NULL && i < b->m->nfuncs; i++)
+        b->ibase[i] = b->ibase[i - 1] + (uint32_t)b->m->funcs[i - 1].ninsns;
+    return b->regs && b->pc && b->state && b->fn && b->rbase && b->pbase && b->lbase && b->depth && b->frames &&
+           b->fparams && b->ibase && b->shared && b->local && b->var_addr ? 0 : -1;
 }
 
 static void ptx__block_free(ptx_block *b)
 {
-    free(b->regs);
-    free(b->pc);
-    free(b->state);
-    free(b->shared);
-    free(b->local);
-    free(b->var_addr);
+    void *all[] = {b->regs, b->pc, b->state, b->fn, b->rbase, b->pbase, b->lbase, b->depth, b->frames,
+                   b->fparams, b->ibase, b->shared, b->local, b->var_addr};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
 }
 
-/* Back to the start for the next block: registers, counters, shared memory zeroed
- * (a GPU does not promise zeroes; this makes runs repeatable). */
+/* Back to the start for the next block: the kernel's frame, counters, registers and
+ * shared memory zeroed (a GPU does not promise zeroes; this makes runs repeatable). */
 static void ptx__block_reset(ptx_block *b)
 {
-    memset(b->regs, 0, (size_t)b->nthreads * (b->f->nregs ? b->f->nregs : 1) * sizeof *b->regs);
-    memset(b->pc, 0, b->nthreads * sizeof *b->pc);
-    memset(b->state, PTX_LANE_RUN, b->nthreads);
+    size_t n = b->nthreads;
+    memset(b->regs, 0, n * b->reg_stride * sizeof *b->regs);
+    memset(b->pc, 0, n * sizeof *b->pc);
+    memset(b->state, PTX_LANE_RUN, n);
+    for (size_t t = 0; t < n; t++)
+        b->fn[t] = b->f->index;
+    memset(b->rbase, 0, n * sizeof *b->rbase);
+    memset(b->pbase, 0, n * sizeof *b->pbase);
+    memset(b->lbase, 0, n * sizeof *b->lbase);
+    memset(b->depth, 0, n * sizeof *b->depth);
     memset(b->shared, 0, b->shared_size ? b->shared_size : 1);
 }
 
