@@ -56,30 +56,29 @@ static void crm__run(struct CUkern_st *k, dim3 g, dim3 b, void **args, void *sme
             }
 }
 
-/* What a PTX engine launch knows: its kernel, and the allocation it touched last
- * (a kernel runs alone in its session, so the table does not change under it). */
-typedef struct crm__engine_ctx {
-    struct CUkern_st *k;
-    uintptr_t lo, hi;
-} crm__engine_ctx;
-
-/* The PTX engine's view of device memory: what the allocation table holds. */
-static int crm__engine_memory(void *ctx, uint64_t addr, uint64_t n)
+/* The PTX engine's view of device memory: what the allocation table holds. The
+ * bounds of a plain allocation are handed back for the engine to check later
+ * accesses itself: a kernel runs alone in its session, so the table does not
+ * change under it. */
+static int crm__engine_memory(void *ctx, uint64_t addr, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
-    crm__engine_ctx *c = ctx;
-    if (n > 0 && addr >= c->lo && addr < c->hi && n <= c->hi - addr)
-        return 1;
+    (void)ctx;
+    uintptr_t l = 0, h = 0;
     crm__emu_rdlock();
     int ok = n > 0 && crm__mem_range((const void *)(uintptr_t)addr, n, NULL);
-    if (ok && !crm__mem_bounds((const void *)(uintptr_t)addr, &c->lo, &c->hi))
-        c->lo = c->hi = 0; /* a reservation's mapping: asked each time */
+    if (ok && !crm__mem_bounds((const void *)(uintptr_t)addr, &l, &h))
+        l = h = 0; /* a reservation's mapping: asked each time */
     crm__emu_unlock();
+    if (ok) {
+        *lo = l;
+        *hi = h;
+    }
     return ok;
 }
 
 static void *crm__engine_variable(void *ctx, const char *name, size_t *size)
 {
-    return crm__global_addr(((crm__engine_ctx *)ctx)->k->lib, name, size);
+    return crm__global_addr(((struct CUkern_st *)ctx)->lib, name, size);
 }
 
 /* Runs k from its module's PTX; a kernel the engine cannot run is logged once. */
@@ -102,9 +101,8 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
         return cudaErrorInvalidValue;
     for (uint32_t i = 0; i < k->k->nparams; i++)
         sizes[i] = k->k->params[i].size;
-    crm__engine_ctx ctx = {k, 0, 0};
     crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, sizes, k->k->nparams, shmem,
-                        crm__engine_memory, crm__engine_variable, &ctx};
+                        crm__engine_memory, crm__engine_variable, k};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess && (err != cudaErrorNoKernelImageForDevice || !k->warned))
         fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));

@@ -35,12 +35,15 @@ static void dev_free_all(void)
     nbufs = 0;
 }
 
-static int device_memory(void *ctx, uint64_t addr, uint64_t n)
+static int device_memory(void *ctx, uint64_t addr, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
     (void)ctx;
     for (int i = 0; i < nbufs; i++)
-        if (addr >= bufs[i].base && n <= bufs[i].size && addr - bufs[i].base <= bufs[i].size - n)
+        if (addr >= bufs[i].base && n <= bufs[i].size && addr - bufs[i].base <= bufs[i].size - n) {
+            *lo = bufs[i].base;
+            *hi = bufs[i].base + bufs[i].size;
             return 1;
+        }
     return 0;
 }
 

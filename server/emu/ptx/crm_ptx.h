@@ -1,7 +1,8 @@
 /* crm_ptx.h -- the emulated device's PTX engine: runs the kernels of a module's PTX
  * with GPU semantics (warps of 32 lanes in lockstep, divergent branches
- * reconverging, block barriers, shared and local memory, the special registers).
- * A module is prepared once (crm_ptx_load) and launched any number of times. */
+ * reconverging, block barriers, shared and local memory, the special registers),
+ * the blocks of a grid in parallel on the machine's cores. A module is prepared
+ * once (crm_ptx_load) and launched any number of times. */
 #ifndef CRM_PTX_H
 #define CRM_PTX_H
 
@@ -18,9 +19,13 @@ typedef struct crm_ptx_launch {
     const uint32_t *arg_sizes; /* bytes each of args points to (the layout the launch was made with) */
     unsigned nargs;
     size_t dyn_smem;      /* dynamic shared memory per block, bytes */
-    /* 1 when [addr, addr + n) is device memory the kernel may use */
-    int (*device_memory)(void *ctx, uint64_t addr, uint64_t n);
-    /* the device address of module variable `name` (.global, .const), NULL if none */
+    /* 1 when [addr, addr + n) is device memory the kernel may use; then [*lo, *hi),
+     * when not 0 0, is the whole allocation holding it, which stays valid for the
+     * launch (the engine checks later accesses there itself). Called from several
+     * threads at once. */
+    int (*device_memory)(void *ctx, uint64_t addr, uint64_t n, uint64_t *lo, uint64_t *hi);
+    /* the device address of module variable `name` (.global, .const), NULL if none;
+     * called from several threads at once */
     void *(*variable)(void *ctx, const char *name, size_t *size);
     void *ctx;
 } crm_ptx_launch;

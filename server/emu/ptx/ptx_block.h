@@ -42,9 +42,11 @@ typedef struct ptx_block {
     uint64_t shared_size, func_shared_base, dyn_base;
     unsigned char *local;         /* nthreads x local_stride */
     uint64_t *var_addr;           /* module variables' device addresses (0: not looked up) */
+    uint64_t mem_lo, mem_hi;      /* the device allocation accessed last, checked already */
     uint64_t clock;               /* instructions executed (%clock, and the watchdog's pace) */
     double started;               /* when the launch began, seconds (CLOCK_MONOTONIC) */
     double timeout;               /* seconds it may run (the watchdog) */
+    const int *stop;              /* set when another block's fault ends the launch */
     cudaError_t err;              /* the first fault, cudaSuccess while none */
     char *msg;
     size_t msglen;

@@ -187,7 +187,9 @@ static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, int
             return all_local + addr;
         break;
     default:
-        if (b->l->device_memory(b->l->ctx, addr, n))
+        if (addr >= b->mem_lo && addr < b->mem_hi && n <= b->mem_hi - addr)
+            return (unsigned char *)(uintptr_t)addr;
+        if (b->l->device_memory(b->l->ctx, addr, n, &b->mem_lo, &b->mem_hi))
             return (unsigned char *)(uintptr_t)addr;
         break;
     }
@@ -244,8 +246,39 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     return 0;
 }
 
-/* atom: d = old; memory = op(old, b[, c]). red: the same without d. The block's
- * threads run one at a time, so each read-modify-write is atomic. */
+/* memory at p = op(old, bv[, cv]) as one atomic step (a compare-and-swap loop:
+ * blocks run on several threads), old returned in *old; -1 when op is not computed
+ * for the type. A 2-byte value is updated inside its aligned 4-byte word. */
+static int ptx__rmw(unsigned char *p, unsigned size, enum ptx_aop op, enum ptx_type ty, uint64_t bv, uint64_t cv,
+                    uint64_t *old)
+{
+    uint64_t nv;
+    if (size == 8) {
+        uint64_t o = __atomic_load_n((uint64_t *)(void *)p, __ATOMIC_RELAXED);
+        do {
+            if (ptx_atomic(op, ty, o, bv, cv, &nv) != 0)
+                return -1;
+        } while (!__atomic_compare_exchange_n((uint64_t *)(void *)p, &o, nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        *old = o;
+        return 0;
+    }
+    unsigned shift = size == 2 ? (unsigned)((uintptr_t)p & 2) * 8 : 0;
+    uint32_t *word = (uint32_t *)(void *)(p - (size == 2 ? ((uintptr_t)p & 2) : 0));
+    uint32_t mask = size == 2 ? 0xffffu << shift : 0xffffffffu;
+    if (size != 2 && size != 4)
+        return -1;
+    uint32_t w = __atomic_load_n(word, __ATOMIC_RELAXED), nw;
+    do {
+        if (ptx_atomic(op, ty, (w & mask) >> shift, bv, cv, &nv) != 0)
+            return -1;
+        nw = (w & ~mask) | (((uint32_t)nv << shift) & mask);
+    } while (!__atomic_compare_exchange_n(word, &w, nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    *old = (w & mask) >> shift;
+    return 0;
+}
+
+/* atom: d = old; memory = op(old, b[, c]). red: the same without d. Each
+ * read-modify-write is one atomic step, also against blocks on other threads. */
 static int ptx__atom(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     enum ptx_type ty = (enum ptx_type)in->type;
@@ -257,13 +290,12 @@ static int ptx__atom(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
         unsigned char *p = ptx__mem(b, t, in, sp, ptx__address(b, t, &in->o[first]), size);
         if (p == NULL)
             return -1;
-        uint64_t old = ptx__load(p, size), nv;
+        uint64_t old;
         uint64_t bv = ptx__src(b, t, &in->o[first + 1], ty);
         uint64_t cv = in->nops > first + 2 ? ptx__src(b, t, &in->o[first + 2], ty) : 0;
-        if (ptx_atomic((enum ptx_aop)in->sub, ty, old, bv, cv, &nv) != 0)
+        if (ptx__rmw(p, size, (enum ptx_aop)in->sub, ty, bv, cv, &old) != 0)
             return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "this atomic operation on .%s is not executed",
                              ptx_type_name(ty));
-        memcpy(p, &nv, size);
         if (first)
             ptx__set(b, t, in->o[0].reg, ptx_extend(ty, old));
     }

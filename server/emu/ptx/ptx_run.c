@@ -1,5 +1,7 @@
 /* ptx_run.c -- launches a kernel on the PTX engine: the parameter buffer from the
- * launch's arguments, then each block in turn. A block's warps run in lockstep:
+ * launch's arguments, then the blocks, shared out among worker threads (one per
+ * core, CUDAREM_EMU_THREADS to choose), each with its own block memory; the
+ * first fault stops the others. A block's warps run in lockstep:
  * each step executes the instruction of the lowest program counter among the
  * warp's runnable threads for every thread that is there, so threads that took
  * different sides of a branch run one side after the other and continue together
@@ -7,8 +9,10 @@
  * barrier; when every warp is there, the barrier releases. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "crm_ptx.h"
 #include "ptx_block.h"
 #include "ptx_parse.h"
@@ -55,11 +59,14 @@ static double ptx__now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Every 2^20 instructions: 0, or -1 (a fault) once the kernel ran too long. */
+/* Every 2^20 instructions: 0, or -1 (a fault) once the kernel ran too long or
+ * another block faulted. */
 static int ptx__watchdog(ptx_block *b, const ptx_insn *in)
 {
     if ((b->clock & ((1u << 20) - 1)) != 0)
         return 0;
+    if (__atomic_load_n(b->stop, __ATOMIC_RELAXED))
+        return ptx_fault(b, cudaErrorLaunchFailure, in, "stopped: another block faulted");
     if (ptx__now() - b->started <= b->timeout)
         return 0;
     return ptx_fault(b, cudaErrorLaunchTimeout, in, "the kernel ran for more than %g s and was stopped",
@@ -231,17 +238,75 @@ static void ptx__block_reset(ptx_block *b)
     memset(b->shared, 0, b->shared_size ? b->shared_size : 1);
 }
 
-static cudaError_t ptx__run_grid(ptx_block *b)
+/* A launch's blocks, handed out to the workers one at a time. */
+typedef struct ptx__grid {
+    ptx_block proto;              /* what every worker's block starts from */
+    uint64_t next, total;         /* the next block to hand out, and how many */
+    int stop;                     /* a block faulted: the others end */
+    pthread_mutex_t lock;
+    cudaError_t err;              /* the first fault */
+    char *msg;
+    size_t msglen;
+} ptx__grid;
+
+/* Runs blocks until there are none left or one faults. */
+static void *ptx__worker(void *arg)
 {
-    const unsigned *g = b->l->grid;
-    for (b->ctaid[2] = 0; b->ctaid[2] < g[2]; b->ctaid[2]++)
-        for (b->ctaid[1] = 0; b->ctaid[1] < g[1]; b->ctaid[1]++)
-            for (b->ctaid[0] = 0; b->ctaid[0] < g[0]; b->ctaid[0]++) {
-                ptx__block_reset(b);
-                if (ptx__run_block(b) != 0)
-                    return b->err;
-            }
-    return cudaSuccess;
+    ptx__grid *g = arg;
+    char msg[512] = "";
+    ptx_block b = g->proto;
+    b.msg = msg;
+    b.msglen = sizeof msg;
+    b.stop = &g->stop;
+    const unsigned *gd = b.l->grid;
+    cudaError_t err = ptx__block_alloc(&b) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+    while (err == cudaSuccess && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED)) {
+        uint64_t i = __atomic_fetch_add(&g->next, 1, __ATOMIC_RELAXED);
+        if (i >= g->total)
+            break;
+        b.ctaid[0] = (unsigned)(i % gd[0]);
+        b.ctaid[1] = (unsigned)(i / gd[0] % gd[1]);
+        b.ctaid[2] = (unsigned)(i / ((uint64_t)gd[0] * gd[1]));
+        ptx__block_reset(&b);
+        if (ptx__run_block(&b) != 0)
+            err = b.err;
+    }
+    ptx__block_free(&b);
+    if (err != cudaSuccess) { /* the first fault is the launch's; the others only echo it */
+        pthread_mutex_lock(&g->lock);
+        if (g->err == cudaSuccess) {
+            g->err = err;
+            snprintf(g->msg, g->msglen, "%s", msg[0] ? msg : "out of memory for the block");
+        }
+        __atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&g->lock);
+    }
+    return NULL;
+}
+
+/* Worker threads for n blocks: one per core (CUDAREM_EMU_THREADS), at most n. */
+static unsigned ptx__workers(uint64_t n)
+{
+    const char *s = getenv("CUDAREM_EMU_THREADS");
+    long w = s != NULL ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (w < 1)
+        w = 1;
+    if (w > 64)
+        w = 64;
+    return (uint64_t)w < n ? (unsigned)w : (unsigned)n;
+}
+
+static cudaError_t ptx__run_grid(ptx__grid *g)
+{
+    pthread_t th[64];
+    unsigned n = ptx__workers(g->total), started = 0;
+    for (; started + 1 < n; started++)
+        if (pthread_create(&th[started], NULL, ptx__worker, g) != 0)
+            break;
+    ptx__worker(g); /* this thread is a worker too */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    return g->err;
 }
 
 cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx_launch *l, char *msg,
@@ -261,17 +326,17 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
         snprintf(msg, msglen, "kernel %s: the arguments do not match its %u PTX parameters", name, f->nparams);
         return cudaErrorInvalidValue;
     }
-    ptx_block b = {.m = m, .f = f, .l = l, .msg = msg, .msglen = msglen, .started = ptx__now(),
-                   .timeout = ptx__timeout()};
-    b.nthreads = l->block[0] * l->block[1] * l->block[2];
-    b.nwarps = (b.nthreads + 31) / 32;
+    ptx__grid g = {.proto = {.m = m, .f = f, .l = l, .started = ptx__now(), .timeout = ptx__timeout()},
+                   .lock = PTHREAD_MUTEX_INITIALIZER, .msg = msg, .msglen = msglen};
+    g.proto.nthreads = l->block[0] * l->block[1] * l->block[2];
+    g.proto.nwarps = (g.proto.nthreads + 31) / 32;
+    g.total = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     unsigned char *params = ptx__params(m, f, l->args);
     cudaError_t err = cudaErrorMemoryAllocation;
-    if (params != NULL && ptx__block_alloc(&b) == 0) {
-        b.params = params;
-        err = ptx__run_grid(&b);
+    if (params != NULL) {
+        g.proto.params = params;
+        err = ptx__run_grid(&g);
     }
-    ptx__block_free(&b);
     free(params);
     return err;
 }
