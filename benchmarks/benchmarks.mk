@@ -13,7 +13,7 @@
 
 BENCH_BIN   := $(BUILD)/bench/bin
 BENCH_PROGS := $(BENCH_BIN)/bench_raw $(BENCH_BIN)/bench_cuda $(BENCH_BIN)/bench_kernel \
-               $(BENCH_BIN)/bench_cuda_static
+               $(BENCH_BIN)/bench_cuda_static $(BENCH_BIN)/bench_ptx $(BENCH_BIN)/bench_ptx_kernels.ptx
 # The kernel's CPU twin for the emulated device, once its interface exists.
 ifneq ($(wildcard server/emu/cudarem_emu_kernel.h),)
 BENCH_PROGS += $(BENCH_BIN)/bench_kernel_emu.so
@@ -50,3 +50,11 @@ endif
 bench-smoke: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS)
 	$(PYTHON) benchmarks/run-bench.py --build $(BUILD) --out $(BUILD)/bench/smoke --smoke
 
+
+# The PTX engine's own benchmark: its objects (server/emu/ptx/) and its kernels' PTX.
+$(BENCH_BIN)/bench_ptx: benchmarks/bench_ptx.c $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(wildcard server/emu/ptx/*.c)) | $(BENCH_BIN)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -I. -I$(CUDA_HOME)/include $(SANFLAGS) -o $@ $< \
+	    $(filter %.o,$^) -lm -lpthread
+
+$(BENCH_BIN)/bench_ptx_kernels.ptx: benchmarks/bench_ptx_kernels.cu | $(BENCH_BIN)
+	$(NVCC) -ptx -arch=sm_90 -o $@ $<

@@ -36,17 +36,18 @@ KIB, MIB = 1 << 10, 1 << 20
 PROFILES = {
     "smoke": dict(lat_n=50, lat_rounds=1, async_n=400, async_batch=200, burst_n=0,
                   kernel_n=100, copy_sizes=[4 * KIB, 1 * MIB], copy_batches=1, copy_rounds=1,
-                  sgemm_n=[128], sgemm_reps=1, train=False, train_timeout=0,
+                  sgemm_n=[128], sgemm_reps=1, train=False, train_timeout=0, ptx_elements=4096,
                   shaped_rates=["1gbit"], shaped_size=2 * MIB, shaped_data=["zeros", "random"],
                   shaped_batches=1),
     "quick": dict(lat_n=500, lat_rounds=2, async_n=4000, async_batch=1000, burst_n=10000,
                   kernel_n=2000, copy_sizes=[4 * KIB, 1 * MIB, 64 * MIB], copy_batches=2, copy_rounds=1,
-                  sgemm_n=[256, 1024], sgemm_reps=2, train=True, train_timeout=120,
+                  sgemm_n=[256, 1024], sgemm_reps=2, train=True, train_timeout=120, ptx_elements=1 << 18,
                   shaped_rates=["1gbit"], shaped_size=16 * MIB, shaped_data=["zeros", "random"],
                   shaped_batches=1),
     "default": dict(lat_n=2000, lat_rounds=3, async_n=20000, async_batch=2000, burst_n=10000,
                     kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB, 256 * MIB],
                     copy_batches=3, copy_rounds=2, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
+                    ptx_elements=1 << 20,
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=64 * MIB,
                     shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=1),
 }
@@ -62,6 +63,7 @@ GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_SGEMM_RATIO = 1.05
 GOAL_TRAIN_RT = 2.0
+GOAL_PTX_RATE = 200e6      # PTX engine lane-instructions per second per core
 
 
 class BenchError(Exception):
@@ -636,6 +638,44 @@ class Bench:
         self.goal("data-resident SGEMM remote/local within %.2f for N >= 1024" % GOAL_SGEMM_RATIO,
                   None if worst is None else worst <= GOAL_SGEMM_RATIO, "worst %sx" % f2(worst, "%.3f"))
 
+    # ---- 4c: the emulated device's PTX engine ---------------------------------------
+
+    def ptx_run(self, threads):
+        """bench_ptx's JSON lines with CUDAREM_EMU_THREADS=threads (None: one per core)."""
+        env = dict(os.environ)
+        env.pop("CUDAREM_EMU_THREADS", None)
+        if threads is not None:
+            env["CUDAREM_EMU_THREADS"] = str(threads)
+        argv = [self.prog("bench_ptx"), self.prog("bench_ptx_kernels.ptx"), str(self.p["ptx_elements"])]
+        try:
+            r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise BenchError("bench_ptx timed out")
+        if r.returncode != 0:
+            raise BenchError("bench_ptx failed (exit %d): %s" % (r.returncode, r.stderr.strip()[-300:]))
+        return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+
+    def sec_ptx(self):
+        """Lane-instructions per second of the PTX engine on one core and on all,
+        for an elementwise kernel, a shared-memory reduction and a warp-shuffle
+        scan, and its saxpy's time against the hand-written CPU saxpy."""
+        one, all_cores = self.ptx_run(1), self.ptx_run(None)
+        self.res["ptx"] = {"one_core": one, "all_cores": all_cores}
+        by = lambda runs: {r["kernel"]: r for r in runs}
+        a, b = by(one), by(all_cores)
+        rows = []
+        for k in ("saxpy", "reduce_shared", "scan_warp"):
+            rows.append([k, f2(a[k]["lane_insns_per_s"] / 1e6, "%.1f"), f2(b[k]["lane_insns_per_s"] / 1e6, "%.1f"),
+                         f2(a[k]["seconds"], "%.3f"), f2(b[k]["seconds"], "%.3f")])
+        cpu = a["saxpy (hand-written CPU)"]["seconds"]
+        rows.append(["saxpy, hand-written CPU kernel", "-", "-", f2(cpu, "%.4f"), "-"])
+        table("4c. PTX engine (emulated device), %d elements: M lane-instructions/s and seconds, one core vs all" %
+              a["saxpy"]["elements"], ["kernel", "M/s one core", "M/s all cores", "s one core", "s all cores"], rows)
+        rate = a["saxpy"]["lane_insns_per_s"]
+        self.goal("PTX engine >= %.0f M lane-instructions/s per core (saxpy)" % (GOAL_PTX_RATE / 1e6),
+                  rate >= GOAL_PTX_RATE, "%.1f M/s; the hand-written CPU saxpy is %.0fx faster" % (
+                      rate / 1e6, a["saxpy"]["seconds"] / cpu if cpu > 0 else 0))
+
     # ---- 5: train.py -----------------------------------------------------------------
 
     def sec_train(self):
@@ -1029,7 +1069,7 @@ class Bench:
         self.start_servers()
         log("remote device: %s; local: %s" % ((self.res.get("remote_device") or {}).get("device"), self.res["local_mode"]))
         sections = [("latency", self.sec_latency), ("async", self.sec_async), ("copy", self.sec_copy),
-                    ("sgemm", self.sec_sgemm), ("train", self.sec_train)]
+                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("train", self.sec_train)]
         times = {}
         for name, fn in sections:
             s = time.monotonic()

@@ -102,7 +102,7 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
     for (uint32_t i = 0; i < k->k->nparams; i++)
         sizes[i] = k->k->params[i].size;
     crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, sizes, k->k->nparams, shmem,
-                        crm__engine_memory, crm__engine_variable, k};
+                        crm__engine_memory, crm__engine_variable, k, NULL};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess && (err != cudaErrorNoKernelImageForDevice || !k->warned))
         fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));

@@ -72,7 +72,7 @@ static const uint32_t arg_sizes[] = {16, 16, 16, 16, 16, 16};
 
 static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {
-    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, NULL, NULL};
+    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, NULL, NULL, NULL};
     char msg[512];
     cudaError_t err = crm_ptx_run(mod, name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
@@ -244,7 +244,7 @@ START_TEST(test_unsupported_and_bad_text)
     ck_assert_int_eq(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err), 0);
     uint64_t p = 0;
     void *args[] = {&p};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
     ck_assert_ptr_nonnull(strstr(msg, "tex.1d.v4.f32.s32"));
     ck_assert_int_eq(crm_ptx_run(m, "nope", &l, msg, sizeof msg), cudaErrorInvalidDeviceFunction);
@@ -353,7 +353,7 @@ START_TEST(test_calls_refused_by_name)
 {
     int *o = dev(32 * 4);
     void *args[] = {&o};
-    crm_ptx_launch l = {{1, 1, 1}, {32, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {32, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL};
     char msg[512];
     ck_assert_int_eq(crm_ptx_run(mod, "calls_print", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
     ck_assert_ptr_nonnull(strstr(msg, "vprintf"));

@@ -28,6 +28,7 @@ typedef struct crm_ptx_launch {
      * called from several threads at once */
     void *(*variable)(void *ctx, const char *name, size_t *size);
     void *ctx;
+    uint64_t *lane_insns; /* when not NULL: set to the instructions executed, counting each lane */
 } crm_ptx_launch;
 
 /* Prepares the PTX text of a module: 0 and *out, or -1 with the reason in err. */

@@ -44,6 +44,7 @@ typedef struct ptx_block {
     uint64_t *var_addr;           /* module variables' device addresses (0: not looked up) */
     uint64_t mem_lo, mem_hi;      /* the device allocation accessed last, checked already */
     uint64_t clock;               /* instructions executed (%clock, and the watchdog's pace) */
+    uint64_t lane_insns;          /* the same, counting each lane that executed them */
     double started;               /* when the launch began, seconds (CLOCK_MONOTONIC) */
     double timeout;               /* seconds it may run (the watchdog) */
     const int *stop;              /* set when another block's fault ends the launch */

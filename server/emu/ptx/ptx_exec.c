@@ -607,6 +607,7 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
 {
     int rc;
     b->clock++;
+    b->lane_insns += n;
     switch (in->op) {
     case PTX_OP_BRA:
     case PTX_OP_BAR:

@@ -242,6 +242,7 @@ static void ptx__block_reset(ptx_block *b)
 typedef struct ptx__grid {
     ptx_block proto;              /* what every worker's block starts from */
     uint64_t next, total;         /* the next block to hand out, and how many */
+    uint64_t lane_insns;          /* every worker's count, summed */
     int stop;                     /* a block faulted: the others end */
     pthread_mutex_t lock;
     cudaError_t err;              /* the first fault */
@@ -272,6 +273,7 @@ static void *ptx__worker(void *arg)
             err = b.err;
     }
     ptx__block_free(&b);
+    __atomic_add_fetch(&g->lane_insns, b.lane_insns, __ATOMIC_RELAXED);
     if (err != cudaSuccess) { /* the first fault is the launch's; the others only echo it */
         pthread_mutex_lock(&g->lock);
         if (g->err == cudaSuccess) {
@@ -337,6 +339,8 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
         g.proto.params = params;
         err = ptx__run_grid(&g);
     }
+    if (l->lane_insns != NULL)
+        *l->lane_insns = g.lane_insns;
     free(params);
     return err;
 }
