@@ -48,7 +48,7 @@ static double now(void)
 }
 
 /* Runs kernel `name` over n threads in blocks of 256; prints its line; returns seconds. */
-static double run(const crm_ptx_module *m, const char *name, int n, void **args, const uint32_t *sizes,
+static double run(const crm_ptx_module *m, const char *name, int n, void **args, const crm_kparam_info *sizes,
                   unsigned nargs, const char *threads)
 {
     uint64_t lanes = 0;
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     int *xi = buf((size_t)n * 4), *yi = buf((size_t)n * 4);
     for (int i = 0; i < n; i++)
         x[i] = (float)(i % 7), xi[i] = i % 3;
-    uint32_t s4[] = {4, 8, 8, 4}, s3[] = {8, 8, 4};
+    const crm_kparam_info s4[] = {{0, 4}, {8, 8}, {16, 8}, {24, 4}}, s3[] = {{0, 8}, {8, 8}, {16, 4}};
     void *sx[] = {&a, &x, &y, &n};
     run(m, "saxpy", n, sx, s4, 4, threads);
     run_cpu(n, sx);

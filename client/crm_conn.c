@@ -331,6 +331,7 @@ static cudaError_t crm__select_device(void)
     call.crm_call_u.cudaSetDevice.device = device;
     if (crm_queue_push(&crm__conn.queue, &call) != 0)
         return cudaErrorMemoryAllocation;
+    crm_idle_note(&crm__conn.idle, &call); /* a legacy stream id now names another device's */
     crm__conn.srv_device = device;
     return cudaSuccess;
 }
@@ -346,7 +347,7 @@ static cudaError_t crm__prepare(void)
  * trips proved (client/crm_idle.h): replies[0] holds its success. Lock held. */
 static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
 {
-    if (n != 1 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0], crm__conn.queue.count == 0))
+    if (n != 1 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0]))
         return 0;
     crm__conn.stats.calls_answered_here++;
     return 1;

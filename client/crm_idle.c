@@ -61,17 +61,13 @@ void crm_idle_sent(crm_idle *st)
 
 void crm_idle_forget(crm_idle *st)
 {
-    st->known = 0;
-    st->all = 0;
-    st->stream = 0;
+    st->all_drained = 0;
+    crm_idmap_free(&st->drained);
 }
 
 /* Everything noted so far on stream (every stream when all) has completed. */
 static void crm__drained(crm_idle *st, int all, uint64_t stream)
 {
-    st->known = 1;
-    st->all = all;
-    st->stream = stream;
     if (all) {
         st->all_drained = st->seq;
         return;
@@ -82,7 +78,6 @@ static void crm__drained(crm_idle *st, int all, uint64_t stream)
 
 void crm_idle_after(crm_idle *st, const crm_call *call, const crm_reply *reply)
 {
-    crm_idle_forget(st);
     if (call == NULL || reply == NULL || reply->api != call->api)
         return;
     switch (call->api) {
@@ -106,9 +101,18 @@ void crm_idle_after(crm_idle *st, const crm_call *call, const crm_reply *reply)
     }
 }
 
+/* 1 when the latest call noted drained every stream. */
+static int crm__device_idle(const crm_idle *st)
+{
+    return st->seq > 0 && st->all_drained == st->seq;
+}
+
+/* 1 when the latest call noted drained stream (or every stream). */
 static int crm__covers(const crm_idle *st, uint64_t stream)
 {
-    return st->known && (st->all || st->stream == stream);
+    void *drained = NULL;
+    return crm__device_idle(st) || (crm_idmap_get(&st->drained, stream, &drained) == 0 &&
+                                    (uint64_t)(uintptr_t)drained == st->seq);
 }
 
 /* The last record of event, or NULL when none is known. */
@@ -140,19 +144,19 @@ static int crm__event_still_queued(crm_idle *st, uint64_t event)
     return 1;
 }
 
-int crm_idle_answers(crm_idle *st, const crm_call *call, crm_reply *reply, int queue_empty)
+int crm_idle_answers(crm_idle *st, const crm_call *call, crm_reply *reply)
 {
     int answered = 0;
     cudaError_t answer = cudaSuccess;
     switch (call->api) {
     case CRM_API_cudaStreamSynchronize:
-        answered = queue_empty && crm__covers(st, call->crm_call_u.cudaStreamSynchronize.stream);
+        answered = crm__covers(st, call->crm_call_u.cudaStreamSynchronize.stream);
         break;
     case CRM_API_cudaStreamQuery:
-        answered = queue_empty && crm__covers(st, call->crm_call_u.cudaStreamQuery.stream);
+        answered = crm__covers(st, call->crm_call_u.cudaStreamQuery.stream);
         break;
     case CRM_API_cudaDeviceSynchronize:
-        answered = queue_empty && st->known && st->all;
+        answered = crm__device_idle(st);
         break;
     case CRM_API_cudaEventQuery:
         answered = crm__event_done(st, call->crm_call_u.cudaEventQuery.event);

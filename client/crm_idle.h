@@ -15,7 +15,8 @@
  * the work before it has not even reached the server. The first query of such a
  * record answers cudaErrorNotReady here; a second one goes to the server (sending
  * the queue), so a program polling the event makes progress.
- * Every call sent or queued is noted, in the order the client issues them. Errors
+ * Every call sent or queued is noted, in the order the client issues them, so
+ * "nothing since" is a drain recorded at the latest call noted. Errors
  * keep CUDA's semantics: the caller still reports a deferred failure at a
  * synchronisation. Not locked: the connection's lock guards it. */
 #ifndef CRM_IDLE_H
@@ -26,13 +27,11 @@
 #include "crm_api.h"
 
 typedef struct crm_idle {
-    int known;             /* 1: the last message's final call left `stream` (or all) drained */
-    int all;               /* 1: every stream of the device (a device synchronisation) */
-    uint64_t stream;       /* wire stream value (client/crm_handles.h) */
     uint64_t seq;          /* calls noted so far */
     uint64_t sent;         /* calls noted up to this one have been sent */
     uint64_t all_drained;  /* every call noted up to this one has completed */
-    crm_idmap drained;     /* wire stream -> calls noted up to this one on it have completed */
+    crm_idmap drained;     /* wire stream (client/crm_handles.h) -> calls noted up to this one
+                              on it have completed */
     crm_idmap events;      /* wire event -> its last record (crm_idle_record, malloc'd) */
 } crm_idle;
 
@@ -43,12 +42,12 @@ void crm_idle_sent(crm_idle *st);
 /* Records what the final call of a message that just completed proved: call and
  * its decoded reply (NULL when the replies were lost). */
 void crm_idle_after(crm_idle *st, const crm_call *call, const crm_reply *reply);
-/* Forgets the last message's proof (a closed session). */
+/* Forgets what was proven drained (a closed session). */
 void crm_idle_forget(crm_idle *st);
 /* 1 when call is a stream query, stream, event or device synchronisation or an event
- * query that st already answers (queue_empty: nothing waits to be sent): reply is
- * then filled with the answer. 0: it must go to the server. */
-int crm_idle_answers(crm_idle *st, const crm_call *call, crm_reply *reply, int queue_empty);
+ * query that st already answers: reply is then filled with the answer. 0: it must
+ * go to the server. */
+int crm_idle_answers(crm_idle *st, const crm_call *call, crm_reply *reply);
 /* Frees the tables. */
 void crm_idle_free(crm_idle *st);
 

@@ -20,14 +20,19 @@ static void crm__no_fabric(unsigned char uuid[NVML_GPU_FABRIC_UUID_LEN], nvmlRet
     *health = 0;
 }
 
-CRM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *info)
+/* The checks both queries make: a live device handle, somewhere to answer. */
+static nvmlReturn_t crm__fabric_args(nvmlDevice_t device, const void *info)
 {
     int index;
     nvmlReturn_t r = crm_nvml_device(device, &index);
+    return r != NVML_SUCCESS ? r : info == NULL ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+}
+
+CRM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *info)
+{
+    nvmlReturn_t r = crm__fabric_args(device, info);
     if (r != NVML_SUCCESS)
         return r;
-    if (info == NULL)
-        return NVML_ERROR_INVALID_ARGUMENT;
     if (info->version != nvmlGpuFabricInfo_v2 && info->version != nvmlGpuFabricInfo_v3)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     crm__no_fabric(info->clusterUuid, &info->status, &info->cliqueId, &info->state, &info->healthMask);
@@ -38,12 +43,9 @@ CRM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpu
 
 CRM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info)
 {
-    int index;
-    nvmlReturn_t r = crm_nvml_device(device, &index);
+    nvmlReturn_t r = crm__fabric_args(device, info);
     if (r != NVML_SUCCESS)
         return r;
-    if (info == NULL)
-        return NVML_ERROR_INVALID_ARGUMENT;
     unsigned int health = 0;
     crm__no_fabric(info->clusterUuid, &info->status, &info->cliqueId, &info->state, &health);
     return NVML_SUCCESS;

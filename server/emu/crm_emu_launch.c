@@ -10,7 +10,6 @@
 #include "server/emu/crm_emu_kernels.h"
 
 #define CRM__MAX_THREADS 1024
-#define CRM__MAX_PARAMS 1024 /* 32 KiB of parameters, at least 4 bytes each (8 KiB before CUDA 12.1) */
 #define CRM__SMEM_DEFAULT (48 * 1024)
 #define CRM__SMEM_OPTIN (227 * 1024)
 #define CRM__SMEM_PER_SM (228 * 1024)
@@ -81,33 +80,21 @@ static void *crm__engine_variable(void *ctx, const char *name, size_t *size)
     return crm__global_addr(((struct CUkern_st *)ctx)->lib, name, size);
 }
 
-/* Runs k from its module's PTX; a kernel the engine cannot run is logged once. */
+/* Runs k from its module's PTX (cudaLibraryGetKernel handed k out only once the
+ * engine could run it); a fault is logged. */
 static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **args, size_t shmem)
 {
     char msg[512] = "";
     crm__emu_wrlock();
     crm_ptx_module *m = crm__lib_engine(k->lib);
     crm__emu_unlock();
-    if (m == NULL || !crm_ptx_has_kernel(m, k->k->name)) {
-        if (!k->warned)
-            fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with "
-                            "--emu-kernels) and no PTX the engine can read: it cannot run on the emulated device\n",
-                    k->k->name);
-        k->warned = 1;
+    if (m == NULL)
         return cudaErrorNoKernelImageForDevice;
-    }
-    uint32_t sizes[CRM__MAX_PARAMS];
-    if (k->k->nparams > CRM__MAX_PARAMS)
-        return cudaErrorInvalidValue;
-    for (uint32_t i = 0; i < k->k->nparams; i++)
-        sizes[i] = k->k->params[i].size;
-    crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, sizes, k->k->nparams, shmem,
+    crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, k->k->params, k->k->nparams, shmem,
                         crm__engine_memory, crm__engine_variable, k, NULL};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
-    if (err != cudaSuccess && (err != cudaErrorNoKernelImageForDevice || !k->warned))
+    if (err != cudaSuccess)
         fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));
-    if (err == cudaErrorNoKernelImageForDevice)
-        k->warned = 1;
     return err;
 }
 

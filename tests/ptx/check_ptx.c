@@ -68,7 +68,7 @@ static void unload_module(void)
 }
 
 /* Every argument may be as large as any parameter here (16 bytes: the struct). */
-static const uint32_t arg_sizes[] = {16, 16, 16, 16, 16, 16};
+static const crm_kparam_info arg_sizes[] = {{0, 16}, {16, 16}, {32, 16}, {48, 16}, {64, 16}, {80, 16}};
 
 static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {

@@ -72,11 +72,11 @@ static void round_trip(crm_idle *st, crm_call c, int err)
 }
 
 /* 1 when st answers the event call with success; -1 with "not ready"; 0: the server must. */
-static int event_answered(crm_idle *st, int api, uint64_t event, int queue_empty)
+static int event_answered(crm_idle *st, int api, uint64_t event)
 {
     crm_call c = event_call(api, event, 0);
     crm_reply r;
-    if (!crm_idle_answers(st, &c, &r, queue_empty))
+    if (!crm_idle_answers(st, &c, &r))
         return 0;
     ck_assert_int_eq(r.api, api);
     return r.crm_reply_u.cudaEventQuery.err == cudaSuccess ? 1 : r.crm_reply_u.cudaEventQuery.err == cudaErrorNotReady ? -1 : 99;
@@ -101,7 +101,7 @@ static int answers(crm_idle *st, int api, uint64_t stream)
     crm_call c = stream_call(api, stream);
     crm_reply r;
     memset(&r, 0xab, sizeof r);
-    int yes = crm_idle_answers(st, &c, &r, 1);
+    int yes = crm_idle_answers(st, &c, &r);
     if (yes) {
         ck_assert_int_eq(r.api, api);
         ck_assert_int_eq(r.crm_reply_u.cudaStreamSynchronize.err, 0);
@@ -115,6 +115,7 @@ START_TEST(test_copy_drains_its_stream)
     crm_idle st = {0};
     crm_call c = d2h(STREAM_A, 1);
     crm_reply r = ok_reply(CRM_API_crm_memcpy_d2h, 0);
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, &c, &r);
     ck_assert(answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
     ck_assert(answers(&st, CRM_API_cudaStreamQuery, STREAM_A));
@@ -130,6 +131,7 @@ START_TEST(test_sync_copy_drains_legacy_stream)
     crm_idle st = {0};
     crm_call c = d2h(STREAM_A, 0);
     crm_reply r = ok_reply(CRM_API_crm_memcpy_d2h, 0);
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, &c, &r);
     ck_assert(answers(&st, CRM_API_cudaStreamSynchronize, CRM_WIRE_LEGACY_STREAM));
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
@@ -143,28 +145,34 @@ START_TEST(test_failed_copy_proves_nothing)
     crm_idle st = {0};
     crm_call c = d2h(STREAM_A, 1);
     crm_reply r = ok_reply(CRM_API_crm_memcpy_d2h, cudaErrorIllegalAddress);
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, &c, &r);
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
     crm_reply lost = ok_reply(CRM_API_crm_memcpy_d2h, 0);
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, NULL, &lost); /* replies lost */
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_A));
     crm_idle_free(&st);
 }
 END_TEST
 
-/* A device synchronisation drains every stream; any other call forgets it. */
+/* A device synchronisation drains every stream; any other call noted after it
+ * ends that, and so does forgetting (a closed session). */
 START_TEST(test_device_sync_then_other_call)
 {
     crm_idle st = {0};
     crm_call c = stream_call(CRM_API_cudaDeviceSynchronize, 0);
     crm_reply r = ok_reply(CRM_API_cudaDeviceSynchronize, 0);
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, &c, &r);
     ck_assert(answers(&st, CRM_API_cudaDeviceSynchronize, 0));
     ck_assert(answers(&st, CRM_API_cudaStreamSynchronize, STREAM_B));
     crm_call other = stream_call(CRM_API_cudaMalloc, 0);
     crm_reply oreply = ok_reply(CRM_API_cudaMalloc, 0);
+    crm_idle_note(&st, &other);
     crm_idle_after(&st, &other, &oreply);
     ck_assert(!answers(&st, CRM_API_cudaStreamSynchronize, STREAM_B));
+    crm_idle_note(&st, &c);
     crm_idle_after(&st, &c, &r);
     crm_idle_forget(&st);
     ck_assert(!answers(&st, CRM_API_cudaDeviceSynchronize, 0));
@@ -175,11 +183,11 @@ END_TEST
 /* Only synchronisations are ever answered, never a call with a result. */
 START_TEST(test_only_synchronisations)
 {
-    crm_idle st = {.known = 1, .all = 1};
+    crm_idle st = {.seq = 1, .all_drained = 1};
     crm_call c = d2h(STREAM_A, 1);
     crm_reply r;
     memset(&r, 0, sizeof r);
-    ck_assert(!crm_idle_answers(&st, &c, &r, 1));
+    ck_assert(!crm_idle_answers(&st, &c, &r));
     ck_assert(!answers(&st, CRM_API_cudaMemGetInfo, 0));
     crm_idle_free(&st);
 }
@@ -194,23 +202,23 @@ START_TEST(test_event_before_a_drain_is_done)
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe2, STREAM_B));
     crm_idle_sent(&st);
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
     round_trip(&st, d2h(STREAM_A, 1), 0);
     crm_idle_sent(&st);
     note(&st, d2h(STREAM_A, 1)); /* queued work after it does not matter */
-    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0));
-    ck_assert(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1, 0));
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1)); /* another stream */
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe3, 1)); /* never recorded here */
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
+    ck_assert(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2)); /* another stream */
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe3)); /* never recorded here */
     /* recorded again after the drain and sent: not known done until the next one */
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
     crm_idle_sent(&st);
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
     round_trip(&st, stream_call(CRM_API_cudaDeviceSynchronize, 0), 0);
-    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
-    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1));
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe2));
     note(&st, event_call(CRM_API_cudaEventDestroy, 0xe2, 0));
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1)); /* forgotten */
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe2)); /* forgotten */
     crm_idle_free(&st);
 }
 END_TEST
@@ -223,11 +231,11 @@ START_TEST(test_event_needs_a_successful_drain)
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
     round_trip(&st, d2h(STREAM_A, 1), cudaErrorIllegalAddress);
     crm_idle_sent(&st);
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
     round_trip(&st, stream_call(CRM_API_cudaStreamSynchronize, STREAM_A), 0);
-    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
     note(&st, stream_call(CRM_API_cudaStreamDestroy, STREAM_A));
-    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 1));
+    ck_assert(!event_answered(&st, CRM_API_cudaEventQuery, 0xe1));
     crm_idle_free(&st);
 }
 END_TEST
@@ -240,15 +248,15 @@ START_TEST(test_event_still_queued_is_not_ready_once)
     crm_idle st;
     memset(&st, 0, sizeof st);
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A));
-    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1, 0), 0);
-    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), -1);
-    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), 0);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventSynchronize, 0xe1), 0);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1), -1);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1), 0);
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe1, STREAM_A)); /* a new record: once more */
-    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1, 0), -1);
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe1), -1);
     crm_idle_sent(&st);
     note(&st, event_call(CRM_API_cudaEventRecord, 0xe2, STREAM_A));
     crm_idle_sent(&st);
-    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe2, 1), 0); /* sent: ask */
+    ck_assert_int_eq(event_answered(&st, CRM_API_cudaEventQuery, 0xe2), 0); /* sent: ask */
     crm_idle_free(&st);
 }
 END_TEST

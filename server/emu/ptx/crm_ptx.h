@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include "common/crm_fatbin.h"
 
 typedef struct ptx_module crm_ptx_module;
 
@@ -16,7 +17,7 @@ typedef struct ptx_module crm_ptx_module;
 typedef struct crm_ptx_launch {
     unsigned grid[3], block[3];
     void **args;          /* the kernel's arguments, one pointer per parameter (cudaLaunchKernel's) */
-    const uint32_t *arg_sizes; /* bytes each of args points to (the layout the launch was made with) */
+    const crm_kparam_info *arg_layout; /* the layout the launch was made with: the bytes each of args holds */
     unsigned nargs;
     size_t dyn_smem;      /* dynamic shared memory per block, bytes */
     /* 1 when [addr, addr + n) is device memory the kernel may use; then [*lo, *hi),
@@ -34,8 +35,6 @@ typedef struct crm_ptx_launch {
 /* Prepares the PTX text of a module: 0 and *out, or -1 with the reason in err. */
 int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen);
 void crm_ptx_free(crm_ptx_module *m);
-/* 1 when the module has kernel `name`. */
-int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name);
 /* 1 when the engine can run kernel `name`; 0 with the reason in why (the first
  * instruction it does not execute, or the kernel's absence). */
 int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_t whylen);

@@ -159,10 +159,8 @@ static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, int
             addr -= (uint64_t)(uintptr_t)b->shared;
         } else if (addr >= (uint64_t)(uintptr_t)all_local &&
                    addr - (uint64_t)(uintptr_t)all_local < b->local_stride) { /* any frame's: a pointer passed down */
-            uint64_t off = addr - (uint64_t)(uintptr_t)all_local;
-            if (n <= b->local_stride - off)
-                return all_local + off;
-            sp = PTX_SP_GLOBAL; /* runs past the thread's local memory: refused below */
+            sp = PTX_SP_LOCAL;
+            addr -= (uint64_t)(uintptr_t)all_local;
         } else {
             sp = PTX_SP_GLOBAL;
         }

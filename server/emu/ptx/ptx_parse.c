@@ -136,10 +136,10 @@ static int ptx__type_of(const char *tok, enum ptx_type *out)
     return 1;
 }
 
-/* `.align N`, then the type, then `name`, `name[N]` or `name[]`, an optional
- * initialiser (skipped: module globals are initialised by the emulated device from
- * the cubin or their own image), then ';'. */
-static int32_t ptx__var_decl(ptx__parser *P, enum ptx_space sp)
+/* `.align N` and the type among other attributes (`.ptr`, `.global`...), then
+ * `name`, `name[N]` or `name[]`: a variable or parameter of space sp, made a
+ * symbol; what follows it (an initialiser, ',' or ')') is the caller's. */
+static int32_t ptx__declarator(ptx__parser *P, enum ptx_space sp)
 {
     uint32_t align = 0;
     enum ptx_type t = PTX_T_NONE;
@@ -147,9 +147,8 @@ static int32_t ptx__var_decl(ptx__parser *P, enum ptx_space sp)
         if (ptx_lex_is(&P->lx, ".align")) {
             ptx__next(P);
             align = (uint32_t)ptx__number(P, P->lx.tok);
-        } else if (!ptx__type_of(P->lx.tok, &t) && !ptx_lex_is(&P->lx, ".ptr") && !ptx_lex_is(&P->lx, ".global") &&
-                   !ptx_lex_is(&P->lx, ".shared") && !ptx_lex_is(&P->lx, ".v2") && !ptx_lex_is(&P->lx, ".v4")) {
-            break;
+        } else {
+            ptx__type_of(P->lx.tok, &t);
         }
         ptx__next(P);
     }
@@ -164,10 +163,18 @@ static int32_t ptx__var_decl(ptx__parser *P, enum ptx_space sp)
             ptx__next(P);
         ptx__expect(P, "]");
     }
+    return ptx__add_sym(P, name, sp, elem * count, align ? align : (uint32_t)elem);
+}
+
+/* A declarator, then an optional initialiser (skipped: module globals are
+ * initialised by the emulated device from the cubin or their own image), then ';'. */
+static int32_t ptx__var_decl(ptx__parser *P, enum ptx_space sp)
+{
+    int32_t s = ptx__declarator(P, sp);
     while (!ptx_lex_is(&P->lx, ";") && P->lx.tok[0] != '\0' && !P->failed)
         ptx__next(P);
     ptx__next(P);
-    return ptx__add_sym(P, name, sp, elem * count, align ? align : (uint32_t)elem);
+    return s;
 }
 
 static uint64_t ptx__align_up(uint64_t v, uint64_t a)
@@ -249,8 +256,8 @@ static const struct { const char *name; enum ptx_sreg sreg; } ptx__sregs[] = {
     {"%dynamic_smem_size", PTX_S_DYN_SMEM},
 };
 
-/* A number: decimal, hex, octal, 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits)
- * or a decimal float; with an optional leading '-'. */
+/* A number: decimal, hex, octal, 0f and 8 hex digits (f32 bits), 0d and 16 hex
+ * digits (f64 bits) or a decimal float; with an optional leading '-'. */
 static void ptx__number_operand(ptx__parser *P, const char *tok, int negative, ptx_operand *o)
 {
     if ((tok[0] == '0') && (tok[1] == 'f' || tok[1] == 'F' || tok[1] == 'd' || tok[1] == 'D')) {
@@ -639,29 +646,7 @@ static void ptx__params(ptx__parser *P)
             return;
         }
         ptx__next(P);
-        /* reuse the variable syntax; a parameter has no ';' but a ',' or ')' */
-        uint32_t align = 0;
-        enum ptx_type t = PTX_T_NONE;
-        while (P->lx.tok[0] == '.' && !P->failed) {
-            if (ptx_lex_is(&P->lx, ".align")) {
-                ptx__next(P);
-                align = (uint32_t)ptx__number(P, P->lx.tok);
-            } else {
-                ptx__type_of(P->lx.tok, &t); /* .ptr .global and the like: attributes */
-            }
-            ptx__next(P);
-        }
-        char name[PTX_TOK_MAX];
-        snprintf(name, sizeof name, "%s", P->lx.tok);
-        uint64_t elem = t == PTX_T_NONE ? 1 : ptx_type_size(t), count = 1;
-        ptx__next(P);
-        if (ptx_lex_is(&P->lx, "[")) {
-            ptx__next(P);
-            count = ptx__number(P, P->lx.tok);
-            ptx__next(P);
-            ptx__expect(P, "]");
-        }
-        int32_t s = ptx__add_sym(P, name, PTX_SP_PARAM, elem * count, align ? align : (uint32_t)elem);
+        int32_t s = ptx__declarator(P, PTX_SP_PARAM);
         if (s >= 0)
             P->m->syms[s].in_frame = !P->f->is_entry;
         int32_t *ps = s >= 0 ? realloc(P->f->params, (P->f->nparams + 1) * sizeof *ps) : NULL;

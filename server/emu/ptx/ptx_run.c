@@ -27,11 +27,6 @@ void crm_ptx_free(crm_ptx_module *m)
     ptx_module_free(m);
 }
 
-int crm_ptx_has_kernel(const crm_ptx_module *m, const char *name)
-{
-    return ptx_module_func(m, name) != NULL;
-}
-
 int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_t whylen)
 {
     const ptx_func *f = ptx_module_func(m, name);
@@ -135,10 +130,10 @@ static int ptx__run_block(ptx_block *b)
  * is, the launch how many bytes each argument has. */
 static int ptx__args_fit(const ptx_module *m, const ptx_func *f, const crm_ptx_launch *l)
 {
-    if (l->nargs != f->nparams || (f->nparams > 0 && (l->args == NULL || l->arg_sizes == NULL)))
+    if (l->nargs != f->nparams || (f->nparams > 0 && (l->args == NULL || l->arg_layout == NULL)))
         return 0;
     for (uint32_t i = 0; i < f->nparams; i++)
-        if (m->syms[f->params[i]].size > l->arg_sizes[i] || l->args[i] == NULL)
+        if (m->syms[f->params[i]].size > l->arg_layout[i].size || l->args[i] == NULL)
             return 0;
     return 1;
 }
