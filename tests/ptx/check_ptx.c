@@ -15,7 +15,7 @@
 #endif
 
 /* The buffers a kernel may touch: what the emulated device's memory table says. */
-#define MAX_BUFS 8
+#define MAX_BUFS 32
 static struct { uint64_t base, size; } bufs[MAX_BUFS];
 static int nbufs;
 
@@ -23,6 +23,7 @@ static void *dev(size_t size)
 {
     void *p = calloc(1, size);
     ck_assert_ptr_nonnull(p);
+    ck_assert_int_lt(nbufs, MAX_BUFS);
     bufs[nbufs].base = (uint64_t)(uintptr_t)p;
     bufs[nbufs++].size = size;
     return p;
@@ -68,7 +69,7 @@ static void unload_module(void)
 }
 
 /* Every argument may be as large as any parameter here (16 bytes: the struct). */
-static const crm_kparam_info arg_sizes[] = {{0, 16}, {16, 16}, {32, 16}, {48, 16}, {64, 16}, {80, 16}};
+static const crm_kparam_info arg_sizes[] = {{0, 16}, {16, 16}, {32, 16}, {48, 16}, {64, 16}, {80, 16}, {96, 16}, {112, 16}};
 
 static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {
@@ -362,6 +363,58 @@ START_TEST(test_calls_refused_by_name)
 }
 END_TEST
 
+/* The sweep kernel's 32 results per thread, on edge values (INT_MIN, -1, 0, shifts
+ * past the width, NaN, infinities, -0), computed once by the fast path and once by
+ * the general one (CUDAREM_EMU_PTX_FAST=off when the module is prepared): the two
+ * must agree bit for bit; a few results are also checked against the CPU. */
+static void run_sweep(int fast, unsigned long long *o)
+{
+    static const int ie[] = {0, 1, -1, 2147483647, -2147483647 - 1, 12345, -98765, 65535};
+    static const float fe[] = {0.0f, -0.0f, 1.5f, -3.25f, 1e30f, -1e-30f, INFINITY, NAN};
+    int *i = dev(64 * 4);
+    unsigned *u = dev(64 * 4);
+    float *f = dev(64 * 4);
+    double *d = dev(64 * 8);
+    signed char *s8 = dev(64);
+    short *s16 = dev(64 * 2);
+    unsigned long long *out = dev(64 * 32 * 8);
+    for (int t = 0; t < 64; t++) {
+        i[t] = ie[t % 8] ^ (t / 8) * 0x01010101;
+        u[t] = (unsigned)ie[(t + 3) % 8] + (unsigned)t * 97u;
+        f[t] = fe[t % 8] * (float)(1 + t / 8);
+        d[t] = (double)fe[(t + 1) % 8] / 3.0 + t;
+        s8[t] = (signed char)(t * 37);
+        s16[t] = (short)(t * 3001);
+    }
+    crm_ptx_free(mod);
+    if (!fast)
+        setenv("CUDAREM_EMU_PTX_FAST", "off", 1);
+    load_module();
+    unsetenv("CUDAREM_EMU_PTX_FAST");
+    void *args[] = {&i, &u, &f, &d, &s8, &s16, &out};
+    ck_assert_int_eq(run("sweep", 1, 64, 0, args), cudaSuccess);
+    memcpy(o, out, 64 * 32 * 8);
+    for (int t = 0; t < 64; t++) {
+        int a = i[t], b = i[(t + 7) % 64];
+        ck_assert_uint_eq(o[t * 32 + 0], (unsigned)a + (unsigned)b);
+        ck_assert_uint_eq(o[t * 32 + 3], (unsigned long long)((long long)a * b));
+        ck_assert_uint_eq(o[t * 32 + 20], (unsigned long long)(long long)s8[t] +
+                                              ((unsigned long long)(long long)s16[t] << 20));
+        ck_assert_uint_eq(o[t * 32 + 31], (unsigned long long)t << 40 | 64u);
+    }
+}
+
+START_TEST(test_fast_path_matches_general_path)
+{
+    static unsigned long long fast[64 * 32], general[64 * 32];
+    run_sweep(1, fast);
+    run_sweep(0, general);
+    for (int k = 0; k < 64 * 32; k++)
+        ck_assert_msg(fast[k] == general[k], "thread %d result %d: fast %#llx, general %#llx", k / 32, k % 32,
+                      fast[k], general[k]);
+}
+END_TEST
+
 /* trap fails the launch; a kernel that never ends is stopped by the watchdog. */
 START_TEST(test_trap_and_watchdog)
 {
@@ -393,6 +446,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_trap_and_watchdog);
     tcase_add_test(tc, test_device_function_calls);
     tcase_add_test(tc, test_calls_refused_by_name);
+    tcase_add_test(tc, test_fast_path_matches_general_path);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);

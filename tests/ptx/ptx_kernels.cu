@@ -178,3 +178,50 @@ extern "C" __global__ void calls_print(int *o)
     if (threadIdx.x == 0)
         printf("calls %d\n", o[0]);
 }
+
+/* The fast path's instructions on edge values: each thread reads its own int,
+ * unsigned, float, double, 8- and 16-bit inputs and writes 32 results (wrapping,
+ * shifts at and past the width, signed and unsigned compares and min/max, wide
+ * products, sign extension of narrow loads, NaN compares, fused multiply-add). */
+extern "C" __global__ void sweep(const int *i, const unsigned *u, const float *f, const double *d,
+                                 const signed char *s8, const short *s16, unsigned long long *o)
+{
+    int t = threadIdx.x, a = i[t], b = i[(t + 7) % 64];
+    unsigned x = u[t], y = u[(t + 3) % 64];
+    float p = f[t], q = f[(t + 5) % 64];
+    double g = d[t], h = d[(t + 9) % 64];
+    unsigned long long *r = o + t * 32;
+    r[0] = (unsigned)(a + b);
+    r[1] = (unsigned)(a - b);
+    r[2] = (unsigned)(a * b);
+    r[3] = (unsigned long long)((long long)a * b);
+    r[4] = (unsigned long long)x * y;
+    r[5] = (unsigned)(a * b + 17);
+    r[6] = x << (y & 63);
+    r[7] = x >> (y & 63);
+    r[8] = (unsigned)(a >> (y & 31));
+    r[9] = (unsigned long long)((long long)a << (x & 63));
+    r[10] = (unsigned)min(a, b) + ((unsigned)max(a, b) << 1);
+    r[11] = min(x, y) ^ max(x, y) << 1 ^ (unsigned long long)llmin((long long)a, (long long)x) << 32;
+    r[12] = (a < b) | (a <= b) << 1 | (a == b) << 2 | (a != b) << 3 | (x < y) << 4 | (x >= y) << 5;
+    r[13] = (p < q) | (p <= q) << 1 | (p == q) << 2 | (p != q) << 3 | !(p >= q) << 4 | (p > q) << 5;
+    float fs = p + q, fd = p - q, fm = p * q;
+    r[14] = __float_as_uint(fs) | (unsigned long long)__float_as_uint(fd) << 32;
+    r[15] = __float_as_uint(fm) | (unsigned long long)__float_as_uint(fmaf(p, q, fs)) << 32;
+    r[16] = __double_as_longlong(g + h);
+    r[17] = __double_as_longlong(g * h - g);
+    r[18] = __double_as_longlong(fma(g, h, 0.5));
+    r[19] = (g < h) | (g != h) << 1 | !(g > h) << 2;
+    r[20] = (unsigned long long)(long long)s8[t] + ((unsigned long long)(long long)s16[t] << 20);
+    r[21] = (unsigned long long)(long long)a ^ (unsigned long long)x;
+    r[22] = a < 0 ? (unsigned)b : x;
+    r[23] = (unsigned short)(x + y) | (unsigned long long)(unsigned char)(a - b) << 16;
+    r[24] = (unsigned long long)((long long)a * (long long)b + (long long)x);
+    r[25] = ~x & (a | y);
+    r[26] = (unsigned)(long long)g;
+    r[27] = (unsigned long long)(x % 7u) << 8 | (unsigned)(a / 5);
+    r[28] = (unsigned)(-a) ^ (unsigned)(a < 0 ? -a : a);
+    r[29] = __float_as_uint(p * 2.5f - 1.0f);
+    r[30] = (long long)a * 3 > (long long)b * 2;
+    r[31] = (unsigned long long)t << 40 | (unsigned)blockDim.x;
+}

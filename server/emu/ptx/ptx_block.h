@@ -37,6 +37,7 @@ typedef struct ptx_block {
     size_t reg_stride;
     uint64_t param_stride, local_stride;
     unsigned char *fparams;       /* nthreads x param_stride: frames' parameters and call variables */
+    const uint64_t *fast_mask;    /* reg_mask of the function the fast path is running */
     uint32_t *ibase;              /* each function's first instruction in one numbering, for scheduling */
     unsigned char *shared;        /* the block's window: module, function, dynamic */
     uint64_t shared_size, func_shared_base, dyn_base;

@@ -109,13 +109,8 @@ static void ptx__set(ptx_block *b, unsigned t, int32_t r, uint64_t v)
 {
     if (r < 0)
         return;
-    enum ptx_type rt = (enum ptx_type)ptx_fn(b, t)->reg_type[r];
-    unsigned n = ptx_type_size(rt);
-    if (rt == PTX_T_PRED)
-        v = v != 0;
-    else if (n > 0 && n < 8)
-        v &= (1ull << (n * 8)) - 1;
-    PTX_REG(b, t, r) = v;
+    uint64_t mask = ptx_fn(b, t)->reg_mask[r];
+    PTX_REG(b, t, r) = mask ? v & mask : v != 0;
 }
 
 /* ---- memory ------------------------------------------------------------------------- */

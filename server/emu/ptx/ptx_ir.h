@@ -103,6 +103,7 @@ typedef struct ptx_insn {
     uint8_t vec;       /* .v2/.v4: 2 or 4, else 1 */
     uint8_t sub;       /* setp cmp | PTX_C_UNORDERED, atom op, shfl or vote mode */
     uint8_t nops;
+    uint8_t fast;      /* enum ptx_fast_kind: a specialised handler, 0 for the general path */
     uint32_t mods;
     int32_t guard;     /* predicate register, -1 when unguarded */
     uint8_t guard_neg; /* @!%p */
@@ -118,6 +119,7 @@ typedef struct ptx_func {
     size_t ninsns, capinsns;
     uint32_t nregs;              /* registers of every declaration, numbered from 0 */
     uint8_t *reg_type;           /* enum ptx_type per register */
+    uint64_t *reg_mask;          /* per register: the bits its type holds; 0 for a predicate */
     uint64_t param_bytes;        /* the entry's parameter buffer */
     uint64_t shared_bytes;       /* static shared memory of the function and the module */
     uint64_t local_bytes;        /* per-thread .local */
@@ -141,8 +143,26 @@ typedef struct ptx_module {
 } ptx_module;
 
 const char *ptx_type_name(enum ptx_type t);
-unsigned ptx_type_size(enum ptx_type t); /* bytes; predicates count 1 */
-int ptx_type_is_float(enum ptx_type t);
-int ptx_type_is_signed(enum ptx_type t);
+
+/* Per type: bytes (predicates count 1), and kind bits. Tables in ptx_types.c; the
+ * queries are inline because every executed instruction asks them. */
+#define PTX__TK_FLOAT 1
+#define PTX__TK_SIGNED 2
+extern const uint8_t ptx_type_sizes[PTX_T_F64 + 1], ptx_type_kinds[PTX_T_F64 + 1];
+
+static inline unsigned ptx_type_size(enum ptx_type t)
+{
+    return (unsigned)t <= PTX_T_F64 ? ptx_type_sizes[t] : 0;
+}
+
+static inline int ptx_type_is_float(enum ptx_type t)
+{
+    return (unsigned)t <= PTX_T_F64 && (ptx_type_kinds[t] & PTX__TK_FLOAT);
+}
+
+static inline int ptx_type_is_signed(enum ptx_type t)
+{
+    return (unsigned)t <= PTX_T_F64 && (ptx_type_kinds[t] & PTX__TK_SIGNED);
+}
 
 #endif

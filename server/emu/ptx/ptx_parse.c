@@ -867,6 +867,7 @@ void ptx_module_free(ptx_module *m)
         free(f->name);
         free(f->insns);
         free(f->reg_type);
+        free(f->reg_mask);
         free(f->params);
         free(f->call_args);
         free(f->unsupported);

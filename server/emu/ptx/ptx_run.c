@@ -15,11 +15,19 @@
 #include <unistd.h>
 #include "crm_ptx.h"
 #include "ptx_block.h"
+#include "ptx_fast.h"
 #include "ptx_parse.h"
 
 int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen)
 {
-    return ptx_parse(text, len, out, err, errlen);
+    if (ptx_parse(text, len, out, err, errlen) != 0)
+        return -1;
+    if (ptx_fast_prepare(*out) == 0)
+        return 0;
+    ptx_module_free(*out);
+    *out = NULL;
+    snprintf(err, errlen, "out of memory preparing the module");
+    return -1;
 }
 
 void crm_ptx_free(crm_ptx_module *m)
@@ -68,42 +76,155 @@ static int ptx__watchdog(ptx_block *b, const ptx_insn *in)
                      b->timeout);
 }
 
-/* Runs warp w until its threads have all exited or reached a barrier. */
+/* The threads of a warp executing together: at one instruction of one function.
+ * While the group lasts, its pc is theirs (their own pc[] is written back when it
+ * ends or the general path runs). */
+typedef struct ptx__group {
+    unsigned lane[32], n;
+    uint64_t *rp[32];             /* each one's register frame */
+    const ptx_func *f;
+    uint32_t pc;
+    uint32_t key;                 /* their instruction, numbered across the functions */
+    uint32_t rest;                /* the lowest such number among the warp's other runnable threads */
+} ptx__group;
+
+static uint32_t ptx__key(const ptx_block *b, unsigned t)
+{
+    return b->ibase[b->fn[t]] + b->pc[t];
+}
+
+/* Gathers the runnable threads of [first, end) at the lowest instruction; 0 when none. */
+static unsigned ptx__gather(ptx_block *b, unsigned first, unsigned end, ptx__group *g)
+{
+    uint32_t key = UINT32_MAX, rest = UINT32_MAX;
+    for (unsigned t = first; t < end; t++)
+        if (b->state[t] == PTX_LANE_RUN && ptx__key(b, t) < key)
+            key = ptx__key(b, t);
+    g->n = 0;
+    for (unsigned t = first; key != UINT32_MAX && t < end; t++) {
+        if (b->state[t] != PTX_LANE_RUN)
+            continue;
+        uint32_t k = ptx__key(b, t);
+        if (k == key) {
+            g->lane[g->n] = t;
+            g->rp[g->n++] = &b->regs[(size_t)t * b->reg_stride + b->rbase[t]];
+        } else if (k < rest) {
+            rest = k;
+        }
+    }
+    if (g->n > 0) {
+        g->f = ptx_fn(b, g->lane[0]);
+        g->pc = b->pc[g->lane[0]];
+    }
+    g->key = key;
+    g->rest = rest;
+    return g->n;
+}
+
+/* Ends the group: its threads' own program counters say where they are. */
+static void ptx__disband(ptx_block *b, ptx__group *g)
+{
+    for (unsigned i = 0; i < g->n; i++)
+        b->pc[g->lane[i]] = g->pc;
+    g->n = 0;
+}
+
+static int ptx__is_control(const ptx_insn *in)
+{
+    return in->op == PTX_OP_BRA || in->op == PTX_OP_BAR || in->op == PTX_OP_CALL || in->op == PTX_OP_RET ||
+           in->op == PTX_OP_EXIT || in->op == PTX_OP_TRAP;
+}
+
+/* Executes the group's instruction for its threads whose guard holds. After it,
+ * each thread's pc is right when the general path ran it (a control instruction
+ * always takes that path); the fast path leaves them to the group. */
+static int ptx__step(ptx_block *b, ptx__group *g, const ptx_insn *in)
+{
+    unsigned go[32], ngo = g->n;
+    uint64_t *rgo[32];
+    const unsigned *lanes = g->lane;
+    uint64_t *const *rp = g->rp;
+    if (in->guard >= 0) {
+        ngo = 0;
+        for (unsigned i = 0; i < g->n; i++)
+            if ((g->rp[i][in->guard] != 0) != in->guard_neg) {
+                go[ngo] = g->lane[i];
+                rgo[ngo++] = g->rp[i];
+            }
+        lanes = go;
+        rp = rgo;
+    }
+    if (ngo > 0 && in->fast != 0) {
+        b->fast_mask = g->f->reg_mask;
+        if (ptx_fast_exec(b, in, lanes, rp, ngo) == 0) {
+            b->clock++;
+            b->lane_insns += ngo;
+            return 0;
+        }
+    }
+    for (unsigned i = 0; i < g->n; i++) /* the threads the guard skipped move on; ptx_exec moves the others */
+        b->pc[g->lane[i]] = g->pc + 1;
+    for (unsigned i = 0; i < ngo; i++)
+        b->pc[lanes[i]] = g->pc;
+    return ngo > 0 ? ptx_exec(b, in, lanes, ngo) : 0;
+}
+
+/* A branch every thread of the group takes, or none does: the group moves on
+ * whole (1), unless it reaches or passes where other threads wait (then it ends).
+ * 0 when the threads diverge: the general path splits them. */
+static int ptx__uniform_branch(ptx_block *b, ptx__group *g, const ptx_insn *in)
+{
+    unsigned taken = g->n;
+    if (in->guard >= 0) {
+        taken = 0;
+        for (unsigned i = 0; i < g->n; i++)
+            taken += (g->rp[i][in->guard] != 0) != in->guard_neg;
+        if (taken != 0 && taken != g->n)
+            return 0;
+    }
+    if (taken) {
+        b->clock++;
+        b->lane_insns += taken;
+    }
+    g->pc = taken ? (uint32_t)in->o[0].imm : g->pc + 1;
+    g->key = b->ibase[g->f->index] + g->pc;
+    if (g->key >= g->rest)
+        ptx__disband(b, g);
+    return 1;
+}
+
+/* Runs warp w until its threads have all exited or reached a barrier. Straight-line
+ * code and uniform branches keep its group: it is gathered again only after
+ * another control instruction, or when it reaches the instruction where other
+ * threads of the warp wait. */
 static int ptx__run_warp(ptx_block *b, unsigned w)
 {
     unsigned first = w * 32, end = first + 32 < b->nthreads ? first + 32 : b->nthreads;
-    unsigned at[32], go[32];
+    ptx__group g = {.n = 0};
     for (;;) {
-        uint32_t key = UINT32_MAX; /* lowest instruction, numbered across the functions */
-        for (unsigned t = first; t < end; t++)
-            if (b->state[t] == PTX_LANE_RUN && b->ibase[b->fn[t]] + b->pc[t] < key)
-                key = b->ibase[b->fn[t]] + b->pc[t];
-        if (key == UINT32_MAX)
+        if (g.n == 0 && ptx__gather(b, first, end, &g) == 0)
             return 0;
-        unsigned n = 0, ngo = 0;
-        for (unsigned t = first; t < end; t++)
-            if (b->state[t] == PTX_LANE_RUN && b->ibase[b->fn[t]] + b->pc[t] == key)
-                at[n++] = t;
-        const ptx_func *f = ptx_fn(b, at[0]);
-        uint32_t pc = b->pc[at[0]];
-        if (pc >= f->ninsns) { /* ran off the end: as ret */
-            for (unsigned i = 0; i < n; i++)
-                ptx_return(b, at[i]);
+        if (g.pc >= g.f->ninsns) { /* ran off the end: as ret */
+            ptx__disband(b, &g);
+            for (unsigned i = 0; i < g.n; i++)
+                ptx_return(b, g.lane[i]);
             continue;
         }
-        const ptx_insn *in = &f->insns[pc];
-        for (unsigned i = 0; i < n; i++) {
-            unsigned t = at[i];
-            int g = in->guard < 0 || ((PTX_REG(b, t, in->guard) != 0) != in->guard_neg);
-            if (g)
-                go[ngo++] = t;
-            else
-                b->pc[t]++;
+        const ptx_insn *in = &g.f->insns[g.pc];
+        if (in->op == PTX_OP_BRA && ptx__uniform_branch(b, &g, in)) {
+            if (ptx__watchdog(b, in) != 0)
+                return -1;
+            continue;
         }
-        if (ngo > 0 && ptx_exec(b, in, go, ngo) != 0)
+        if (ptx__step(b, &g, in) != 0 || ptx__watchdog(b, in) != 0)
             return -1;
-        if (ptx__watchdog(b, in) != 0)
-            return -1;
+        if (ptx__is_control(in)) {
+            g.n = 0;
+            continue;
+        }
+        g.pc++;
+        if (++g.key >= g.rest)
+            ptx__disband(b, &g);
     }
 }
 
@@ -202,8 +323,8 @@ static int ptx__block_alloc(ptx_block *b)
     b->shared = calloc(1, b->shared_size ? b->shared_size : 1);
     b->local = calloc(n, b->local_stride);
     b->var_addr = calloc(b->m->nsyms ? b->m->nsyms : 1, sizeof *b->var_addr);
-    for (size_t i = 1; b->ibase != NULL && i < b->m->nfuncs; i++)
-        b->ibase[i] = b->ibase[i - 1] + (uint32_t)b->m->funcs[i - 1].ninsns;
+    for (size_t i = 1; b->ibase != NULL && i < b->m->nfuncs; i++) /* one number apart: "past the end" is its own */
+        b->ibase[i] = b->ibase[i - 1] + (uint32_t)b->m->funcs[i - 1].ninsns + 1;
     return b->regs && b->pc && b->state && b->fn && b->rbase && b->pbase && b->lbase && b->depth && b->frames &&
            b->fparams && b->ibase && b->shared && b->local && b->var_addr ? 0 : -1;
 }
