@@ -256,6 +256,22 @@ static bool_t crm__xdr_queued_replies(XDR *xdrs)
     return TRUE;
 }
 
+/* What the device printed during the batch (kernel printf): written to this
+ * process's standard output, where a local GPU's runtime writes it. */
+static bool_t crm__xdr_device_output(XDR *xdrs)
+{
+    char *text = NULL;
+    u_int len = 0;
+    if (!xdr_bytes(xdrs, &text, &len, CRM_OUTPUT_MAX))
+        return FALSE;
+    if (len > 0) {
+        fwrite(text, 1, len, stdout);
+        fflush(stdout);
+    }
+    free(text);
+    return TRUE;
+}
+
 /* Decodes the caller's replies in place, so preset bulk destinations receive the data. */
 static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
 {
@@ -268,7 +284,7 @@ static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
         if (!xdr_crm_reply(xdrs, &x->replies[i]) || x->replies[i].api != x->calls[i].api)
             return FALSE;
     }
-    return TRUE;
+    return crm__xdr_device_output(xdrs);
 }
 
 static uint64_t crm__now_ns(void)

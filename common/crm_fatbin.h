@@ -76,7 +76,7 @@ typedef struct crm_global_info {
 typedef struct crm_module_info {
     crm_kernel_info *kernels;       /* from the chosen image */
     size_t nkernels;
-    crm_global_info *globals;       /* ELF images only */
+    crm_global_info *globals;       /* ELF symbols, or PTX module-scope variables */
     size_t nglobals;
     int has_elf;                    /* the fatbinary holds a cubin */
     int has_ptx;                    /* the fatbinary holds PTX */

@@ -1,7 +1,10 @@
 /* crm_ptx.c -- reads the kernels of a PTX text and their parameter layouts from the
  * `.entry NAME ( .param ... )` declarations, laying the parameters out as the
  * driver does: each at the next multiple of its alignment (.align N, else its
- * element size), arrays and vectors multiplying the element size. */
+ * element size), arrays and vectors multiplying the element size; and its
+ * module-scope .global and .const variables with their sizes and initial bytes
+ * (`= {...}` lists of integers and 0f/0d float bit patterns; an initializer naming
+ * another variable's address leaves that element zero). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +158,112 @@ static int crm__entry(crm__lex *l, crm_kernel_info *k)
     }
 }
 
+/* One element of an initializer (the token in l->tok, a leading '-' already read)
+ * into n bytes at p. */
+static void crm__init_value(const char *t, int negative, unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    if ((t[0] == '0') && (t[1] == 'f' || t[1] == 'F' || t[1] == 'd' || t[1] == 'D')) {
+        v = strtoull(t + 2, NULL, 16); /* 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX: the bits */
+    } else if (isdigit((unsigned char)t[0]) && strpbrk(t, ".eE") != NULL && strncmp(t, "0x", 2) != 0) {
+        double d = strtod(t, NULL) * (negative ? -1 : 1);
+        float f = (float)d;
+        if (n == 8)
+            memcpy(&v, &d, 8);
+        else
+            memcpy(&v, &f, 4);
+        negative = 0;
+    } else if (isdigit((unsigned char)t[0])) {
+        v = strtoull(t, NULL, 0);
+    }
+    if (negative)
+        v = (uint64_t)-(int64_t)v;
+    memcpy(p, &v, n < 8 ? n : 8);
+}
+
+/* `= { a, b, {c, d} }` or `= a`: the elements in order into init (elem bytes each,
+ * at most count); ends after the ';'. 0, or -1 when malformed. */
+static int crm__initializer(crm__lex *l, unsigned char *init, unsigned elem, uint64_t count)
+{
+    uint64_t i = 0;
+    int depth = 0, negative = 0;
+    while (crm__next(l)) {
+        const char *t = l->tok;
+        if (t[0] == ';' && depth == 0)
+            return 0;
+        if (t[0] == '{')
+            depth++;
+        else if (t[0] == '}')
+            depth--;
+        else if (t[0] == '-')
+            negative = 1;
+        else if (t[0] != ',' && t[0] != '(' && t[0] != ')') {
+            if (i < count && crm__is_word((unsigned char)t[0]) && strcmp(t, "generic") != 0)
+                crm__init_value(t, negative, init + i * elem, elem);
+            i += strcmp(t, "generic") != 0;
+            negative = 0;
+        }
+        if (depth < 0)
+            return -1;
+    }
+    return -1;
+}
+
+/* A module-scope `.global`/`.const` declaration, after its state space: [.align N]
+ * [.vN] .TYPE NAME[dims] [= init] ; -- appended to out (an .extern one has no
+ * storage here and is skipped). 0, or -1 when malformed. */
+static int crm__variable(crm__lex *l, crm_module_info *out, int constant, int is_extern)
+{
+    unsigned elem = 0, vec = 1;
+    uint64_t count = 1;
+    char name[256] = "";
+    while (crm__next(l) && name[0] == '\0') {
+        const char *t = l->tok;
+        if (strcmp(t, ".align") == 0)
+            crm__next(l);
+        else if (strcmp(t, ".v2") == 0 || strcmp(t, ".v4") == 0)
+            vec = (unsigned)(t[2] - '0');
+        else if (crm__type_size(t) != 0)
+            elem = crm__type_size(t);
+        else if (t[0] != '.' && crm__is_word((unsigned char)t[0]))
+            snprintf(name, sizeof name, "%.255s", t);
+    }
+    elem *= vec;
+    while (name[0] != '\0' && l->tok[0] == '[') { /* dimensions; [] takes its size from the initializer */
+        if (!crm__next(l))
+            return -1;
+        if (l->tok[0] != ']') {
+            count *= strtoull(l->tok, NULL, 0);
+            if (!crm__next(l) || l->tok[0] != ']')
+                return -1;
+        }
+        if (!crm__next(l))
+            return -1;
+    }
+    if (elem == 0 || name[0] == '\0' || count == 0 || count * elem > CRM_FATBIN_MAX)
+        return -1;
+    unsigned char *init = l->tok[0] == '=' ? calloc(count, elem) : NULL;
+    if (l->tok[0] == '=' && (init == NULL || crm__initializer(l, init, elem, count) != 0)) {
+        free(init);
+        return -1;
+    }
+    if (is_extern || crm_module_info_global(out, name) != NULL) {
+        free(init);
+        return 0;
+    }
+    crm_global_info *g = realloc(out->globals, (out->nglobals + 1) * sizeof *g);
+    char *copy = strdup(name);
+    if (g != NULL)
+        out->globals = g;
+    if (g == NULL || copy == NULL) {
+        free(copy);
+        free(init);
+        return -1;
+    }
+    g[out->nglobals++] = (crm_global_info){copy, count * elem, init, constant};
+    return 0;
+}
+
 int crm_module_info_from_ptx(const char *ptx, size_t len, crm_module_info *out, char *err, size_t errlen)
 {
     crm__lex *l = malloc(sizeof *l);
@@ -165,8 +274,15 @@ int crm_module_info_from_ptx(const char *ptx, size_t len, crm_module_info *out, 
     }
     l->p = ptx;
     l->end = ptx + len;
-    int rc = 0;
+    int rc = 0, depth = 0, is_extern = 0;
     while (rc == 0 && crm__next(l)) {
+        depth += l->tok[0] == '{' ? 1 : l->tok[0] == '}' ? -1 : 0;
+        if (depth == 0 && (strcmp(l->tok, ".global") == 0 || strcmp(l->tok, ".const") == 0)) {
+            rc = crm__variable(l, out, l->tok[1] == 'c', is_extern);
+            is_extern = 0;
+            continue;
+        }
+        is_extern = depth == 0 && strcmp(l->tok, ".extern") == 0;
         if (strcmp(l->tok, ".entry") != 0)
             continue;
         if (!crm__next(l) || !crm__is_word((unsigned char)l->tok[0])) {
@@ -190,7 +306,7 @@ int crm_module_info_from_ptx(const char *ptx, size_t len, crm_module_info *out, 
     }
     free(l);
     if (rc != 0) {
-        snprintf(err, errlen, "malformed PTX .entry declaration");
+        snprintf(err, errlen, "malformed PTX .entry or variable declaration");
         crm_module_info_free(out);
         return -1;
     }

@@ -15,6 +15,7 @@
 #include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_backend.h"
+#include "server/crm_devout.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_monitor.h"
 #include "server/crm_session.h"
@@ -114,7 +115,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
 /* A batch being executed as it is decoded, and the replies it produced. */
 typedef struct crm__exec {
     crm_session *s;
-    crm_replies replies;
+    crm_exec_res res;
 } crm__exec;
 
 /* Decodes one call at a time and runs it at once, so bulk data lands in order and
@@ -126,8 +127,8 @@ static bool_t crm__xdr_exec(XDR *xdrs, crm__exec *ex)
         return TRUE;
     if (!xdr_u_int(xdrs, &n) || n > CRM_MAX_BATCH)
         return FALSE;
-    ex->replies.crm_replies_val = calloc(n ? n : 1, sizeof(crm_reply));
-    if (ex->replies.crm_replies_val == NULL)
+    ex->res.replies.crm_replies_val = calloc(n ? n : 1, sizeof(crm_reply));
+    if (ex->res.replies.crm_replies_val == NULL)
         return FALSE;
     ex->s->batch_len = n;
     for (u_int i = 0; i < n; i++) {
@@ -138,8 +139,8 @@ static bool_t crm__xdr_exec(XDR *xdrs, crm__exec *ex)
             xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
             return FALSE;
         }
-        crm_nvml_dispatch(ex->s, &call, &ex->replies.crm_replies_val[i]);
-        ex->replies.crm_replies_len = i + 1;
+        crm_nvml_dispatch(ex->s, &call, &ex->res.replies.crm_replies_val[i]);
+        ex->res.replies.crm_replies_len = i + 1;
         ex->s->calls++;
         xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
     }
@@ -156,12 +157,15 @@ static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
     }
     if (!crm_srv_rpc_getargs(x, (xdrproc_t)crm__xdr_exec, &ex)) {
         crm_srv_rpc_error(x, GARBAGE_ARGS);
-    } else if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_replies, &ex.replies)) {
-        crm_session_chan_discard();
-    } else if (crm_session_chan_after_reply() != 0) {
-        crm__stopping = 1; /* the client cannot get its data: end the session */
+    } else {
+        ex.res.device_output.device_output_len =
+            (u_int)crm_devout_take(&ex.res.device_output.device_output_val, CRM_OUTPUT_MAX);
+        if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_exec_res, &ex.res))
+            crm_session_chan_discard();
+        else if (crm_session_chan_after_reply() != 0)
+            crm__stopping = 1; /* the client cannot get its data: end the session */
     }
-    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&ex.replies);
+    xdr_free((xdrproc_t)xdr_crm_exec_res, (char *)&ex.res);
 }
 
 static void crm__dispatch(crm_srv_rpc *x, uint32_t proc)
@@ -223,6 +227,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_idmap_init(&s->events);
     crm_idmap_init(&s->handles);
     crm_xfer_init(s);
+    crm_devout_capture();
     if (refuse == NULL)
         crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
                  crm_backend_name(crm_backend_kind()));

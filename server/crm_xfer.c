@@ -124,6 +124,14 @@ static bool_t crm__h2d_staged(XDR *xdrs, crm_h2d_args *a, cudaStream_t stream)
     return ok;
 }
 
+/* cudaSuccess, or the sticky error of the emulated device's context (a kernel
+ * fault), which copies straight into or out of its memory must report as the
+ * runtime's copies do; the stream query costs nothing there. */
+static cudaError_t crm__device_usable(cudaStream_t stream)
+{
+    return crm_backend_host_addressable() ? crm_rt.cudaStreamQuery(stream) : cudaSuccess;
+}
+
 static bool_t crm__h2d_sink(XDR *xdrs, crm_h2d_args *a)
 {
     cudaStream_t stream = 0;
@@ -132,6 +140,8 @@ static bool_t crm__h2d_sink(XDR *xdrs, crm_h2d_args *a)
     a->status = crm_session_check_region(crm__s, a->dst, a->dpitch, a->width, a->height);
     if (a->status == cudaSuccess)
         a->status = crm_session_stream(crm__s, a->stream, &stream);
+    if (a->status == cudaSuccess)
+        a->status = crm__device_usable(stream);
     if (a->status != cudaSuccess)
         return crm_payload_skip(xdrs, bytes);
     crm__s->bytes_in += bytes;
@@ -266,7 +276,9 @@ cudaError_t crm_xfer_d2h(crm_session *s, uint64_t src, uint64_t spitch, uint64_t
                          cudaStream_t stream, int async, crm_d2h_res *out)
 {
     uint64_t bytes = width * height;
-    cudaError_t err;
+    cudaError_t err = crm__device_usable(stream);
+    if (err != cudaSuccess)
+        return err;
     if (crm__d2h_pipelined(s, src, spitch, width, height, stream, out, &err))
         return err;
     if (crm__send_in_place(s, spitch, width, height)) {

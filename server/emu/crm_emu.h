@@ -42,6 +42,19 @@ void crm__emu_unlock(void);
 /* Records err as this thread's last error when it is not cudaSuccess; returns err.
  * Every exported function returns through it. */
 cudaError_t crm__emu_ret(cudaError_t err);
+/* A kernel's fault (an illegal or misaligned address, a failed assert, trap, a
+ * timeout) leaves the current device's context unusable, as on a GPU: the error is
+ * kept (crm__emu_poison), every call that uses the context returns it
+ * (CRM__EMU_STICKY at their start), until cudaDeviceReset. */
+void crm__emu_poison(cudaError_t err);
+cudaError_t crm__emu_sticky(void);       /* the current device's, cudaSuccess when none */
+void crm__emu_unpoison(void);
+#define CRM__EMU_STICKY()                                 \
+    do {                                                  \
+        cudaError_t crm_sticky_ = crm__emu_sticky();      \
+        if (crm_sticky_ != cudaSuccess)                   \
+            return crm__emu_ret(crm_sticky_);             \
+    } while (0)
 
 /* --- crm_emu_mem.c: device memory in the fixed window (callers hold the lock) --- */
 

@@ -95,18 +95,21 @@ static cudaError_t crm__copy_async(void *dst, size_t dpitch, const void *src, si
 CRM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                   enum cudaMemcpyKind kind)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__copy(dst, count, src, count, count, 1, kind));
 }
 
 CRM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                        enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__copy_async(dst, count, src, count, count, 1, kind, stream));
 }
 
 CRM_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                     size_t width, size_t height, enum cudaMemcpyKind kind)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__copy(dst, dpitch, src, spitch, width, height, kind));
 }
 
@@ -114,5 +117,6 @@ CRM_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *s
                                          size_t spitch, size_t width, size_t height,
                                          enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__copy_async(dst, dpitch, src, spitch, width, height, kind, stream));
 }

@@ -75,11 +75,12 @@ CRM_EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 /* All work completes when it is enqueued, so there is nothing to wait for. */
 CRM_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
+    CRM__EMU_STICKY();
     return cudaSuccess;
 }
 
 /* Destroys the current device's state: device and page-locked allocations, host
- * registrations, streams, events and flags. */
+ * registrations, streams, events, flags and a kernel fault's sticky error. */
 CRM_EXPORT cudaError_t cudaDeviceReset(void)
 {
     int dev = crm__emu_current();
@@ -90,5 +91,6 @@ CRM_EXPORT cudaError_t cudaDeviceReset(void)
     crm__event_release_device(dev);
     crm__emu_unlock();
     atomic_store(&crm__dev_flags[dev], 0);
+    crm__emu_unpoison();
     return cudaSuccess;
 }

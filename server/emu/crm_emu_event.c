@@ -35,6 +35,7 @@ void crm__event_release_device(int dev)
  * cudaErrorInvalidValue. */
 CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
+    CRM__EMU_STICKY();
     if (event == NULL || (flags & ~(unsigned)CRM__EVENT_FLAGS) != 0 ||
         ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)))
         return crm__emu_ret(cudaErrorInvalidValue);
@@ -56,11 +57,13 @@ CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
 
 CRM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
+    CRM__EMU_STICKY();
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
 CRM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
+    CRM__EMU_STICKY();
     cudaError_t err = cudaErrorInvalidResourceHandle;
     crm__emu_wrlock();
     if (event != NULL && crm__registry_remove(&crm__events, event) == 0) {
@@ -76,6 +79,7 @@ CRM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 CRM_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                                 unsigned int flags)
 {
+    CRM__EMU_STICKY();
     if ((flags & ~(unsigned)cudaEventRecordExternal) != 0)
         return crm__emu_ret(cudaErrorInvalidValue);
     int dev;
@@ -93,6 +97,7 @@ CRM_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t 
 
 CRM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return cudaEventRecordWithFlags(event, stream, cudaEventRecordDefault);
 }
 
@@ -107,11 +112,13 @@ static cudaError_t crm__event_check(cudaEvent_t event)
 
 CRM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__event_check(event));
 }
 
 CRM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__event_check(event));
 }
 
@@ -126,6 +133,7 @@ static int crm__event_timed(cudaEvent_t e)
  * event is cudaErrorInvalidResourceHandle; a NULL ms is cudaErrorInvalidValue. */
 CRM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+    CRM__EMU_STICKY();
     if (ms == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     cudaError_t err = cudaErrorInvalidResourceHandle;
@@ -145,6 +153,7 @@ CRM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
 CRM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                            unsigned int flags)
 {
+    CRM__EMU_STICKY();
     if ((flags & ~(unsigned)cudaEventWaitExternal) != 0)
         return crm__emu_ret(cudaErrorInvalidValue);
     crm__emu_rdlock();

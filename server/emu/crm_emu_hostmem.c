@@ -113,6 +113,7 @@ static cudaError_t crm__host_map(void **ptr, size_t size, unsigned flags)
 /* Size 0 succeeds with *pHost = NULL, like cudaMalloc. */
 CRM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
+    CRM__EMU_STICKY();
     if (pHost == NULL || (flags & ~(unsigned)CRM__HOST_ALLOC_FLAGS) != 0)
         return crm__emu_ret(cudaErrorInvalidValue);
     if (size == 0) {
@@ -127,6 +128,7 @@ CRM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int fla
 
 CRM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
+    CRM__EMU_STICKY();
     return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
 }
 
@@ -151,6 +153,7 @@ CRM_EXPORT cudaError_t cudaFreeHost(void *ptr)
  * device memory, NULL, size 0 or unknown flags are cudaErrorInvalidValue. */
 CRM_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
+    CRM__EMU_STICKY();
     uintptr_t p = (uintptr_t)ptr;
     if (ptr == NULL || size == 0 || size > UINTPTR_MAX - p ||
         (flags & ~(unsigned)CRM__HOST_REGISTER_FLAGS) != 0 ||

@@ -80,6 +80,16 @@ static void *crm__engine_variable(void *ctx, const char *name, size_t *size)
     return crm__global_addr(((struct CUkern_st *)ctx)->lib, name, size);
 }
 
+/* What a kernel printed goes to this process's standard output, as a GPU's
+ * runtime writes it there at the next synchronisation (the launch has ended by
+ * then); a server session hands it to its client (server/crm_devout.c). */
+static void crm__engine_output(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+    fflush(stdout);
+}
+
 /* Runs k from its module's PTX (cudaLibraryGetKernel handed k out only once the
  * engine could run it); a fault is logged. */
 static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **args, size_t shmem)
@@ -91,10 +101,11 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
     if (m == NULL)
         return cudaErrorNoKernelImageForDevice;
     crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, k->k->params, k->k->nparams, shmem,
-                        crm__engine_memory, crm__engine_variable, k, NULL};
+                        crm__engine_memory, crm__engine_variable, k, NULL, crm__engine_output};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
         fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));
+    crm__emu_poison(err);
     return err;
 }
 
@@ -124,6 +135,7 @@ static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, si
 CRM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                         cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__launch(func, gridDim, blockDim, args, sharedMem, stream));
 }
 
@@ -148,6 +160,7 @@ static cudaError_t crm__check_attrs(const cudaLaunchConfig_t *c)
 
 CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
+    CRM__EMU_STICKY();
     if (config == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     cudaError_t err = crm__check_attrs(config);

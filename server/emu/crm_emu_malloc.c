@@ -12,6 +12,7 @@
  * device is cudaErrorMemoryAllocation. */
 CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
+    CRM__EMU_STICKY();
     if (devPtr == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     if (size == 0) {
@@ -28,6 +29,7 @@ CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
  * succeeds with *devPtr = NULL. */
 CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
+    CRM__EMU_STICKY();
     if (devPtr == NULL || pitch == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     if (width > SIZE_MAX - CRM__PITCH_ALIGN)
@@ -45,6 +47,7 @@ CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
  * free) is cudaErrorInvalidValue. */
 CRM_EXPORT cudaError_t cudaFree(void *devPtr)
 {
+    CRM__EMU_STICKY();
     if (devPtr == NULL)
         return cudaSuccess;
     crm__emu_wrlock();
@@ -55,6 +58,7 @@ CRM_EXPORT cudaError_t cudaFree(void *devPtr)
 
 CRM_EXPORT cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
+    CRM__EMU_STICKY();
     if (free == NULL || total == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     size_t size = crm__emu_mem_size();

@@ -41,23 +41,27 @@ static cudaError_t crm__memset_async(void *p, size_t pitch, int value, size_t wi
 
 CRM_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__memset(devPtr, count, value, count, 1));
 }
 
 CRM_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                        cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__memset_async(devPtr, count, value, count, 1, stream));
 }
 
 CRM_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                                     size_t height)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__memset(devPtr, pitch, value, width, height));
 }
 
 CRM_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
                                          size_t height, cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__memset_async(devPtr, pitch, value, width, height, stream));
 }

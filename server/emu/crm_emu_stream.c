@@ -55,6 +55,7 @@ void crm__stream_release_device(int dev)
 CRM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
                                                     int priority)
 {
+    CRM__EMU_STICKY();
     if (pStream == NULL || (flags & ~(unsigned)cudaStreamNonBlocking) != 0)
         return crm__emu_ret(cudaErrorInvalidValue);
     struct CUstream_st *s = malloc(sizeof *s);
@@ -78,11 +79,13 @@ CRM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsig
 
 CRM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
+    CRM__EMU_STICKY();
     return cudaStreamCreateWithPriority(pStream, flags, CRM__PRIORITY_LEAST);
 }
 
 CRM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
+    CRM__EMU_STICKY();
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, CRM__PRIORITY_LEAST);
 }
 
@@ -133,6 +136,7 @@ CRM_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority
 /* Destroying a default stream or an unknown handle is cudaErrorInvalidResourceHandle. */
 CRM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     cudaError_t err = cudaErrorInvalidResourceHandle;
     crm__emu_wrlock();
     if (!crm__stream_is_default(stream) && crm__registry_remove(&crm__streams, stream) == 0) {
@@ -154,10 +158,12 @@ static cudaError_t crm__stream_idle(cudaStream_t stream)
 
 CRM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__stream_idle(stream));
 }
 
 CRM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
+    CRM__EMU_STICKY();
     return crm__emu_ret(crm__stream_idle(stream));
 }

@@ -74,8 +74,10 @@ static void kserver_start(kserver *k, const kvariant *v)
     }
 }
 
-/* Runs PROG of the server's variant (with ARG1 when not NULL) and requires "PASS name". */
-static void krun(kserver *k, const char *prog_name, const char *name, const char *arg1, const char *tag)
+/* Runs PROG of the server's variant (with ARG1 when not NULL) and requires "PASS
+ * name"; its standard output in *stdout_text when not NULL (caller frees). */
+static void krun_out(kserver *k, const char *prog_name, const char *name, const char *arg1, const char *tag,
+                     char **stdout_text)
 {
     char path[E2E_PATH_LEN], prog[96], pass[96], verdict[64];
     e2e_proc p;
@@ -96,9 +98,17 @@ static void krun(kserver *k, const char *prog_name, const char *name, const char
         e2e_dump("server log", log, 4000);
         free(log);
     }
-    free(out);
+    if (stdout_text != NULL)
+        *stdout_text = out;
+    else
+        free(out);
     free(perr);
     ck_assert_msg(ok, "%s over %s did not pass", prog, k->v->t == VIA_TCP ? "tcp" : "unix");
+}
+
+static void krun(kserver *k, const char *prog_name, const char *name, const char *arg1, const char *tag)
+{
+    krun_out(k, prog_name, name, arg1, tag, NULL);
 }
 
 /* Stops the server (it must exit 0) and returns its log (caller frees). */
@@ -176,6 +186,31 @@ START_TEST(test_badlaunch)
 }
 END_TEST
 
+/* Kernel printf reaches the program's standard output between the host's lines
+ * around the synchronisation; a failed assert prints the GPU's line and its
+ * error is sticky until cudaDeviceReset (the program checks the errors). */
+START_TEST(test_printf_and_assert)
+{
+    kserver k;
+    char *out = NULL;
+    kserver_start(&k, &variants[_i]);
+    krun_out(&k, "kprintf", "kprintf", NULL, "kprintf", &out);
+    const char *before = strstr(out, "host before\n"), *after = strstr(out, "host after\n");
+    ck_assert_msg(before != NULL && after != NULL, "host lines missing: %s", out);
+    for (int b = 0; b < 2; b++)
+        for (int t = 0; t < 3; t++) {
+            char line[96];
+            snprintf(line, sizeof line, "kernel %d/3 of block %d says hello %.2f\n", t, b, 0.5 * t);
+            const char *at = strstr(out, line);
+            ck_assert_msg(at != NULL && at > before && at < after, "kernel line out of place: %s in %s", line, out);
+        }
+    ck_assert_msg(strstr(after, "block: [0,0,0], thread: [2,0,0] Assertion `x[threadIdx.x] >= 0` failed.") != NULL,
+                  "no assert line: %s", out);
+    free(out);
+    kserver_done(&k, kserver_stop(&k));
+}
+END_TEST
+
 static unsigned long long stat_h2d(const char *path)
 {
     char *s = e2e_read_file(path), *p = strstr(s, "\"bytes_h2d\": ");
@@ -227,6 +262,7 @@ static Suite *kernels_suite(void)
     tcase_add_loop_test(tc, test_dlopen, 0, NVARIANTS);
     tcase_add_loop_test(tc, test_ptx_only, 0, NVARIANTS);
     tcase_add_loop_test(tc, test_badlaunch, 0, NVARIANTS);
+    tcase_add_loop_test(tc, test_printf_and_assert, 0, NVARIANTS);
     tcase_add_test(tc, test_cache);
     suite_add_tcase(s, tc);
     return s;

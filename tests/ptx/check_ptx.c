@@ -49,6 +49,8 @@ static int device_memory(void *ctx, uint64_t addr, uint64_t n, uint64_t *lo, uin
 }
 
 static crm_ptx_module *mod;
+static crm_module_info info;          /* the module's variables, as the emulated device reads them */
+static void *var_addr[64];
 
 static void load_module(void)
 {
@@ -59,13 +61,48 @@ static void load_module(void)
     fclose(f);
     char err[256];
     ck_assert_msg(crm_ptx_load(text, len, &mod, err, sizeof err) == 0, "load: %s", err);
+    crm_module_info_free(&info);
+    ck_assert_msg(crm_module_info_from_ptx(text, len, &info, err, sizeof err) == 0, "info: %s", err);
+    memset(var_addr, 0, sizeof var_addr);
 }
 
 static void unload_module(void)
 {
     crm_ptx_free(mod);
     mod = NULL;
+    crm_module_info_free(&info);
     dev_free_all();
+}
+
+/* A module variable's memory, made at its first use with its initial bytes. */
+static void *variable(void *ctx, const char *name, size_t *size)
+{
+    (void)ctx;
+    for (size_t i = 0; i < info.nglobals && i < 64; i++)
+        if (strcmp(info.globals[i].name, name) == 0) {
+            if (var_addr[i] == NULL) {
+                var_addr[i] = dev(info.globals[i].size);
+                if (info.globals[i].init != NULL)
+                    memcpy(var_addr[i], info.globals[i].init, info.globals[i].size);
+            }
+            if (size != NULL)
+                *size = info.globals[i].size;
+            return var_addr[i];
+        }
+    return NULL;
+}
+
+/* What kernels printed, as the emulated device receives it after each launch. */
+static char printed[1 << 16];
+static size_t printed_len;
+
+static void capture(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    ck_assert_uint_le(printed_len + len, sizeof printed - 1);
+    memcpy(printed + printed_len, text, len);
+    printed_len += len;
+    printed[printed_len] = '\0';
 }
 
 /* Every argument may be as large as any parameter here (16 bytes: the struct). */
@@ -73,7 +110,7 @@ static const crm_kparam_info arg_sizes[] = {{0, 16}, {16, 16}, {32, 16}, {48, 16
 
 static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {
-    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, NULL, NULL, NULL};
+    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, variable, NULL, NULL, capture};
     char msg[512];
     cudaError_t err = crm_ptx_run(mod, name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
@@ -245,7 +282,7 @@ START_TEST(test_unsupported_and_bad_text)
     ck_assert_int_eq(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err), 0);
     uint64_t p = 0;
     void *args[] = {&p};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, variable, NULL, NULL, capture};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
     ck_assert_ptr_nonnull(strstr(msg, "tex.1d.v4.f32.s32"));
     ck_assert_int_eq(crm_ptx_run(m, "nope", &l, msg, sizeof msg), cudaErrorInvalidDeviceFunction);
@@ -349,17 +386,52 @@ START_TEST(test_device_function_calls)
 }
 END_TEST
 
-/* printf is not executed yet: the kernel is refused, naming the call. */
-START_TEST(test_calls_refused_by_name)
+/* printf from a kernel with device-function calls: the text arrives after the launch. */
+START_TEST(test_printf_after_calls)
 {
     int *o = dev(32 * 4);
     void *args[] = {&o};
-    crm_ptx_launch l = {{1, 1, 1}, {32, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL};
     char msg[512];
-    ck_assert_int_eq(crm_ptx_run(mod, "calls_print", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
-    ck_assert_ptr_nonnull(strstr(msg, "vprintf"));
-    ck_assert_int_eq(crm_ptx_runnable(mod, "calls_print", msg, sizeof msg), 0);
-    ck_assert_int_eq(crm_ptx_runnable(mod, "vadd", msg, sizeof msg), 1);
+    printed_len = 0;
+    ck_assert_int_eq(crm_ptx_runnable(mod, "calls_print", msg, sizeof msg), 1);
+    ck_assert_int_eq(run("calls_print", 1, 32, 0, args), cudaSuccess);
+    ck_assert_str_eq(printed, "calls 0\n");
+}
+END_TEST
+
+/* Every conversion printf has, against the C library's rendering of the same
+ * values; a string argument, a NULL string, widths, precision, flags, %%. */
+START_TEST(test_printf_conversions)
+{
+    char want[4096] = "";
+    size_t n = 0;
+    void *args[] = {&n};
+    long long big = -1234567890123LL;
+    printed_len = 0;
+    ck_assert_int_eq(run("printf_all", 2, 2, 0, args), cudaSuccess);
+    for (int b = 0; b < 2; b++)
+        for (int t = 0; t < 2; t++)
+            n += (size_t)snprintf(want + n, sizeof want - n,
+                                  "[%d,%d] %i|%5u|%-6x|%08X|%o|%c|%lld|%llu|%.3f|%10.2e|%g|%s|%-8s|%s|%%|%5.1f\n", b, t,
+                                  -t - 1, 42u + (unsigned)t, 255u, 0xbeefu, 8u, 'A' + t, big, 18446744073709551615ULL,
+                                  3.14159, -0.000123, 1e20 * (t + 1), "device", "str", "(null)", 2.5f * (float)(b + t));
+    ck_assert_str_eq(printed, want);
+}
+END_TEST
+
+/* A failed assert: the line a GPU prints for each failing thread, then cudaErrorAssert. */
+START_TEST(test_assert_fails_the_launch)
+{
+    int *x = dev(64 * 4);
+    for (int i = 0; i < 64; i++)
+        x[i] = i == 33 || i == 40 ? -1 : i;
+    void *args[] = {&x};
+    printed_len = 0;
+    ck_assert_int_eq(run("asserts", 2, 32, 0, args), cudaErrorAssert);
+    ck_assert_ptr_nonnull(strstr(printed, "block: [1,0,0], thread: [1,0,0] Assertion `x[i] >= 0` failed."));
+    ck_assert_ptr_nonnull(strstr(printed, "block: [1,0,0], thread: [8,0,0] Assertion `x[i] >= 0` failed."));
+    ck_assert_ptr_nonnull(strstr(printed, "ptx_kernels.cu:"));
+    ck_assert_ptr_null(strstr(printed, "block: [0,0,0]"));
 }
 END_TEST
 
@@ -445,7 +517,9 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_cp_async);
     tcase_add_test(tc, test_trap_and_watchdog);
     tcase_add_test(tc, test_device_function_calls);
-    tcase_add_test(tc, test_calls_refused_by_name);
+    tcase_add_test(tc, test_printf_after_calls);
+    tcase_add_test(tc, test_printf_conversions);
+    tcase_add_test(tc, test_assert_fails_the_launch);
     tcase_add_test(tc, test_fast_path_matches_general_path);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");

@@ -10,6 +10,9 @@ UNIT_TESTS      += $(PTX_TEST)
 $(PTX_KERNELS_PTX): tests/ptx/ptx_kernels.cu | $(BUILD)/tests
 	$(NVCC) -ptx -arch=sm_90 -o $@ $<
 
-$(PTX_TEST): tests/ptx/check_ptx.c tests/unit/crm_check.h $(PTX_ENGINE_OBJS) $(PTX_KERNELS_PTX) | $(BUILD)/tests
+# The module's variables (printf's strings) come from common/crm_ptx.c's reading of
+# the PTX, as on the emulated device.
+$(PTX_TEST): tests/ptx/check_ptx.c tests/unit/crm_check.h $(PTX_ENGINE_OBJS) $(KERNEL_PARSER_OBJS) \
+             $(PTX_KERNELS_PTX) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -DPTX_KERNELS='"$(abspath $(PTX_KERNELS_PTX))"' -o $@ $< \
-	    $(PTX_ENGINE_OBJS) $(LDFLAGS) $(CHECK_LIBS) -lm
+	    $(PTX_ENGINE_OBJS) $(KERNEL_PARSER_OBJS) $(LDFLAGS) $(KERNEL_LIBS) $(CHECK_LIBS) -lm

@@ -6,8 +6,9 @@
 // 64-bit indexing, conversions between integer, f16, f32 and f64, vote, the bit
 // and byte intrinsics, warp reductions and matches, cp.async, trap, a kernel
 // that never ends (the watchdog), device functions called (recursion, a float
-// argument, local arrays passed by pointer), and printf (not executed yet: refused
-// by name, while the module's other kernels run).
+// argument, local arrays passed by pointer), printf with every conversion, a
+// failing assert, and an edge-value sweep the fast and general paths must agree on.
+#include <cassert>
 #include <cstdio>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -224,4 +225,20 @@ extern "C" __global__ void sweep(const int *i, const unsigned *u, const float *f
     r[29] = __float_as_uint(p * 2.5f - 1.0f);
     r[30] = (long long)a * 3 > (long long)b * 2;
     r[31] = (unsigned long long)t << 40 | (unsigned)blockDim.x;
+}
+
+/* Every printf conversion (check_ptx renders the same with the C library). */
+extern "C" __global__ void printf_all(size_t unused)
+{
+    int t = threadIdx.x, b = blockIdx.x;
+    const char *null_string = unused ? "x" : nullptr;
+    printf("[%d,%d] %i|%5u|%-6x|%08X|%o|%c|%lld|%llu|%.3f|%10.2e|%g|%s|%-8s|%s|%%|%5.1f\n", b, t, -t - 1, 42u + t,
+           255u, 0xbeefu, 8u, 'A' + t, -1234567890123LL, 18446744073709551615ULL, 3.14159, -0.000123,
+           1e20 * (t + 1), "device", "str", null_string, 2.5f * (b + t));
+}
+
+extern "C" __global__ void asserts(const int *x)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(x[i] >= 0);
 }

@@ -82,12 +82,17 @@ static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res
     return crm__hello_caps(c, version, 0, res);
 }
 
+/* One batch; its replies in *out (the device's printed output is dropped). */
 static enum clnt_stat crm__exec(CLIENT *c, crm_call *calls, unsigned n, crm_replies *out)
 {
     crm_calls batch = {.crm_calls_len = n, .crm_calls_val = calls};
-    memset(out, 0, sizeof *out);
-    return clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
-                     (char *)out, crm__timeout);
+    crm_exec_res res;
+    memset(&res, 0, sizeof res);
+    enum clnt_stat st = clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch,
+                                  (xdrproc_t)xdr_crm_exec_res, (char *)&res, crm__timeout);
+    *out = res.replies;
+    free(res.device_output.device_output_val);
+    return st;
 }
 
 /* A fresh, well-behaved session: HELLO, cudaMalloc, cudaFree all succeed. */

@@ -30,6 +30,9 @@ typedef struct crm_ptx_launch {
     void *(*variable)(void *ctx, const char *name, size_t *size);
     void *ctx;
     uint64_t *lane_insns; /* when not NULL: set to the instructions executed, counting each lane */
+    /* when not NULL: receives the text the kernel printed (printf, failed asserts),
+     * once, after the launch, as a GPU prints it at the next synchronisation */
+    void (*output)(void *ctx, const char *text, size_t len);
 } crm_ptx_launch;
 
 /* Prepares the PTX text of a module: 0 and *out, or -1 with the reason in err. */
@@ -41,7 +44,8 @@ int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_
 /* Runs kernel `name`. cudaSuccess; cudaErrorNoKernelImageForDevice when it uses an
  * instruction the engine does not execute (msg names it); cudaErrorIllegalAddress,
  * cudaErrorMisalignedAddress or cudaErrorLaunchFailure for a fault of the kernel
- * (msg says where); cudaErrorLaunchFailure for `trap`; cudaErrorLaunchTimeout when it
+ * (msg says where); cudaErrorLaunchFailure for `trap`; cudaErrorAssert for a
+ * failed assert(); cudaErrorLaunchTimeout when it
  * ran longer than CUDAREM_EMU_KERNEL_TIMEOUT seconds (default 600);
  * cudaErrorInvalidValue when the arguments do not match the kernel's parameters
  * (their number, or a parameter larger than its argument); and

@@ -49,6 +49,7 @@ typedef struct ptx_block {
     double started;               /* when the launch began, seconds (CLOCK_MONOTONIC) */
     double timeout;               /* seconds it may run (the watchdog) */
     const int *stop;              /* set when another block's fault ends the launch */
+    struct ptx_out *out;          /* the launch's printf output */
     cudaError_t err;              /* the first fault, cudaSuccess while none */
     char *msg;
     size_t msglen;
@@ -64,6 +65,14 @@ static inline const ptx_func *ptx_fn(const ptx_block *b, unsigned t)
 
 /* Returns thread t from its current function (to its caller, or out of the kernel). */
 int ptx_return(ptx_block *b, unsigned t);
+
+/* Where n bytes at addr of state space sp are in this process for thread t, or
+ * NULL after a fault (out of bounds, misaligned: recorded for `in`). */
+unsigned char *ptx_mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uint64_t addr, unsigned n);
+
+/* The k-th argument variable of call `in` in thread t's frame (k = UINT32_MAX: its
+ * result variable), with its size; NULL when it has none. */
+unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, uint64_t *size);
 
 /* Records the block's first fault; returns -1 for the caller to stop with. */
 int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...);

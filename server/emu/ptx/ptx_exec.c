@@ -10,6 +10,7 @@
 #include "ptx_alu.h"
 #include "ptx_bits.h"
 #include "ptx_block.h"
+#include "ptx_printf.h"
 
 int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...)
 {
@@ -141,8 +142,7 @@ static int ptx__space_of(const ptx_block *b, const ptx_insn *in, const ptx_opera
     return in->space;
 }
 
-/* Where n bytes at addr of space sp are in this process, or NULL after a fault. */
-static unsigned char *ptx__mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uint64_t addr, unsigned n)
+unsigned char *ptx_mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uint64_t addr, unsigned n)
 {
     unsigned char *all_local = b->local + (size_t)t * b->local_stride; /* local addresses count from here */
     if (n > 1 && addr % n != 0)
@@ -205,7 +205,7 @@ static int ptx__ld(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         uint64_t a = ptx__address(b, t, &in->o[1]);
-        unsigned char *p = ptx__mem(b, t, in, ptx__space_of(b, in, &in->o[1]), a, size * count);
+        unsigned char *p = ptx_mem(b, t, in, ptx__space_of(b, in, &in->o[1]), a, size * count);
         if (p == NULL)
             return -1;
         for (unsigned k = 0; k < count; k++) {
@@ -227,7 +227,7 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         uint64_t a = ptx__address(b, t, &in->o[0]);
-        unsigned char *p = ptx__mem(b, t, in, sp, a, size * count);
+        unsigned char *p = ptx_mem(b, t, in, sp, a, size * count);
         if (p == NULL)
             return -1;
         for (unsigned k = 0; k < count; k++) {
@@ -280,7 +280,7 @@ static int ptx__atom(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
                                                                                                 : PTX_SP_GENERIC;
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
-        unsigned char *p = ptx__mem(b, t, in, sp, ptx__address(b, t, &in->o[first]), size);
+        unsigned char *p = ptx_mem(b, t, in, sp, ptx__address(b, t, &in->o[first]), size);
         if (p == NULL)
             return -1;
         uint64_t old;
@@ -418,8 +418,8 @@ static int ptx__cp_async(ptx_block *b, const ptx_insn *in, const unsigned *lanes
         if (size == 0 || size > 16 || from > size)
             return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cp.async of %llu bytes",
                              (unsigned long long)size);
-        unsigned char *dst = ptx__mem(b, t, in, PTX_SP_SHARED, ptx__address(b, t, &in->o[0]), (unsigned)size);
-        unsigned char *src = from ? ptx__mem(b, t, in, PTX_SP_GLOBAL, ptx__address(b, t, &in->o[1]), (unsigned)from)
+        unsigned char *dst = ptx_mem(b, t, in, PTX_SP_SHARED, ptx__address(b, t, &in->o[0]), (unsigned)size);
+        unsigned char *src = from ? ptx_mem(b, t, in, PTX_SP_GLOBAL, ptx__address(b, t, &in->o[1]), (unsigned)from)
                                   : dst;
         if (dst == NULL || src == NULL)
             return -1;
@@ -576,6 +576,16 @@ int ptx_return(ptx_block *b, unsigned t)
     return 0;
 }
 
+unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, uint64_t *size)
+{
+    const ptx_func *caller = ptx_fn(b, t);
+    int32_t s = k == UINT32_MAX ? in->o[0].sym : caller->call_args[in->o[2].imm + k];
+    if (s < 0)
+        return NULL;
+    *size = b->m->syms[s].size;
+    return b->fparams + (size_t)t * b->param_stride + b->pbase[t] + b->m->syms[s].offset;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
@@ -636,6 +646,8 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
         rc = 0;
         break;
     case PTX_OP_TRAP: return ptx_fault(b, cudaErrorLaunchFailure, in, "trap");
+    case PTX_OP_VPRINTF: rc = ptx_vprintf(b, in, lanes, n); break;
+    case PTX_OP_ASSERTFAIL: return ptx_assertfail(b, in, lanes, n);
     default: rc = ptx__arith(b, in, lanes, n); break;
     }
     for (unsigned i = 0; rc == 0 && i < n; i++)

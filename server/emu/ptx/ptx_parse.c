@@ -107,19 +107,22 @@ static int32_t ptx__add_sym(ptx__parser *P, const char *name, enum ptx_space sp,
     return (int32_t)m->nsyms++;
 }
 
-/* The symbol `name` visible in the current function (its own, then the module's), or -1. */
+/* The symbol `name` visible in the current function (its own, then the module's), or
+ * -1. Of the function's own, the latest declared: nvcc declares each call's
+ * `param0` anew in a nested block, with the type of that call's argument. */
 static int32_t ptx__find_sym(const ptx__parser *P, const char *name)
 {
-    int32_t self = P->f != NULL ? (int32_t)(P->f - P->m->funcs) : -1, found = -1;
+    int32_t self = P->f != NULL ? (int32_t)(P->f - P->m->funcs) : -1, own = -1, module = -1;
     for (size_t i = 0; i < P->m->nsyms; i++) {
         const ptx_sym *s = &P->m->syms[i];
         if (strcmp(s->name, name) != 0 || (s->owner != -1 && s->owner != self))
             continue;
         if (s->owner == self)
-            return (int32_t)i;
-        found = (int32_t)i;
+            own = (int32_t)i;
+        else
+            module = (int32_t)i;
     }
-    return found;
+    return own >= 0 ? own : module;
 }
 
 /* ---- types and declarations -------------------------------------------------------- */
@@ -615,7 +618,7 @@ static void ptx__body_statement(ptx__parser *P)
     } else if (t[0] == '.') {
         ptx__skip_directive(P);
     } else if (ptx_lex_is(&P->lx, "{") || ptx_lex_is(&P->lx, "}")) {
-        ptx__next(P); /* nested scopes: names stay unique enough to share one table */
+        ptx__next(P); /* nested scopes: a name declared again in one is its latest declaration */
     } else if (ptx_lex_is(&P->lx, "@")) {
         ptx__next(P);
         int neg = ptx_lex_is(&P->lx, "!");
@@ -788,9 +791,24 @@ static void ptx__mark(ptx_func *f, const char *what, const char *name, uint32_t 
     f->unsupported_line = line;
 }
 
+/* A call of a device function the CUDA runtime provides (printf's vprintf, assert's
+ * __assertfail) with the arguments it takes: the engine's own instruction. 0 when
+ * `name` is no such function. */
+static int ptx__builtin(ptx_insn *in, const char *name)
+{
+    static const struct { const char *name; uint16_t op; int64_t nargs; } builtins[] = {
+        {"vprintf", PTX_OP_VPRINTF, 2}, {"__assertfail", PTX_OP_ASSERTFAIL, 5}};
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(name, builtins[i].name) == 0 && in->o[3].imm == builtins[i].nargs) {
+            in->op = builtins[i].op;
+            return 1;
+        }
+    return 0;
+}
+
 /* Gives each call its callee; a function calling one the engine cannot run (one
- * without a body here, such as vprintf, or one that is itself unsupported) is
- * unsupported too. */
+ * without a body here other than the runtime's printf and assert, or one that is
+ * itself unsupported) is unsupported too. */
 static void ptx__resolve_calls(ptx__parser *P)
 {
     ptx_module *m = P->m;
@@ -801,6 +819,8 @@ static void ptx__resolve_calls(ptx__parser *P)
         if (callee != NULL) {
             in->o[1].kind = PTX_O_IMM;
             in->o[1].imm = callee->index;
+        } else if (in->op == PTX_OP_CALL && ptx__builtin(in, P->calls[i].callee)) {
+            in->o[1].kind = PTX_O_NONE;
         } else if (in->op == PTX_OP_CALL) {
             in->op = PTX_OP_INVALID;
             ptx__mark(caller, "call to", P->calls[i].callee, in->line);

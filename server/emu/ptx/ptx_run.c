@@ -17,6 +17,7 @@
 #include "ptx_block.h"
 #include "ptx_fast.h"
 #include "ptx_parse.h"
+#include "ptx_printf.h"
 
 int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen)
 {
@@ -364,6 +365,7 @@ typedef struct ptx__grid {
     cudaError_t err;              /* the first fault */
     char *msg;
     size_t msglen;
+    ptx_out out;                  /* what the kernel printed */
 } ptx__grid;
 
 /* Runs blocks until there are none left or one faults. */
@@ -445,7 +447,9 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
         return cudaErrorInvalidValue;
     }
     ptx__grid g = {.proto = {.m = m, .f = f, .l = l, .started = ptx__now(), .timeout = ptx__timeout()},
-                   .lock = PTHREAD_MUTEX_INITIALIZER, .msg = msg, .msglen = msglen};
+                   .lock = PTHREAD_MUTEX_INITIALIZER, .msg = msg, .msglen = msglen,
+                   .out = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+    g.proto.out = &g.out;
     g.proto.nthreads = l->block[0] * l->block[1] * l->block[2];
     g.proto.nwarps = (g.proto.nthreads + 31) / 32;
     g.total = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
@@ -457,6 +461,12 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
     }
     if (l->lane_insns != NULL)
         *l->lane_insns = g.lane_insns;
+    if (l->output != NULL && g.out.len > 0)
+        l->output(l->ctx, g.out.text, g.out.len);
+    if (g.out.dropped > 0)
+        fprintf(stderr, "cudarem-emu: kernel %s: %zu bytes of printf output past the %u-byte FIFO dropped\n", name,
+                g.out.dropped, PTX_OUT_MAX);
+    ptx_out_free(&g.out);
     free(params);
     return err;
 }
