@@ -91,6 +91,7 @@ static int crm__param(crm__lex *l, uint32_t *size, uint32_t *align)
 {
     unsigned elem = 0, vec = 1, al = 0;
     uint64_t count = 1;
+    int pointer = 0; /* after `.ptr`, `.align N` is the alignment of what it points to */
     while (crm__next(l)) {
         const char *t = l->tok;
         if (strcmp(t, ",") == 0 || strcmp(t, ")") == 0) {
@@ -103,12 +104,16 @@ static int crm__param(crm__lex *l, uint32_t *size, uint32_t *align)
             *align = al ? al : elem * vec;
             return t[0];
         }
-        if (strcmp(t, ".align") == 0) {
+        if (strcmp(t, ".ptr") == 0) {
+            pointer = 1;
+        } else if (strcmp(t, ".align") == 0) {
             if (!crm__next(l))
                 return 0;
-            al = (unsigned)strtoul(l->tok, NULL, 10);
-            if (al == 0 || al > 256 || (al & (al - 1)) != 0)
+            unsigned a = (unsigned)strtoul(l->tok, NULL, 10);
+            if (a == 0 || a > 256 || (a & (a - 1)) != 0)
                 return 0;
+            if (!pointer)
+                al = a;
         } else if (strcmp(t, ".v2") == 0 || strcmp(t, ".v4") == 0) {
             vec = (unsigned)(t[2] - '0');
         } else if (strcmp(t, "[") == 0) {

@@ -487,6 +487,37 @@ START_TEST(test_fast_path_matches_general_path)
 }
 END_TEST
 
+/* `.ptr .align 1` is the alignment of what a pointer parameter points to, not the
+ * parameter's: after a 12-byte struct the pointer lies at 16, in the driver's
+ * layout (common/crm_ptx.c) and in the engine's. Also: `[%r+-4]` offsets, WARP_SZ,
+ * and a kernel parameter read through its generic address (cvta.param). */
+START_TEST(test_pointer_parameter_layout)
+{
+    static const char ptx[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(.param .align 4 .b8 k_param_0[12], .param .u64 .ptr .global .align 1 k_param_1)\n{\n"
+        ".reg .b32 %r<4>;\n.reg .b64 %rd<5>;\n"
+        "ld.param.u64 %rd1, [k_param_1];\ncvta.to.global.u64 %rd2, %rd1;\n"
+        "mov.u64 %rd3, k_param_0;\ncvta.param.u64 %rd4, %rd3;\nld.u32 %r1, [%rd4+8];\n"
+        "add.s64 %rd2, %rd2, 4;\nmov.u32 %r2, WARP_SZ;\nadd.s32 %r3, %r1, %r2;\n"
+        "st.global.u32 [%rd2+-4], %r3;\nret;\n}\n";
+    crm_ptx_module *m = NULL;
+    crm_module_info mi;
+    char err[256], msg[256];
+    ck_assert_msg(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(crm_module_info_from_ptx(ptx, sizeof ptx - 1, &mi, err, sizeof err), 0);
+    ck_assert_uint_eq(mi.kernels[0].nparams, 2);
+    ck_assert_uint_eq(mi.kernels[0].params[1].offset, 16);
+    int s[3] = {1, 2, 40}, *out = dev(4);
+    void *args[] = {s, &out};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, mi.kernels[0].params, 2, 0, device_memory, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaSuccess);
+    ck_assert_int_eq(*out, 72);
+    crm_module_info_free(&mi);
+    crm_ptx_free(m);
+}
+END_TEST
+
 /* trap fails the launch; a kernel that never ends is stopped by the watchdog. */
 START_TEST(test_trap_and_watchdog)
 {
@@ -524,6 +555,7 @@ static Suite *ptx_suite(void)
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);
+    tcase_add_test(te, test_pointer_parameter_layout);
     suite_add_tcase(s, te);
     return s;
 }

@@ -149,6 +149,13 @@ static int ptx__cp_async(const char *opcode, ptx_insn *in);
 
 int ptx_decode_opcode(const char *opcode, ptx_insn *in)
 {
+    /* `bar.warp.sync` (__syncwarp): the lanes of a warp run in lockstep here, and
+     * the lowest program counter runs first, so the lanes it names have arrived */
+    if (strcmp(opcode, "bar.warp.sync") == 0) {
+        in->vec = 1;
+        in->op = PTX_OP_NOP;
+        return 0;
+    }
     if (strncmp(opcode, "cp.", 3) == 0) {
         in->vec = 1;
         return ptx__cp_async(opcode, in);

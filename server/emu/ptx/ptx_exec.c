@@ -156,6 +156,10 @@ unsigned char *ptx_mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uin
                    addr - (uint64_t)(uintptr_t)all_local < b->local_stride) { /* any frame's: a pointer passed down */
             sp = PTX_SP_LOCAL;
             addr -= (uint64_t)(uintptr_t)all_local;
+        } else if (addr >= (uint64_t)(uintptr_t)b->params &&
+                   addr - (uint64_t)(uintptr_t)b->params < b->f->param_bytes) { /* cvta.param's */
+            sp = PTX_SP_PARAM;
+            addr -= (uint64_t)(uintptr_t)b->params;
         } else {
             sp = PTX_SP_GLOBAL;
         }
@@ -216,6 +220,15 @@ static int ptx__ld(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     return 0;
 }
 
+/* A kernel's parameters are read-only: a write through their generic address
+ * faults (-1), as on a GPU. */
+static int ptx__read_only(ptx_block *b, const ptx_insn *in, const unsigned char *p)
+{
+    if (p < b->params || p >= b->params + b->f->param_bytes)
+        return 0;
+    return ptx_fault(b, cudaErrorIllegalAddress, in, "a write to the kernel's parameters");
+}
+
 static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     enum ptx_type ty = (enum ptx_type)in->type;
@@ -228,7 +241,7 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
         unsigned t = lanes[i];
         uint64_t a = ptx__address(b, t, &in->o[0]);
         unsigned char *p = ptx_mem(b, t, in, sp, a, size * count);
-        if (p == NULL)
+        if (p == NULL || ptx__read_only(b, in, p) != 0)
             return -1;
         for (unsigned k = 0; k < count; k++) {
             ptx_operand e = {.kind = PTX_O_REG, .reg = in->o[1].regs[k], .sym = -1};
@@ -281,7 +294,7 @@ static int ptx__atom(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         unsigned char *p = ptx_mem(b, t, in, sp, ptx__address(b, t, &in->o[first]), size);
-        if (p == NULL)
+        if (p == NULL || ptx__read_only(b, in, p) != 0)
             return -1;
         uint64_t old;
         uint64_t bv = ptx__src(b, t, &in->o[first + 1], ty);
@@ -306,7 +319,9 @@ static int ptx__cvta(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
             base = (uint64_t)(uintptr_t)b->shared;
         else if (in->space == PTX_SP_LOCAL)
             base = (uint64_t)(uintptr_t)(b->local + (size_t)t * b->local_stride);
-        else if (in->space != PTX_SP_GLOBAL && in->space != PTX_SP_CONST && in->space != PTX_SP_PARAM)
+        else if (in->space == PTX_SP_PARAM) /* the kernel's parameters have generic addresses */
+            base = (uint64_t)(uintptr_t)b->params;
+        else if (in->space != PTX_SP_GLOBAL && in->space != PTX_SP_CONST)
             return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "cvta without a state space");
         ptx__set(b, t, in->o[0].reg, in->mods & PTX_M_TO ? v - base : v + base);
     }
@@ -440,32 +455,57 @@ static uint32_t ptx__mask_of(const unsigned *lanes, unsigned n)
     return m;
 }
 
-/* redux.sync.OP.type d, a, membermask: OP over the lanes executing together. */
+/* The lanes of (lanes, n) that thread t's membermask operand o names (all of them
+ * when the instruction has none): a mask of lane numbers. */
+static uint32_t ptx__members(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, const unsigned *lanes,
+                             unsigned n)
+{
+    uint32_t all = ptx__mask_of(lanes, n);
+    return in->nops > k ? all & (uint32_t)ptx__src(b, t, &in->o[k], PTX_T_B32) : all;
+}
+
+/* redux.sync.OP.type d, a, membermask: each lane gets OP over the lanes of its
+ * membermask executing with it (cooperative groups' labeled partitions give the
+ * lanes of one warp different masks). */
 static int ptx__redux(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     enum ptx_type ty = (enum ptx_type)in->type;
-    uint64_t acc = ptx__src(b, lanes[0], &in->o[1], ty);
-    for (unsigned i = 1; i < n; i++)
-        if (ptx_atomic((enum ptx_aop)in->sub, ty, acc, ptx__src(b, lanes[i], &in->o[1], ty), 0, &acc) != 0)
-            return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "redux of this operation on .%s",
-                             ptx_type_name(ty));
+    uint64_t v[32], r[32];
     for (unsigned i = 0; i < n; i++)
-        ptx__set(b, lanes[i], in->o[0].reg, acc);
+        v[i] = ptx__src(b, lanes[i], &in->o[1], ty);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t members = ptx__members(b, lanes[i], in, 2, lanes, n);
+        int first = 1;
+        for (unsigned k = 0; k < n; k++) {
+            if (!(members >> (lanes[k] % 32) & 1))
+                continue;
+            if (first)
+                r[i] = v[k];
+            else if (ptx_atomic((enum ptx_aop)in->sub, ty, r[i], v[k], 0, &r[i]) != 0)
+                return ptx_fault(b, cudaErrorNoKernelImageForDevice, in, "redux of this operation on .%s",
+                                 ptx_type_name(ty));
+            first = 0;
+        }
+        if (first)
+            r[i] = v[i];
+    }
+    for (unsigned i = 0; i < n; i++)
+        ptx__set(b, lanes[i], in->o[0].reg, r[i]);
     return 0;
 }
 
-/* match.{any,all}.sync.bN d[|p], a, membermask. */
+/* match.{any,all}.sync.bN d[|p], a, membermask: among the lanes of each lane's mask. */
 static int ptx__match(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     enum ptx_type ty = (enum ptx_type)in->type;
     uint64_t v[32];
     for (unsigned i = 0; i < n; i++)
         v[i] = ptx__src(b, lanes[i], &in->o[1], ty);
-    uint32_t all = ptx__mask_of(lanes, n);
     for (unsigned i = 0; i < n; i++) {
-        uint32_t same = 0;
+        uint32_t all = ptx__members(b, lanes[i], in, 2, lanes, n), same = 0;
         for (unsigned k = 0; k < n; k++)
             same |= (uint32_t)(v[k] == v[i]) << (lanes[k] % 32);
+        same &= all;
         int equal = same == all;
         ptx__set(b, lanes[i], in->o[0].reg, in->mods & PTX_M_ALL ? (equal ? all : 0) : same);
         ptx__set(b, lanes[i], in->pdst, (uint64_t)equal);
@@ -502,20 +542,19 @@ static int ptx__shfl(ptx_block *b, const ptx_insn *in, const unsigned *lanes, un
 }
 
 /* vote.sync.{all,any,uni}.pred d, p, mask; vote.sync.ballot.b32 d, p, mask -- over
- * the lanes executing together. */
+ * the lanes of each lane's mask executing together. */
 static int ptx__vote(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     uint32_t ballot = 0;
-    unsigned ones = 0;
     for (unsigned i = 0; i < n; i++)
-        if (ptx__src(b, lanes[i], &in->o[1], PTX_T_PRED) != 0) {
+        if (ptx__src(b, lanes[i], &in->o[1], PTX_T_PRED) != 0)
             ballot |= 1u << (lanes[i] % 32);
-            ones++;
-        }
-    uint64_t r = in->sub == PTX_V_BALLOT ? ballot : in->sub == PTX_V_ALL ? ones == n
-                                                  : in->sub == PTX_V_ANY ? ones > 0 : (ones == 0 || ones == n);
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t members = ptx__members(b, lanes[i], in, 2, lanes, n), yes = ballot & members;
+        uint64_t r = in->sub == PTX_V_BALLOT ? yes : in->sub == PTX_V_ALL ? yes == members
+                   : in->sub == PTX_V_ANY ? yes != 0 : (yes == 0 || yes == members);
         ptx__set(b, lanes[i], in->o[0].reg, r);
+    }
     return 0;
 }
 

@@ -145,11 +145,15 @@ static int ptx__type_of(const char *tok, enum ptx_type *out)
 static int32_t ptx__declarator(ptx__parser *P, enum ptx_space sp)
 {
     uint32_t align = 0;
+    int pointer = 0;
     enum ptx_type t = PTX_T_NONE;
     while (P->lx.tok[0] == '.' && !P->failed) {
-        if (ptx_lex_is(&P->lx, ".align")) {
+        if (ptx_lex_is(&P->lx, ".ptr")) {
+            pointer = 1; /* `.ptr [.space] .align N`: N is what it points to's alignment */
+        } else if (ptx_lex_is(&P->lx, ".align")) {
             ptx__next(P);
-            align = (uint32_t)ptx__number(P, P->lx.tok);
+            if (!pointer)
+                align = (uint32_t)ptx__number(P, P->lx.tok);
         } else {
             ptx__type_of(P->lx.tok, &t);
         }
@@ -282,7 +286,7 @@ static void ptx__number_operand(ptx__parser *P, const char *tok, int negative, p
     o->imm = negative ? -(int64_t)v : (int64_t)v;
 }
 
-/* `[reg]`, `[reg+imm]`, `[sym]`, `[sym+imm]`, `[imm]`. */
+/* `[reg]`, `[reg+imm]`, `[reg+-imm]`, `[sym]`, `[sym+imm]`, `[imm]`. */
 static void ptx__address(ptx__parser *P, ptx_operand *o)
 {
     o->kind = PTX_O_ADDR;
@@ -305,6 +309,10 @@ static void ptx__address(ptx__parser *P, ptx_operand *o)
     if (ptx_lex_is(&P->lx, "+") || ptx_lex_is(&P->lx, "-")) {
         int neg = ptx_lex_is(&P->lx, "-");
         ptx__next(P);
+        if (ptx_lex_is(&P->lx, "-")) { /* [%r+-4]: nvcc writes negative offsets so */
+            neg = !neg;
+            ptx__next(P);
+        }
         int64_t off = (int64_t)ptx__number(P, P->lx.tok);
         o->imm += neg ? -off : off;
         ptx__next(P);
@@ -335,6 +343,11 @@ static void ptx__name_operand(ptx__parser *P, const char *tok, ptx_operand *o)
     o->sym = ptx__find_sym(P, tok);
     if (o->sym >= 0) {
         o->kind = PTX_O_SYM;
+        return;
+    }
+    if (strcmp(tok, "WARP_SZ") == 0) { /* PTX's predefined constant */
+        o->kind = PTX_O_IMM;
+        o->imm = 32;
         return;
     }
     if (tok[0] == '%')
