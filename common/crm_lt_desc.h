@@ -318,6 +318,46 @@ static inline int crm_lt_epi_dgelu(uint32_t e) { return e == CUBLASLT_EPILOGUE_D
 static inline int crm_lt_epi_aux(uint32_t e) { return (e & 128) != 0; }
 static inline int crm_lt_epi_aux_bits(uint32_t e) { return crm_lt_epi_aux(e) && (e & (CUBLASLT_EPILOGUE_RELU | 8)); }
 
+/* The type combinations the emulated device computes: A and B of one type, C and
+ * D of one type; double everywhere with 64F compute; float, half or bfloat16
+ * operands with 32F compute and float scalars (C/D of the operands' type or
+ * float); half everywhere with 16F compute. Bias and aux in D's type or float.
+ * NOT_SUPPORTED for the others: the emulated device answers so, and a client of
+ * an emulated server answers so at the call, as cuBLASLt does for a configuration
+ * it has no kernel for (a GPU server computes them all). */
+static inline int crm_lt_emu_type(int t)
+{
+    return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_R_16F || t == CUDA_R_16BF;
+}
+
+static inline cublasStatus_t crm_lt_emu_types(const crm_lt_op *op)
+{
+    int a = op->a.type, c = op->c.type;
+    if (op->b.type != a || op->d.type != c || !crm_lt_emu_type(a) || !crm_lt_emu_type(c))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if ((crm_lt_epi_bias(op->epilogue) || crm_lt_epi_bgrad(op->epilogue)) && op->bias_type != c &&
+        op->bias_type != CUDA_R_32F)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (crm_lt_epi_aux(op->epilogue) && !crm_lt_epi_aux_bits(op->epilogue) && op->aux_type != c &&
+        op->aux_type != CUDA_R_32F)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    switch (op->compute) {
+    case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC:
+        return a == CUDA_R_64F && c == CUDA_R_64F && op->scale == CUDA_R_64F ? CUBLAS_STATUS_SUCCESS
+                                                                               : CUBLAS_STATUS_NOT_SUPPORTED;
+    case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC:
+        return a == CUDA_R_16F && c == CUDA_R_16F && op->scale == CUDA_R_16F ? CUBLAS_STATUS_SUCCESS
+                                                                               : CUBLAS_STATUS_NOT_SUPPORTED;
+    case CUBLAS_COMPUTE_32F: case CUBLAS_COMPUTE_32F_PEDANTIC: case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF: case CUBLAS_COMPUTE_32F_FAST_TF32:
+        if (op->scale != CUDA_R_32F || a == CUDA_R_64F || c == CUDA_R_64F)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        return c == a || c == CUDA_R_32F ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+    default:
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
 /* The problem of descriptors md, a..d as cuBLASLt reads it: NOT_SUPPORTED for the
  * features cudarem does not carry (see the header comment), else SUCCESS and *op
  * (unchecked: crm_lt_op_check applies the rules). */

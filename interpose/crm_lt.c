@@ -118,6 +118,18 @@ void *crm_lt_real_handle(void *handle)
 
 /* --- matmul ----------------------------------------------------------------------------- */
 
+/* NOT_SUPPORTED at the call for a type combination an emulated server does not
+ * compute (common/crm_lt_desc.h), so a library trying several engines (cuDNN's
+ * FFT convolution asks for complex GEMMs) moves on to the next, as it does when
+ * a GPU's cuBLASLt has no kernel; a GPU server computes every combination. */
+static cublasStatus_t crm__server_computes(const crm_lt_op *op)
+{
+    crm_session_info info;
+    if (crm_conn_session(&info) != cudaSuccess || strcmp(info.backend, "emu") != 0)
+        return CUBLAS_STATUS_SUCCESS;
+    return crm_lt_emu_types(op);
+}
+
 /* The algorithm cudarem reports: the server runs the matmul with the backend's own
  * choice (the real cuBLASLt gets no algo and picks one itself; the emulated device
  * has one), so the contents only mark it as cudarem's. */
@@ -146,6 +158,8 @@ CRM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
                     workspaceSizeInBytes, stream);
     }
     cublasStatus_t rc = crm_lt_problem(computeDesc, Adesc, Bdesc, Cdesc, Ddesc, &op);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm__server_computes(&op);
     if (rc != CUBLAS_STATUS_SUCCESS || op.m == 0 || op.n == 0)
         return rc;
     size_t size = crm_lt_scale_size(op.scale);
@@ -191,6 +205,8 @@ CRM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightH
         return CUBLAS_STATUS_INVALID_VALUE;
     *returnAlgoCount = 0;
     cublasStatus_t rc = crm_lt_problem(operationDesc, Adesc, Bdesc, Cdesc, Ddesc, &op);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = crm__server_computes(&op);
     if (rc != CUBLAS_STATUS_SUCCESS)
         return rc;
     cublasLtMatmulHeuristicResult_t *r = &heuristicResultsArray[0];

@@ -80,11 +80,6 @@ static void crm__st(int type, void *p, size_t i, double v)
     }
 }
 
-static int crm__emu_type(int t)
-{
-    return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_R_16F || t == CUDA_R_16BF;
-}
-
 #define CRM__GELU_K 0.7978845608028654 /* sqrt(2 / pi) */
 #define CRM__GELU_C 0.044715
 
@@ -101,39 +96,6 @@ static double crm__dgelu(double x)
 
 /* --- the problem ---------------------------------------------------------------------- */
 
-/* The type combinations the CPU emulates: A and B of one type, C and D of one type;
- * double everywhere with 64F compute; float, half or bfloat16 operands with 32F
- * compute and float scalars (C/D of the operands' type or float); half everywhere
- * with 16F compute. Bias and aux in D's type or float. */
-static cublasStatus_t crm__types(const crm_lt_op *op)
-{
-    int a = op->a.type, c = op->c.type;
-    if (op->b.type != a || op->d.type != c || !crm__emu_type(a) || !crm__emu_type(c))
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    if ((crm_lt_epi_bias(op->epilogue) || crm_lt_epi_bgrad(op->epilogue)) && op->bias_type != c &&
-        op->bias_type != CUDA_R_32F)
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    if (crm_lt_epi_aux(op->epilogue) && !crm_lt_epi_aux_bits(op->epilogue) && op->aux_type != c &&
-        op->aux_type != CUDA_R_32F)
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    switch (op->compute) {
-    case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC:
-        return a == CUDA_R_64F && c == CUDA_R_64F && op->scale == CUDA_R_64F ? CUBLAS_STATUS_SUCCESS
-                                                                               : CUBLAS_STATUS_NOT_SUPPORTED;
-    case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC:
-        return a == CUDA_R_16F && c == CUDA_R_16F && op->scale == CUDA_R_16F ? CUBLAS_STATUS_SUCCESS
-                                                                               : CUBLAS_STATUS_NOT_SUPPORTED;
-    case CUBLAS_COMPUTE_32F: case CUBLAS_COMPUTE_32F_PEDANTIC: case CUBLAS_COMPUTE_32F_FAST_16F:
-    case CUBLAS_COMPUTE_32F_FAST_16BF: case CUBLAS_COMPUTE_32F_FAST_TF32:
-        if (op->scale != CUDA_R_32F || a == CUDA_R_64F || c == CUDA_R_64F)
-            return CUBLAS_STATUS_NOT_SUPPORTED;
-        return c == a || c == CUDA_R_32F ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
-    default:
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-}
-
-/* A scalar of the scale type, by pointer mode (device memory checked). */
 static cublasStatus_t crm__scalar(const crm_lt_op *op, const void *p, double *out)
 {
     unsigned char raw[8];
@@ -301,7 +263,7 @@ CRM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
         op.pmode != CUBLASLT_POINTER_MODE_DEVICE)
         st = CUBLAS_STATUS_NOT_SUPPORTED;
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = crm__types(&op);
+        st = crm_lt_emu_types(&op);
     if (st == CUBLAS_STATUS_SUCCESS && crm__stream_check(stream, NULL) != cudaSuccess)
         st = CUBLAS_STATUS_INVALID_VALUE;
     if (st != CUBLAS_STATUS_SUCCESS || op.m == 0 || op.n == 0)
