@@ -487,6 +487,34 @@ START_TEST(test_fast_path_matches_general_path)
 }
 END_TEST
 
+/* bar.red's block-wide count/and/or, nanosleep, and redux/ballot where the lanes
+ * of one warp pass different member masks. */
+START_TEST(test_block_votes_and_member_masks)
+{
+    int *x = dev(96 * 4);
+    unsigned *o = dev(96 * 5 * 4);
+    int positive = 0;
+    for (int t = 0; t < 96; t++) {
+        x[t] = t % 3 == 0 ? -5 : t;
+        positive += x[t] > 0;
+    }
+    void *args[] = {&x, &o};
+    ck_assert_int_eq(run("block_votes", 1, 96, 0, args), cudaSuccess);
+    for (int t = 0; t < 96; t++) {
+        unsigned lane = (unsigned)t % 32, sum = 0, ballot = 0;
+        for (unsigned l = lane & 1; l < 32; l += 2) {
+            sum += l;
+            ballot |= (unsigned)(x[t - (int)lane + (int)l] > 0) << l;
+        }
+        ck_assert_uint_eq(o[t * 5 + 0], (unsigned)positive);
+        ck_assert_uint_eq(o[t * 5 + 1], 1);
+        ck_assert_uint_eq(o[t * 5 + 2], 0);
+        ck_assert_uint_eq(o[t * 5 + 3], sum);
+        ck_assert_uint_eq(o[t * 5 + 4], ballot);
+    }
+}
+END_TEST
+
 /* `.ptr .align 1` is the alignment of what a pointer parameter points to, not the
  * parameter's: after a 12-byte struct the pointer lies at 16, in the driver's
  * layout (common/crm_ptx.c) and in the engine's. Also: `[%r+-4]` offsets, WARP_SZ,
@@ -552,6 +580,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_printf_conversions);
     tcase_add_test(tc, test_assert_fails_the_launch);
     tcase_add_test(tc, test_fast_path_matches_general_path);
+    tcase_add_test(tc, test_block_votes_and_member_masks);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);

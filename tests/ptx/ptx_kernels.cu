@@ -242,3 +242,20 @@ extern "C" __global__ void asserts(const int *x)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     assert(x[i] >= 0);
 }
+
+/* Block-wide votes (__syncthreads_count/_and/_or: bar.red), a nanosleep hint, and
+ * warp reductions and ballots over two interleaved masks executing together. */
+extern "C" __global__ void block_votes(const int *x, unsigned *o)
+{
+    int t = threadIdx.x, lane = t % 32;
+    __nanosleep(100);
+    int count = __syncthreads_count(x[t] > 0);
+    int all = __syncthreads_and(x[t] > -100);
+    int any = __syncthreads_or(x[t] > 1000);
+    unsigned mask = (lane & 1) ? 0xaaaaaaaau : 0x55555555u;
+    o[t * 5 + 0] = count;
+    o[t * 5 + 1] = all;
+    o[t * 5 + 2] = any;
+    o[t * 5 + 3] = __reduce_add_sync(mask, lane);
+    o[t * 5 + 4] = __ballot_sync(mask, x[t] > 0);
+}
