@@ -3,6 +3,7 @@
  * created context, memory and every copy form it checks byte for byte, memsets of
  * 8/16/32-bit patterns, streams, events, modules loaded from a cubin and from PTX,
  * launches with kernelParams and with a packed `extra` buffer, function queries,
+ * the occupancy calculators (a block-size callback called on the client),
  * the linker, error names, cuGetProcAddress, and the errors bad arguments give.
  *
  * usage: drv_api CUBIN PTX
@@ -152,6 +153,29 @@ static int vadd_right(CUdeviceptr c, const float *ha, const float *hb)
 }
 
 /* Launches vadd of module m both ways; returns the launch's result. */
+/* Dynamic shared memory the kernel would want per block (the calculator calls it). */
+static size_t smem_for_block(int block_size)
+{
+    return (size_t)block_size * sizeof(float);
+}
+
+/* The occupancy calculators the client computes: a block size a warp multiple
+ * within the limits, a grid that fills the device, shared memory that fits. */
+static void check_occupancy(CUfunction f)
+{
+    int grid = 0, block = 0;
+    CU(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, smem_for_block, 0, 0));
+    CHECK(block > 0 && block % 32 == 0 && block <= 1024 && grid > 0, "potential block size %d, grid %d", block,
+          grid);
+    CU(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, f, NULL, 0, 96, 0));
+    CHECK(block > 0 && block <= 96 && grid > 0, "block size limited to 96: %d, grid %d", block, grid);
+    size_t dyn = 0;
+    CU(cuOccupancyAvailableDynamicSMemPerBlock(&dyn, f, 2, 128));
+    CHECK(dyn > 0 && dyn <= 256 * 1024, "dynamic shared memory per block for 2 blocks: %zu", dyn);
+    CU(cuOccupancyAvailableDynamicSMemPerBlock(&dyn, f, 4096, 1024));
+    CHECK(dyn == 0, "4096 blocks of 1024 threads fit with %zu bytes", dyn);
+}
+
 static CUresult run_vadd(CUmodule m, CUstream s, CUevent start, CUevent stop)
 {
     static float ha[N], hb[N];
@@ -164,6 +188,7 @@ static CUresult run_vadd(CUmodule m, CUstream s, CUevent start, CUevent stop)
     size_t off = 0, size = 0;
     CU(cuFuncGetParamInfo(f, 3, &off, &size));
     CHECK(off == 24 && size == 4, "param 3 at %zu size %zu", off, size);
+    check_occupancy(f);
     vadd_args(&a, &b, &c, ha, hb);
     void *params[] = {&a, &b, &c, &n};
     CU(cuEventRecord(start, s));

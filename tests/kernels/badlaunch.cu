@@ -1,7 +1,7 @@
 // badlaunch.cu -- launch errors at the launching call, with the codes a local GPU
 // gives: bad geometry, an unknown function, and (emulated device) a kernel it has
 // no code for: no CPU implementation and an instruction its PTX engine does not
-// execute (nanosleep). A kernel with no CPU implementation but plain PTX runs.
+// execute (a texture fetch). A kernel with no CPU implementation but plain PTX runs.
 //
 // Built with the static runtime (KTEST_STATIC_RUNTIME), NVIDIA's runtime calls the
 // driver's cuLaunchKernel for every launch, checks no geometry itself, and returns
@@ -33,11 +33,11 @@ __global__ void no_cpu_impl(int *p)
         *p = 2;
 }
 
-__global__ void uses_sleep(int *p)
+// Called with p == nullptr: a GPU never fetches from the (absent) texture.
+__global__ void uses_texture(cudaTextureObject_t tex, float *p)
 {
-    __nanosleep(10);
     if (p)
-        *p = 3;
+        *p = tex1Dfetch<float>(tex, 0);
 }
 
 // The emulated device says so in its name.
@@ -72,12 +72,15 @@ int main()
     KCHECK(err == cudaSuccess, "no_cpu_impl: %s", cudaGetErrorName(err));
     // The emulated device has no code it can run for this one: the launch itself
     // fails, as on a GPU given a module without code for its architecture.
-    err = cudaLaunchKernel((const void *)uses_sleep, dim3(1), dim3(1), args, 0, 0);
-    std::printf("uses_sleep launch: %s\n", cudaGetErrorName(err));
+    cudaTextureObject_t no_texture = 0;
+    float *no_output = nullptr;
+    void *tex_args[] = {&no_texture, &no_output};
+    err = cudaLaunchKernel((const void *)uses_texture, dim3(1), dim3(1), tex_args, 0, 0);
+    std::printf("uses_texture launch: %s\n", cudaGetErrorName(err));
     if (emulated_device())
-        KCHECK(err == cudaErrorNoKernelImageForDevice, "uses_sleep: %s", cudaGetErrorName(err));
+        KCHECK(err == cudaErrorNoKernelImageForDevice, "uses_texture: %s", cudaGetErrorName(err));
     else
-        KCHECK(err == cudaSuccess, "uses_sleep: %s", cudaGetErrorName(err));
+        KCHECK(err == cudaSuccess, "uses_texture: %s", cudaGetErrorName(err));
     cudaGetLastError();
     KCUDA(cudaDeviceSynchronize());
     return kcheck_finish("badlaunch");

@@ -435,7 +435,7 @@ START_TEST(test_assert_fails_the_launch)
 }
 END_TEST
 
-/* The sweep kernel's 32 results per thread, on edge values (INT_MIN, -1, 0, shifts
+/* The sweep kernel's 40 results per thread, on edge values (INT_MIN, -1, 0, shifts
  * past the width, NaN, infinities, -0), computed once by the fast path and once by
  * the general one (CUDAREM_EMU_PTX_FAST=off when the module is prepared): the two
  * must agree bit for bit; a few results are also checked against the CPU. */
@@ -449,7 +449,7 @@ static void run_sweep(int fast, unsigned long long *o)
     double *d = dev(64 * 8);
     signed char *s8 = dev(64);
     short *s16 = dev(64 * 2);
-    unsigned long long *out = dev(64 * 32 * 8);
+    unsigned long long *out = dev(64 * 40 * 8);
     for (int t = 0; t < 64; t++) {
         i[t] = ie[t % 8] ^ (t / 8) * 0x01010101;
         u[t] = (unsigned)ie[(t + 3) % 8] + (unsigned)t * 97u;
@@ -465,25 +465,53 @@ static void run_sweep(int fast, unsigned long long *o)
     unsetenv("CUDAREM_EMU_PTX_FAST");
     void *args[] = {&i, &u, &f, &d, &s8, &s16, &out};
     ck_assert_int_eq(run("sweep", 1, 64, 0, args), cudaSuccess);
-    memcpy(o, out, 64 * 32 * 8);
+    memcpy(o, out, 64 * 40 * 8);
     for (int t = 0; t < 64; t++) {
         int a = i[t], b = i[(t + 7) % 64];
-        ck_assert_uint_eq(o[t * 32 + 0], (unsigned)a + (unsigned)b);
-        ck_assert_uint_eq(o[t * 32 + 3], (unsigned long long)((long long)a * b));
-        ck_assert_uint_eq(o[t * 32 + 20], (unsigned long long)(long long)s8[t] +
+        ck_assert_uint_eq(o[t * 40 + 0], (unsigned)a + (unsigned)b);
+        ck_assert_uint_eq(o[t * 40 + 3], (unsigned long long)((long long)a * b));
+        ck_assert_uint_eq(o[t * 40 + 20], (unsigned long long)(long long)s8[t] +
                                               ((unsigned long long)(long long)s16[t] << 20));
-        ck_assert_uint_eq(o[t * 32 + 31], (unsigned long long)t << 40 | 64u);
+        ck_assert_uint_eq(o[t * 40 + 31], (unsigned long long)t << 40 | 64u);
     }
 }
 
 START_TEST(test_fast_path_matches_general_path)
 {
-    static unsigned long long fast[64 * 32], general[64 * 32];
+    static unsigned long long fast[64 * 40], general[64 * 40];
     run_sweep(1, fast);
     run_sweep(0, general);
-    for (int k = 0; k < 64 * 32; k++)
-        ck_assert_msg(fast[k] == general[k], "thread %d result %d: fast %#llx, general %#llx", k / 32, k % 32,
+    for (int k = 0; k < 64 * 40; k++)
+        ck_assert_msg(fast[k] == general[k], "thread %d result %d: fast %#llx, general %#llx", k / 40, k % 40,
                       fast[k], general[k]);
+}
+END_TEST
+
+/* bar.red's block-wide count/and/or, nanosleep, and redux/ballot where the lanes
+ * of one warp pass different member masks. */
+START_TEST(test_block_votes_and_member_masks)
+{
+    int *x = dev(96 * 4);
+    unsigned *o = dev(96 * 5 * 4);
+    int positive = 0;
+    for (int t = 0; t < 96; t++) {
+        x[t] = t % 3 == 0 ? -5 : t;
+        positive += x[t] > 0;
+    }
+    void *args[] = {&x, &o};
+    ck_assert_int_eq(run("block_votes", 1, 96, 0, args), cudaSuccess);
+    for (int t = 0; t < 96; t++) {
+        unsigned lane = (unsigned)t % 32, sum = 0, ballot = 0;
+        for (unsigned l = lane & 1; l < 32; l += 2) {
+            sum += l;
+            ballot |= (unsigned)(x[t - (int)lane + (int)l] > 0) << l;
+        }
+        ck_assert_uint_eq(o[t * 5 + 0], (unsigned)positive);
+        ck_assert_uint_eq(o[t * 5 + 1], 1);
+        ck_assert_uint_eq(o[t * 5 + 2], 0);
+        ck_assert_uint_eq(o[t * 5 + 3], sum);
+        ck_assert_uint_eq(o[t * 5 + 4], ballot);
+    }
 }
 END_TEST
 
@@ -552,6 +580,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_printf_conversions);
     tcase_add_test(tc, test_assert_fails_the_launch);
     tcase_add_test(tc, test_fast_path_matches_general_path);
+    tcase_add_test(tc, test_block_votes_and_member_masks);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);

@@ -181,9 +181,11 @@ extern "C" __global__ void calls_print(int *o)
 }
 
 /* The fast path's instructions on edge values: each thread reads its own int,
- * unsigned, float, double, 8- and 16-bit inputs and writes 32 results (wrapping,
+ * unsigned, float, double, 8- and 16-bit inputs and writes 40 results (wrapping,
  * shifts at and past the width, signed and unsigned compares and min/max, wide
- * products, sign extension of narrow loads, NaN compares, fused multiply-add). */
+ * products, sign extension of narrow loads, NaN compares, fused multiply-add,
+ * square roots, reciprocals, divisions, conversions between floats and integers,
+ * bit counts and reversal). */
 extern "C" __global__ void sweep(const int *i, const unsigned *u, const float *f, const double *d,
                                  const signed char *s8, const short *s16, unsigned long long *o)
 {
@@ -191,7 +193,7 @@ extern "C" __global__ void sweep(const int *i, const unsigned *u, const float *f
     unsigned x = u[t], y = u[(t + 3) % 64];
     float p = f[t], q = f[(t + 5) % 64];
     double g = d[t], h = d[(t + 9) % 64];
-    unsigned long long *r = o + t * 32;
+    unsigned long long *r = o + t * 40;
     r[0] = (unsigned)(a + b);
     r[1] = (unsigned)(a - b);
     r[2] = (unsigned)(a * b);
@@ -225,6 +227,14 @@ extern "C" __global__ void sweep(const int *i, const unsigned *u, const float *f
     r[29] = __float_as_uint(p * 2.5f - 1.0f);
     r[30] = (long long)a * 3 > (long long)b * 2;
     r[31] = (unsigned long long)t << 40 | (unsigned)blockDim.x;
+    r[32] = __float_as_uint(sqrtf(fabsf(p))) | (unsigned long long)__float_as_uint(1.0f / q) << 32;
+    r[33] = __float_as_uint(fminf(p, q)) | (unsigned long long)__float_as_uint(fmaxf(-p, q)) << 32;
+    r[34] = (unsigned)(int)p | (unsigned long long)(unsigned)__float2uint_rn(q) << 32;
+    r[35] = __float_as_uint((float)a) | (unsigned long long)__float_as_uint((float)x) << 32;
+    r[36] = __float_as_uint(__expf(p * 0.01f)) | (unsigned long long)__float_as_uint(p / q) << 32;
+    r[37] = __double_as_longlong(sqrt(fabs(g)) / h);
+    r[38] = (unsigned long long)__brev(x) << 32 | (unsigned)__popc(x) << 8 | (unsigned)__clz(a);
+    r[39] = __double_as_longlong((double)a * 0.5) ^ (unsigned long long)__float_as_uint((float)g);
 }
 
 /* Every printf conversion (check_ptx renders the same with the C library). */
@@ -241,4 +251,21 @@ extern "C" __global__ void asserts(const int *x)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     assert(x[i] >= 0);
+}
+
+/* Block-wide votes (__syncthreads_count/_and/_or: bar.red), a nanosleep hint, and
+ * warp reductions and ballots over two interleaved masks executing together. */
+extern "C" __global__ void block_votes(const int *x, unsigned *o)
+{
+    int t = threadIdx.x, lane = t % 32;
+    __nanosleep(100);
+    int count = __syncthreads_count(x[t] > 0);
+    int all = __syncthreads_and(x[t] > -100);
+    int any = __syncthreads_or(x[t] > 1000);
+    unsigned mask = (lane & 1) ? 0xaaaaaaaau : 0x55555555u;
+    o[t * 5 + 0] = count;
+    o[t * 5 + 1] = all;
+    o[t * 5 + 2] = any;
+    o[t * 5 + 3] = __reduce_add_sync(mask, lane);
+    o[t * 5 + 4] = __ballot_sync(mask, x[t] > 0);
 }

@@ -74,6 +74,10 @@ unsigned char *ptx_mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uin
  * result variable), with its size; NULL when it has none. */
 unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, uint64_t *size);
 
+/* bar.red: thread t's predicate, and its result written. */
+int ptx_bar_red_input(ptx_block *b, unsigned t, const ptx_insn *in);
+void ptx_bar_red_output(ptx_block *b, unsigned t, const ptx_insn *in, uint64_t v);
+
 /* Records the block's first fault; returns -1 for the caller to stop with. */
 int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...);
 

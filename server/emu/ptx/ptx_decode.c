@@ -147,6 +147,25 @@ static int ptx__suffix(ptx_insn *in, const char *s, size_t len, int *ntypes)
 
 static int ptx__cp_async(const char *opcode, ptx_insn *in);
 
+/* bar.red.popc.u32, bar.red.{and,or}.pred (__syncthreads_count/_and/_or): a block
+ * barrier whose result is the reduction of every waiting thread's predicate. */
+static int ptx__bar_red(const char *opcode, ptx_insn *in)
+{
+    static const struct { const char *tail; uint8_t sub; uint8_t type; } forms[] = {
+        {".red.popc.u32", PTX_BR_POPC, PTX_T_U32}, {".red.and.pred", PTX_BR_AND, PTX_T_PRED},
+        {".red.or.pred", PTX_BR_OR, PTX_T_PRED}};
+    const char *tail = strchr(opcode, '.');
+    in->vec = 1;
+    for (size_t i = 0; i < PTX__N(forms); i++)
+        if (strcmp(tail, forms[i].tail) == 0) {
+            in->op = PTX_OP_BARRED;
+            in->sub = forms[i].sub;
+            in->type = forms[i].type;
+            return 0;
+        }
+    return -1;
+}
+
 int ptx_decode_opcode(const char *opcode, ptx_insn *in)
 {
     /* `bar.warp.sync` (__syncwarp): the lanes of a warp run in lockstep here, and
@@ -156,6 +175,13 @@ int ptx_decode_opcode(const char *opcode, ptx_insn *in)
         in->op = PTX_OP_NOP;
         return 0;
     }
+    if (strcmp(opcode, "nanosleep.u32") == 0) { /* a hint: the warp may sleep up to t ns; it does not here */
+        in->vec = 1;
+        in->op = PTX_OP_NOP;
+        return 0;
+    }
+    if (strncmp(opcode, "bar.red.", 8) == 0 || strncmp(opcode, "barrier.red.", 12) == 0)
+        return ptx__bar_red(opcode, in);
     if (strncmp(opcode, "cp.", 3) == 0) {
         in->vec = 1;
         return ptx__cp_async(opcode, in);

@@ -615,6 +615,16 @@ int ptx_return(ptx_block *b, unsigned t)
     return 0;
 }
 
+int ptx_bar_red_input(ptx_block *b, unsigned t, const ptx_insn *in)
+{
+    return ptx__src(b, t, &in->o[in->nops - 1], PTX_T_PRED) != 0;
+}
+
+void ptx_bar_red_output(ptx_block *b, unsigned t, const ptx_insn *in, uint64_t v)
+{
+    ptx__set(b, t, in->o[0].reg, v);
+}
+
 unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, uint64_t *size)
 {
     const ptx_func *caller = ptx_fn(b, t);
@@ -633,7 +643,8 @@ static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes,
         unsigned t = lanes[i];
         switch (in->op) {
         case PTX_OP_BRA: b->pc[t] = (uint32_t)in->o[0].imm; break;
-        case PTX_OP_BAR: b->state[t] = PTX_LANE_BAR; break; /* released past it by the scheduler */
+        case PTX_OP_BAR:
+        case PTX_OP_BARRED: b->state[t] = PTX_LANE_BAR; break; /* released past it by the scheduler */
         case PTX_OP_CALL:
             if (ptx__call(b, in, t) != 0)
                 return -1;
@@ -653,6 +664,7 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
     switch (in->op) {
     case PTX_OP_BRA:
     case PTX_OP_BAR:
+    case PTX_OP_BARRED:
     case PTX_OP_CALL:
     case PTX_OP_RET:
     case PTX_OP_EXIT: return ptx__control(b, in, lanes, n);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ptx_alu.h"
+#include "ptx_bits.h"
 
 /* ---- preparation -------------------------------------------------------------------- */
 
@@ -151,6 +152,27 @@ static int ptx__param_load(const ptx_module *m, const ptx_func *f, const ptx_ins
     return s->space == PTX_SP_PARAM && !s->in_frame && a->imm >= 0 && at % size == 0 && at + size <= f->param_bytes;
 }
 
+/* Arithmetic (up to three sources), cvt and the bit instructions (up to four)
+ * whose operands are registers and immediates: computed by the general path's
+ * functions on operands read the fast way. */
+static enum ptx_fast_kind ptx__computed_kind(const ptx_insn *in)
+{
+    switch (in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_DIV:
+    case PTX_OP_REM: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_NEG: case PTX_OP_ABS: case PTX_OP_AND:
+    case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_POPC:
+    case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_RCP: case PTX_OP_SQRT: case PTX_OP_RSQRT: case PTX_OP_EX2:
+    case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS:
+        return in->nops >= 2 && in->nops <= 4 && ptx__plain(in, 1, in->nops) ? PTX_F_ALU : PTX_F_NONE;
+    case PTX_OP_CVT: /* a decimal float source is folded as the destination type: not here */
+        return in->nops == 2 && ptx__plain(in, 1, 2) && in->o[1].kind != PTX_O_FIMM ? PTX_F_CVT : PTX_F_NONE;
+    case PTX_OP_PRMT: case PTX_OP_BFE: case PTX_OP_BFI: case PTX_OP_SHF: case PTX_OP_BFIND:
+    case PTX_OP_COPYSIGN: case PTX_OP_TESTP:
+        return in->nops >= 2 && in->nops <= 5 && ptx__plain(in, 1, in->nops) ? PTX_F_BITS : PTX_F_NONE;
+    default: return PTX_F_NONE;
+    }
+}
+
 static enum ptx_fast_kind ptx__kind(const ptx_module *m, const ptx_func *f, const ptx_insn *in)
 {
     enum ptx_type t = (enum ptx_type)in->type, t2 = (enum ptx_type)in->type2;
@@ -178,9 +200,9 @@ static enum ptx_fast_kind ptx__kind(const ptx_module *m, const ptx_func *f, cons
     default: break;
     }
     k = ptx_type_is_float(t) ? ptx__float_kind(in) : ptx__int_kind(in);
-    if (k == PTX_F_NONE || in->nops != 1 + ptx__sources(k) || !ptx__plain(in, 1, 1 + ptx__sources(k)))
-        return PTX_F_NONE;
-    return k;
+    if (k != PTX_F_NONE && in->nops == 1 + ptx__sources(k) && ptx__plain(in, 1, 1 + ptx__sources(k)))
+        return k;
+    return ptx__computed_kind(in);
 }
 
 /* Decimal float immediates of a fast instruction become their bit patterns. */
@@ -530,6 +552,27 @@ static void ptx__shfl(const ptx_block *b, const ptx_insn *in, const unsigned *la
     }
 }
 
+/* PTX_F_ALU, PTX_F_CVT, PTX_F_BITS: the general path's computation per lane; 1
+ * when it does not compute this form (the general path then reports it). */
+static int ptx__computed(ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsigned n)
+{
+    uint64_t src[4][PTX__LANES], r[PTX__LANES];
+    unsigned nsrc = in->nops - 1u;
+    for (unsigned k = 0; k < nsrc && k < 4; k++)
+        ptx__values(rp, n, &in->o[k + 1], src[k]);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v[4] = {0};
+        for (unsigned k = 0; k < nsrc && k < 4; k++)
+            v[k] = src[k][i];
+        int rc = in->fast == PTX_F_ALU ? ptx_alu(in, v[0], v[1], v[2], &r[i])
+               : in->fast == PTX_F_CVT ? ptx_convert(in, v[0], &r[i]) : ptx_bits(in, v, &r[i]);
+        if (rc != 0)
+            return 1;
+    }
+    ptx__put(rp, n, in->o[0].reg, b->fast_mask[in->o[0].reg], r);
+    return 0;
+}
+
 int ptx_fast_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, uint64_t *const *rp, unsigned n)
 {
     uint64_t a[PTX__LANES], c[PTX__LANES], r[PTX__LANES];
@@ -586,6 +629,9 @@ int ptx_fast_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, uint6
     case PTX_F_SHFL:
         ptx__shfl(b, in, lanes, rp, n);
         return 0;
+    case PTX_F_ALU:
+    case PTX_F_CVT:
+    case PTX_F_BITS: return ptx__computed(b, in, rp, n);
     case PTX_F_LD_GLOBAL:
     case PTX_F_LD_SHARED: return ptx__ld(b, in, rp, n);
     case PTX_F_ST_GLOBAL:

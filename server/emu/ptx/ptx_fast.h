@@ -2,8 +2,10 @@
  * (integer and f32/f64 arithmetic, setp, selp, mov, integer cvt, scalar ld/st of
  * global and shared memory) with register and immediate operands get a
  * specialised handler at preparation, which runs a whole warp's lanes in one
- * tight loop over their register frames. Everything else, and every access that
- * would fault, takes the general path (ptx_exec.c). Internal to server/emu/ptx/. */
+ * tight loop over their register frames; the rest of arithmetic, conversion and
+ * bit instructions read their operands the same way and compute with the general
+ * path's functions. Everything else, and every access that would fault, takes the
+ * general path (ptx_exec.c). Internal to server/emu/ptx/. */
 #ifndef PTX_FAST_H
 #define PTX_FAST_H
 
@@ -20,6 +22,9 @@ enum ptx_fast_kind {
     PTX_F_ADD_F64, PTX_F_SUB_F64, PTX_F_MUL_F64, PTX_F_FMA_F64,
     PTX_F_SETP_S, PTX_F_SETP_U, PTX_F_SETP_F32, PTX_F_SETP_F64,
     PTX_F_LD_GLOBAL, PTX_F_ST_GLOBAL, PTX_F_LD_SHARED, PTX_F_ST_SHARED, PTX_F_SHFL,
+    /* the rest of arithmetic, cvt and the bit instructions: the general path's own
+     * functions (ptx_alu.c, ptx_bits.c) called per lane, operands read directly */
+    PTX_F_ALU, PTX_F_CVT, PTX_F_BITS,
 };
 
 /* Prepares the module for the fast path: each function's register masks and each

@@ -132,8 +132,8 @@ static void ptx__disband(ptx_block *b, ptx__group *g)
 
 static int ptx__is_control(const ptx_insn *in)
 {
-    return in->op == PTX_OP_BRA || in->op == PTX_OP_BAR || in->op == PTX_OP_CALL || in->op == PTX_OP_RET ||
-           in->op == PTX_OP_EXIT || in->op == PTX_OP_TRAP;
+    return in->op == PTX_OP_BRA || in->op == PTX_OP_BAR || in->op == PTX_OP_BARRED || in->op == PTX_OP_CALL ||
+           in->op == PTX_OP_RET || in->op == PTX_OP_EXIT || in->op == PTX_OP_TRAP;
 }
 
 /* Executes the group's instruction for its threads whose guard holds. After it,
@@ -229,7 +229,26 @@ static int ptx__run_warp(ptx_block *b, unsigned w)
     }
 }
 
-/* Runs one block to its end. */
+static const ptx_insn *ptx__insn_of(const ptx_block *b, unsigned t)
+{
+    return &ptx_fn(b, t)->insns[b->pc[t]];
+}
+
+/* The reduction bar.red gives every waiting thread: the count of true predicates
+ * (popc), or whether all or any of them hold. */
+static uint64_t ptx__bar_red(ptx_block *b, const ptx_insn *red)
+{
+    uint64_t count = 0, waiting = 0;
+    for (unsigned t = 0; t < b->nthreads; t++)
+        if (b->state[t] == PTX_LANE_BAR && ptx__insn_of(b, t)->op == PTX_OP_BARRED) {
+            count += (uint64_t)ptx_bar_red_input(b, t, ptx__insn_of(b, t));
+            waiting++;
+        }
+    return red->sub == PTX_BR_POPC ? count : red->sub == PTX_BR_AND ? count == waiting : count > 0;
+}
+
+/* Runs one block to its end. When every thread that has not exited waits at a
+ * barrier, it releases them (bar.red's waiters with their reduction). */
 static int ptx__run_block(ptx_block *b)
 {
     for (;;) {
@@ -237,8 +256,15 @@ static int ptx__run_block(ptx_block *b)
             if (ptx__run_warp(b, w) != 0)
                 return -1;
         int waiting = 0;
+        const ptx_insn *red = NULL;
+        for (unsigned t = 0; t < b->nthreads && red == NULL; t++)
+            if (b->state[t] == PTX_LANE_BAR && ptx__insn_of(b, t)->op == PTX_OP_BARRED)
+                red = ptx__insn_of(b, t);
+        uint64_t result = red != NULL ? ptx__bar_red(b, red) : 0;
         for (unsigned t = 0; t < b->nthreads; t++)
             if (b->state[t] == PTX_LANE_BAR) {
+                if (ptx__insn_of(b, t)->op == PTX_OP_BARRED)
+                    ptx_bar_red_output(b, t, ptx__insn_of(b, t), result);
                 b->state[t] = PTX_LANE_RUN;
                 b->pc[t]++;
                 waiting = 1;
