@@ -515,6 +515,79 @@ START_TEST(test_block_votes_and_member_masks)
 }
 END_TEST
 
+static int byte_of(unsigned v, int k, int is_signed)
+{
+    int x = (int)((v >> (8 * k)) & 0xffu);
+    return is_signed && x > 127 ? x - 256 : x;
+}
+
+static int half_of(unsigned v, int k, int is_signed)
+{
+    int x = (int)((v >> (16 * k)) & 0xffffu);
+    return is_signed && x > 32767 ? x - 65536 : x;
+}
+
+/* dp4a/dp2a signed and unsigned, bmsk clamped past 32 bits. */
+START_TEST(test_dot_products_and_bmsk)
+{
+    int *a = dev(32 * 4), *b = dev(32 * 4), *o = dev(32 * 6 * 4);
+    for (int t = 0; t < 32; t++) {
+        a[t] = (int)(0x9e3779b9u * (unsigned)(t + 1));
+        b[t] = (int)(0x85ebca6bu * (unsigned)(t + 3));
+    }
+    void *args[] = {&a, &b, &o};
+    ck_assert_int_eq(run("dots", 1, 32, 0, args), cudaSuccess);
+    for (int t = 0; t < 32; t++) {
+        unsigned ua = (unsigned)a[t], ub = (unsigned)b[t], start = ua & 63u, width = ub & 63u;
+        int s4 = t, u4 = 7, s2lo = -t, s2hi = 3, u2lo = 1;
+        for (int k = 0; k < 4; k++) {
+            s4 += byte_of(ua, k, 1) * byte_of(ub, k, 1);
+            u4 += byte_of(ua, k, 0) * byte_of(ub, k, 0);
+        }
+        for (int k = 0; k < 2; k++) {
+            s2lo += half_of(ua, k, 1) * byte_of(ub, k, 1);
+            s2hi += half_of(ua, k, 1) * byte_of(ub, k + 2, 1);
+            u2lo += half_of(ua, k, 0) * byte_of(ub, k, 0);
+        }
+        unsigned long long ones = (width > 32 ? 32 : width) == 32 ? 0xffffffffull : (1ull << width) - 1;
+        unsigned mask = start >= 32 ? 0 : (unsigned)(ones << start);
+        ck_assert_int_eq(o[t * 6 + 0], s4);
+        ck_assert_int_eq(o[t * 6 + 1], u4);
+        ck_assert_int_eq(o[t * 6 + 2], s2lo);
+        ck_assert_int_eq(o[t * 6 + 3], s2hi);
+        ck_assert_uint_eq((unsigned)o[t * 6 + 4], mask);
+        ck_assert_int_eq(o[t * 6 + 5], u2lo);
+    }
+}
+END_TEST
+
+/* A special register the engine does not provide refuses only the kernel that
+ * reads it, naming it; the module's other kernels (one with a 300-character
+ * name, as CUB's are) still run. */
+START_TEST(test_unknown_special_register_refuses_one_kernel)
+{
+    char name[301], text[2048], err[256], msg[512];
+    memset(name, 'k', 300);
+    name[300] = '\0';
+    snprintf(text, sizeof text,
+             ".version 9.0\n.target sm_90\n.address_size 64\n"
+             ".visible .entry bad(.param .u64 p)\n{\n.reg .b32 %%r<2>;\nmov.u32 %%r1, %%reserved_smem_offset_1;\nret;\n}\n"
+             ".visible .entry %s(.param .u64 %s_p)\n{\n.reg .b32 %%r<2>;\n.reg .b64 %%rd<3>;\n"
+             "ld.param.u64 %%rd1, [%s_p];\ncvta.to.global.u64 %%rd2, %%rd1;\nmov.u32 %%r1, 5;\n"
+             "st.global.u32 [%%rd2], %%r1;\nret;\n}\n", name, name, name);
+    crm_ptx_module *m = NULL;
+    ck_assert_msg(crm_ptx_load(text, strlen(text), &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(crm_ptx_runnable(m, "bad", msg, sizeof msg), 0);
+    ck_assert_ptr_nonnull(strstr(msg, "%reserved_smem_offset_1"));
+    int *out = dev(4);
+    void *args[] = {&out};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(crm_ptx_run(m, name, &l, msg, sizeof msg), cudaSuccess);
+    ck_assert_int_eq(*out, 5);
+    crm_ptx_free(m);
+}
+END_TEST
+
 /* `.ptr .align 1` is the alignment of what a pointer parameter points to, not the
  * parameter's: after a 12-byte struct the pointer lies at 16, in the driver's
  * layout (common/crm_ptx.c) and in the engine's. Also: `[%r+-4]` offsets, WARP_SZ,
@@ -581,10 +654,12 @@ static Suite *ptx_suite(void)
     tcase_add_test(tc, test_assert_fails_the_launch);
     tcase_add_test(tc, test_fast_path_matches_general_path);
     tcase_add_test(tc, test_block_votes_and_member_masks);
+    tcase_add_test(tc, test_dot_products_and_bmsk);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_unsupported_and_bad_text);
     tcase_add_test(te, test_pointer_parameter_layout);
+    tcase_add_test(te, test_unknown_special_register_refuses_one_kernel);
     suite_add_tcase(s, te);
     return s;
 }

@@ -269,3 +269,20 @@ extern "C" __global__ void block_votes(const int *x, unsigned *o)
     o[t * 5 + 3] = __reduce_add_sync(mask, lane);
     o[t * 5 + 4] = __ballot_sync(mask, x[t] > 0);
 }
+
+/* Dot products of bytes and half-words (__dp4a, __dp2a_lo/hi), bmsk, the grid
+ * dependency wait (griddepcontrol.wait) and membar.gl. */
+extern "C" __global__ void dots(const int *a, const int *b, int *o)
+{
+    int t = threadIdx.x;
+    unsigned m;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(m) : "r"((unsigned)a[t] & 63u), "r"((unsigned)b[t] & 63u));
+    cudaGridDependencySynchronize();
+    asm volatile("membar.gl;" ::: "memory");
+    o[t * 6 + 0] = __dp4a(a[t], b[t], t);
+    o[t * 6 + 1] = (int)__dp4a((unsigned)a[t], (unsigned)b[t], 7u);
+    o[t * 6 + 2] = __dp2a_lo(a[t], b[t], -t);
+    o[t * 6 + 3] = __dp2a_hi(a[t], b[t], 3);
+    o[t * 6 + 4] = (int)m;
+    o[t * 6 + 5] = (int)__dp2a_lo((unsigned)a[t], (unsigned)b[t], 1u);
+}

@@ -1,5 +1,5 @@
 /* ptx_bits.c -- what PTX's bit-field, byte-permute, funnel-shift, find-bit,
- * copysign and testp instructions compute (see ptx_bits.h). */
+ * bit-mask, dot-product, copysign and testp instructions compute (see ptx_bits.h). */
 #include "ptx_bits.h"
 
 #include <math.h>
@@ -100,6 +100,42 @@ static int ptx__testp(enum ptx_testp what, double d)
     }
 }
 
+/* bmsk.{clamp,wrap}.b32 d, a, b: b one-bits from bit a (clamped to 32, or taken
+ * modulo 32). */
+static uint64_t ptx__bmsk(uint32_t mods, uint32_t a, uint32_t b)
+{
+    if (mods & PTX_M_WRAP) {
+        a &= 31;
+        b &= 31;
+    }
+    uint64_t ones = b >= 32 ? 0xffffffffull : (1ull << b) - 1;
+    return a >= 32 ? 0 : (uint32_t)(ones << a);
+}
+
+/* Byte or half-word k of v, sign-extended when is_signed. */
+static int64_t ptx__part(uint32_t v, unsigned k, unsigned bits, int is_signed)
+{
+    uint32_t x = (v >> (k * bits)) & ((1u << bits) - 1);
+    return is_signed && (x >> (bits - 1)) ? (int64_t)x - (1ll << bits) : (int64_t)x;
+}
+
+/* dp4a.atype.btype d, a, b, c: c plus the dot product of a's and b's four bytes;
+ * dp2a.{lo,hi}.atype.btype: of a's two half-words and b's low or high two bytes. */
+static uint64_t ptx__dot(const ptx_insn *in, uint32_t a, uint32_t b, uint32_t c)
+{
+    int sa = ptx_type_is_signed((enum ptx_type)in->type), sb = ptx_type_is_signed((enum ptx_type)in->type2);
+    int64_t acc = 0;
+    if (in->op == PTX_OP_DP4A) {
+        for (unsigned k = 0; k < 4; k++)
+            acc += ptx__part(a, k, 8, sa) * ptx__part(b, k, 8, sb);
+    } else {
+        unsigned first = in->mods & PTX_M_HI ? 2 : 0;
+        for (unsigned k = 0; k < 2; k++)
+            acc += ptx__part(a, k, 16, sa) * ptx__part(b, first + k, 8, sb);
+    }
+    return (uint32_t)((uint32_t)acc + c);
+}
+
 int ptx_bits(const ptx_insn *in, const uint64_t *s, uint64_t *out)
 {
     enum ptx_type t = (enum ptx_type)in->type;
@@ -120,6 +156,9 @@ int ptx_bits(const ptx_insn *in, const uint64_t *s, uint64_t *out)
             *out &= 0xffffffffu;
         return t == PTX_T_F32 || t == PTX_T_F64 ? 0 : -1;
     }
+    case PTX_OP_BMSK: *out = ptx__bmsk(in->mods, (uint32_t)s[0], (uint32_t)s[1]); return t == PTX_T_B32 ? 0 : -1;
+    case PTX_OP_DP4A:
+    case PTX_OP_DP2A: *out = ptx__dot(in, (uint32_t)s[0], (uint32_t)s[1], (uint32_t)s[2]); return 0;
     case PTX_OP_TESTP:
         *out = (uint64_t)ptx__testp((enum ptx_testp)in->sub, ptx__as_double(t, s[0]));
         return t == PTX_T_F32 || t == PTX_T_F64 ? 0 : -1;

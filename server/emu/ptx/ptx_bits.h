@@ -1,6 +1,6 @@
 /* ptx_bits.h -- PTX's bit-field and byte instructions and float tests: prmt, bfe,
- * bfi, shf, bfind, copysign and testp, on values held as 64-bit patterns. Pure
- * functions; internal to server/emu/ptx/. */
+ * bfi, shf, bfind, bmsk, dp4a/dp2a, copysign and testp, on values held as 64-bit
+ * patterns. Pure functions; internal to server/emu/ptx/. */
 #ifndef PTX_BITS_H
 #define PTX_BITS_H
 

@@ -24,6 +24,7 @@ static const ptx__pair ptx__ops[] = {
     {"copysign", PTX_OP_COPYSIGN}, {"testp", PTX_OP_TESTP}, {"activemask", PTX_OP_ACTIVEMASK},
     {"redux", PTX_OP_REDUX}, {"match", PTX_OP_MATCH}, {"cp", PTX_OP_CPASYNC}, {"trap", PTX_OP_TRAP},
     {"prefetch", PTX_OP_NOP}, {"prefetchu", PTX_OP_NOP}, {"discard", PTX_OP_NOP},
+    {"bmsk", PTX_OP_BMSK}, {"dp4a", PTX_OP_DP4A}, {"dp2a", PTX_OP_DP2A},
 };
 
 static const ptx__pair ptx__types[] = {
@@ -47,6 +48,7 @@ static const ptx__pair ptx__mods[] = {
     {"nc", 0}, {"ca", 0}, {"cg", 0}, {"cs", 0}, {"lu", 0}, {"cv", 0}, {"wb", 0}, {"wt", 0},
     {"volatile", 0}, {"relaxed", 0}, {"acquire", 0}, {"release", 0}, {"acq_rel", 0}, {"sc", 0},
     {"weak", 0}, {"cta", 0}, {"gpu", 0}, {"sys", 0}, {"cluster", 0}, {"sync", 0}, {"aligned", 0},
+    {"gl", 0},
 };
 
 static const ptx__pair ptx__cmps[] = {
@@ -118,7 +120,7 @@ static int ptx__suffix(ptx_insn *in, const char *s, size_t len, int *ntypes)
         in->sub = (uint8_t)v;
         return 1;
     }
-    if (in->op == PTX_OP_SHF || in->op == PTX_OP_MATCH || in->op == PTX_OP_BFIND) {
+    if (in->op == PTX_OP_SHF || in->op == PTX_OP_MATCH || in->op == PTX_OP_BFIND || in->op == PTX_OP_BMSK) {
         static const ptx__pair extra[] = {{"l", PTX_M_L}, {"r", PTX_M_R}, {"wrap", PTX_M_WRAP},
                                           {"clamp", PTX_M_CLAMP}, {"shiftamt", PTX_M_SHIFTAMT},
                                           {"any", 0}, {"all", PTX_M_ALL}};
@@ -171,6 +173,13 @@ int ptx_decode_opcode(const char *opcode, ptx_insn *in)
     /* `bar.warp.sync` (__syncwarp): the lanes of a warp run in lockstep here, and
      * the lowest program counter runs first, so the lanes it names have arrived */
     if (strcmp(opcode, "bar.warp.sync") == 0) {
+        in->vec = 1;
+        in->op = PTX_OP_NOP;
+        return 0;
+    }
+    /* griddepcontrol (programmatic dependent launch): grids run one after the other
+     * here, so the grids a kernel waits for have completed when it starts */
+    if (strcmp(opcode, "griddepcontrol.wait") == 0 || strcmp(opcode, "griddepcontrol.launch_dependents") == 0) {
         in->vec = 1;
         in->op = PTX_OP_NOP;
         return 0;

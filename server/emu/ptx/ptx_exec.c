@@ -687,6 +687,9 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
     case PTX_OP_SHF:
     case PTX_OP_BFIND:
     case PTX_OP_COPYSIGN:
+    case PTX_OP_BMSK:
+    case PTX_OP_DP4A:
+    case PTX_OP_DP2A:
     case PTX_OP_TESTP: rc = ptx__bitops(b, in, lanes, n); break;
     case PTX_OP_CPASYNC: rc = ptx__cp_async(b, in, lanes, n); break;
     case PTX_OP_REDUX: rc = ptx__redux(b, in, lanes, n); break;

@@ -167,7 +167,7 @@ static enum ptx_fast_kind ptx__computed_kind(const ptx_insn *in)
     case PTX_OP_CVT: /* a decimal float source is folded as the destination type: not here */
         return in->nops == 2 && ptx__plain(in, 1, 2) && in->o[1].kind != PTX_O_FIMM ? PTX_F_CVT : PTX_F_NONE;
     case PTX_OP_PRMT: case PTX_OP_BFE: case PTX_OP_BFI: case PTX_OP_SHF: case PTX_OP_BFIND:
-    case PTX_OP_COPYSIGN: case PTX_OP_TESTP:
+    case PTX_OP_COPYSIGN: case PTX_OP_TESTP: case PTX_OP_BMSK: case PTX_OP_DP4A: case PTX_OP_DP2A:
         return in->nops >= 2 && in->nops <= 5 && ptx__plain(in, 1, in->nops) ? PTX_F_BITS : PTX_F_NONE;
     default: return PTX_F_NONE;
     }

@@ -32,6 +32,7 @@ enum ptx_op {
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE,
     PTX_OP_PRMT, PTX_OP_BFE, PTX_OP_BFI, PTX_OP_SHF, PTX_OP_BFIND, PTX_OP_COPYSIGN, PTX_OP_TESTP,
     PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_MATCH, PTX_OP_CPASYNC, PTX_OP_NOP, PTX_OP_TRAP, PTX_OP_CALL,
+    PTX_OP_BMSK, PTX_OP_DP4A, PTX_OP_DP2A,
     PTX_OP_VPRINTF, PTX_OP_ASSERTFAIL, /* calls of the CUDA runtime's device functions (printf, assert) */
     PTX_OP_BARRED,     /* bar.red: a block barrier that reduces a predicate (sub: enum ptx_barred) */
 };

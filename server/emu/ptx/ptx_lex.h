@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define PTX_TOK_MAX 256
+#define PTX_TOK_MAX 1024 /* CUB's mangled kernel and parameter names run past 400 */
 
 typedef struct ptx_lex {
     const char *p, *end;

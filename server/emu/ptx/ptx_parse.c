@@ -36,6 +36,7 @@ typedef struct ptx__parser {
     char *err;
     size_t errlen;
     int failed;
+    unsigned operand;            /* index of the operand being read in its instruction */
 } ptx__parser;
 
 static void ptx__fail(ptx__parser *P, const char *fmt, ...)
@@ -320,6 +321,8 @@ static void ptx__address(ptx__parser *P, ptx_operand *o)
     ptx__expect(P, "]");
 }
 
+static void ptx__unsupported(ptx__parser *P, const char *what);
+
 /* A register, `_`, a special register or a symbol's address. */
 static void ptx__name_operand(ptx__parser *P, const char *tok, ptx_operand *o)
 {
@@ -348,6 +351,13 @@ static void ptx__name_operand(ptx__parser *P, const char *tok, ptx_operand *o)
     if (strcmp(tok, "WARP_SZ") == 0) { /* PTX's predefined constant */
         o->kind = PTX_O_IMM;
         o->imm = 32;
+        return;
+    }
+    if (tok[0] == '%' && P->operand > 0) { /* a special register the engine does not provide */
+        char what[PTX_TOK_MAX + 32];
+        snprintf(what, sizeof what, "special register %s", tok);
+        ptx__unsupported(P, what);
+        o->kind = PTX_O_IMM;
         return;
     }
     if (tok[0] == '%')
@@ -527,6 +537,7 @@ static void ptx__instruction(ptx__parser *P, int32_t guard, int neg)
             ptx__fail(P, "too many operands for %s", opcode);
             break;
         }
+        P->operand = in->nops;
         ptx__operand(P, &in->o[in->nops++], &label);
         if (ptx_lex_is(&P->lx, "|")) { /* a second destination: `%r|%p` */
             ptx__next(P);
