@@ -588,6 +588,28 @@ START_TEST(test_unknown_special_register_refuses_one_kernel)
 }
 END_TEST
 
+/* Inputs the PTX fuzzer (tests/ptx/fuzz_ptx.c) found mishandled: text that ends
+ * inside a register declaration (looped forever), a call whose argument is no
+ * parameter (freed twice), and a kernel without instructions (its threads never
+ * ended). Each now fails to load, or runs, cleanly. */
+START_TEST(test_fuzzer_findings)
+{
+    static const char cut_reg[] = ".version 9.0\n.entry k() {\n.reg .b32 a";
+    static const char bad_arg[] = ".version 9.0\n.func f(.param .b32 x) { ret; }\n"
+                                  ".entry k() {\n.reg .b32 %r<2>;\ncall.uni f, (%r1);\nret;\n}\n";
+    static const char empty[] = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n}\n";
+    crm_ptx_module *m = NULL;
+    char err[256], msg[256];
+    ck_assert_int_eq(crm_ptx_load(cut_reg, sizeof cut_reg - 1, &m, err, sizeof err), -1);
+    ck_assert_int_eq(crm_ptx_load(bad_arg, sizeof bad_arg - 1, &m, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a parameter variable"));
+    ck_assert_msg(crm_ptx_load(empty, sizeof empty - 1, &m, err, sizeof err) == 0, "%s", err);
+    crm_ptx_launch l = {{2, 1, 1}, {40, 1, 1}, NULL, NULL, 0, 0, device_memory, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaSuccess);
+    crm_ptx_free(m);
+}
+END_TEST
+
 /* `.ptr .align 1` is the alignment of what a pointer parameter points to, not the
  * parameter's: after a 12-byte struct the pointer lies at 16, in the driver's
  * layout (common/crm_ptx.c) and in the engine's. Also: `[%r+-4]` offsets, WARP_SZ,
@@ -660,6 +682,7 @@ static Suite *ptx_suite(void)
     tcase_add_test(te, test_unsupported_and_bad_text);
     tcase_add_test(te, test_pointer_parameter_layout);
     tcase_add_test(te, test_unknown_special_register_refuses_one_kernel);
+    tcase_add_test(te, test_fuzzer_findings);
     suite_add_tcase(s, te);
     return s;
 }

@@ -428,11 +428,10 @@ static int ptx__places(const ptx_block *b, int shared, const uint64_t *a, unsign
                        unsigned char **p)
 {
     uint64_t lo = shared ? 0 : b->mem_lo, hi = shared ? b->shared_size : b->mem_hi;
-    unsigned char *origin = shared ? b->shared : NULL;
     for (unsigned i = 0; i < n; i++) {
         if ((bytes > 1 && a[i] % bytes != 0) || a[i] < lo || a[i] >= hi || bytes > hi - a[i])
             return 0;
-        p[i] = origin + a[i];
+        p[i] = shared ? b->shared + a[i] : (unsigned char *)(uintptr_t)a[i];
     }
     return 1;
 }

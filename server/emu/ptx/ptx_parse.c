@@ -201,6 +201,10 @@ static void ptx__reg_decl(ptx__parser *P)
         ptx__next(P);
     }
     while (!P->failed && !ptx_lex_is(&P->lx, ";")) {
+        if (P->lx.tok[0] == '\0') {
+            ptx__fail(P, "the text ends inside a register declaration");
+            return;
+        }
         ptx__regdecl d = {.first = P->f->nregs};
         snprintf(d.name, sizeof d.name, "%s", P->lx.tok);
         ptx__next(P);
@@ -211,16 +215,22 @@ static void ptx__reg_decl(ptx__parser *P)
             ptx__expect(P, ">");
         }
         uint32_t n = d.count ? d.count : 1;
-        ptx__regdecl *r = ptx__grow(P->regs, &P->capregs, P->nregs + 1, sizeof *r);
-        size_t cap = P->f->nregs;
-        uint8_t *types = realloc(P->f->reg_type, cap + n);
-        if (r == NULL || types == NULL || n > (1u << 20)) {
+        if (n > (1u << 20) || P->f->nregs > (1u << 24)) {
             ptx__fail(P, "too many registers");
             return;
         }
-        P->regs = r;
+        ptx__regdecl *r = ptx__grow(P->regs, &P->capregs, P->nregs + 1, sizeof *r);
+        if (r != NULL) /* kept at once: the old block may be gone */
+            P->regs = r;
+        size_t cap = P->f->nregs;
+        uint8_t *types = r != NULL ? realloc(P->f->reg_type, cap + n) : NULL;
+        if (types != NULL)
+            P->f->reg_type = types;
+        if (r == NULL || types == NULL) {
+            ptx__fail(P, "out of memory");
+            return;
+        }
         P->regs[P->nregs++] = d;
-        P->f->reg_type = types;
         memset(types + cap, t, n);
         P->f->nregs += n;
         if (ptx_lex_is(&P->lx, ","))
@@ -424,14 +434,15 @@ static ptx_insn *ptx__new_insn(ptx__parser *P)
 {
     ptx_func *f = P->f;
     ptx_insn *v = ptx__grow(f->insns, &f->capinsns, f->ninsns + 1, sizeof *v);
-    size_t cap = f->capinsns;
-    char **pend = v ? realloc(P->pending, cap * sizeof *pend) : NULL;
+    if (v != NULL) /* kept at once: the old block may be gone */
+        f->insns = v;
+    char **pend = v ? realloc(P->pending, f->capinsns * sizeof *pend) : NULL;
+    if (pend != NULL)
+        P->pending = pend;
     if (v == NULL || pend == NULL) {
         ptx__fail(P, "out of memory");
         return NULL;
     }
-    f->insns = v;
-    P->pending = pend;
     P->pending[f->ninsns] = NULL;
     ptx_insn *in = &f->insns[f->ninsns++];
     memset(in, 0, sizeof *in);
@@ -453,9 +464,13 @@ static void ptx__call_arg(ptx__parser *P)
 {
     ptx_func *f = P->f;
     int32_t s = ptx__find_sym(P, P->lx.tok);
-    int32_t *v = realloc(f->call_args, (f->ncall_args + 1) * sizeof *v);
-    if (s < 0 || P->m->syms[s].space != PTX_SP_PARAM || v == NULL) {
+    if (s < 0 || P->m->syms[s].space != PTX_SP_PARAM) {
         ptx__fail(P, "a call's argument is not a parameter variable: %s", P->lx.tok);
+        return;
+    }
+    int32_t *v = realloc(f->call_args, (f->ncall_args + 1) * sizeof *v);
+    if (v == NULL) {
+        ptx__fail(P, "out of memory");
         return;
     }
     f->call_args = v;

@@ -206,9 +206,9 @@ static int ptx__run_warp(ptx_block *b, unsigned w)
         if (g.n == 0 && ptx__gather(b, first, end, &g) == 0)
             return 0;
         if (g.pc >= g.f->ninsns) { /* ran off the end: as ret */
-            ptx__disband(b, &g);
             for (unsigned i = 0; i < g.n; i++)
                 ptx_return(b, g.lane[i]);
+            g.n = 0;
             continue;
         }
         const ptx_insn *in = &g.f->insns[g.pc];
