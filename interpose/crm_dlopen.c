@@ -1,7 +1,7 @@
 /* crm_dlopen.c -- makes programs that load the CUDA libraries by name (ctypes,
  * frameworks) reach the shim: dlopen of any libcudart.so*, libcublas.so*,
- * libcublasLt.so*, libcudnn.so*, libcuda.so* (the driver) or libnvidia-ml.so*
- * returns this library. Names are matched as prefixes of the file name: "libcublas.so"
+ * libcublasLt.so*, libcudnn.so*, libcuda.so* (the driver), libnvidia-ml.so* or
+ * libnvJitLink.so* (interpose/crm_nvjitlink.c) returns this library. Names are matched as prefixes of the file name: "libcublas.so"
  * is no prefix of "libcublasLt.so.13", which has its own entry.
  * Both glibc versions of dlopen are interposed (GLIBC_2.2.5 and GLIBC_2.34). */
 #include <dlfcn.h>
@@ -11,7 +11,7 @@
 typedef void *(*crm__dlopen_fn)(const char *file, int mode);
 
 static const char *const crm__our_libraries[] = {"libcudart.so", "libcublas.so", "libcublasLt.so", "libcudnn.so",
-                                                 "libcuda.so", "libnvidia-ml.so"};
+                                                 "libcuda.so", "libnvidia-ml.so", "libnvJitLink.so"};
 
 static int crm__is_ours(const char *file)
 {
