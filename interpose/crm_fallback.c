@@ -44,7 +44,6 @@ static crm__nvlib crm__libs[CRM_FALLBACK_NLIBS] = {
     {"libcublas.so.13", "cublasCreate_v2", "cuBLAS", 0, NULL, ""},
     {"libcudnn.so.9", "cudnnCreate", "cuDNN", 0, NULL, ""},
     {"libcublasLt.so.13", "cublasLtCreate", "cuBLASLt", 0, NULL, ""},
-    {"libnvJitLink.so.13", "nvJitLinkCreate", "nvJitLink", 0, NULL, ""},
 };
 
 /* Tries dir/FILE for l; 1 when it loaded. */

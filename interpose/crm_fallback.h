@@ -28,7 +28,6 @@ enum crm_fallback_lib {
     CRM_FALLBACK_CUBLAS = 1,
     CRM_FALLBACK_CUDNN = 2,
     CRM_FALLBACK_CUBLASLT = 3,
-    CRM_FALLBACK_NVJITLINK = 4, /* no trampolines: interpose/crm_nvjitlink.c hands links over itself */
     CRM_FALLBACK_NLIBS
 };
 /* The library of a name that is never handed over (a cuDNN call taking the shim's

@@ -12,11 +12,11 @@ seconds (default 150) and exits 1; a crash (SIGSEGV, SIGABRT...) prints the
 Python stack where it happened (faulthandler).
 
 Environment, read by expect_kernels():
-  CUDAREM_EXPECT_PTX=1    kernels a framework compiles to PTX (CuPy, numba) must
-                          compute right; unset: they must fail with a CUDA error,
-                          cleanly (an exception, not a crash or a hang), unless
-                          the test knows the emulated device's PTX engine gets
-                          their PTX (CuPy's: cupy_basic.py expects them to run).
+  CUDAREM_EXPECT_PTX=1    kernels a framework compiles to PTX must compute right;
+                          unset: they must fail with a CUDA error, cleanly (an
+                          exception, not a crash or a hang), unless the test knows
+                          the emulated device's PTX engine gets their PTX (CuPy's
+                          and numba's do: their tests expect them to run).
   CUDAREM_EXPECT_CUBIN=1  the same for kernels shipped only as machine code (the
                           PyPI torch wheel has no PTX): they run on a real GPU
                           server, not on the emulated device.
