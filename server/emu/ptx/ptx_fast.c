@@ -482,8 +482,52 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsign
     return 0;
 }
 
+/* One loop per lane for the commonest forms: sources read, result computed and cut,
+ * register written, with no arrays between. */
+#define PTX__FUSED(expr)                                                        \
+    for (unsigned i = 0; i < n; i++) {                                          \
+        uint64_t x = ra >= 0 ? rp[i][ra] : ia, y = rb >= 0 ? rp[i][rb] : ib;   \
+        uint64_t z = rc >= 0 ? rp[i][rc] : ic;                                  \
+        (void)z;                                                                \
+        rp[i][d] = (expr) & m;                                                  \
+    }
+
+/* 1 when it ran `in` (a register destination, not a predicate), 0 when the
+ * general loops must. */
+static int ptx__fused(const ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsigned n)
+{
+    int32_t d = in->o[0].reg;
+    int32_t ra = in->o[1].kind == PTX_O_REG ? in->o[1].reg : -1, rb = -1, rc = -1;
+    uint64_t ia = (uint64_t)in->o[1].imm, ib = 0, ic = 0;
+    uint64_t m = b->fast_mask[d] & ptx__bytes_mask(ptx_type_size((enum ptx_type)in->type));
+    if (b->fast_mask[d] == 0 || in->nops < 3)
+        return 0;
+    rb = in->o[2].kind == PTX_O_REG ? in->o[2].reg : -1;
+    ib = (uint64_t)in->o[2].imm;
+    if (in->nops > 3) {
+        rc = in->o[3].kind == PTX_O_REG ? in->o[3].reg : -1;
+        ic = (uint64_t)in->o[3].imm;
+    }
+    switch (in->fast) {
+    case PTX_F_ADD: PTX__FUSED(x + y); return 1;
+    case PTX_F_SUB: PTX__FUSED(x - y); return 1;
+    case PTX_F_MUL_LO: PTX__FUSED(x * y); return 1;
+    case PTX_F_MAD_LO: PTX__FUSED(x * y + z); return 1;
+    case PTX_F_AND: PTX__FUSED(x & y); return 1;
+    case PTX_F_OR: PTX__FUSED(x | y); return 1;
+    case PTX_F_XOR: PTX__FUSED(x ^ y); return 1;
+    case PTX_F_ADD_F32: PTX__FUSED(ptx__of_f(ptx__f(x) + ptx__f(y))); return 1;
+    case PTX_F_SUB_F32: PTX__FUSED(ptx__of_f(ptx__f(x) - ptx__f(y))); return 1;
+    case PTX_F_MUL_F32: PTX__FUSED(ptx__of_f(ptx__f(x) * ptx__f(y))); return 1;
+    case PTX_F_FMA_F32: PTX__FUSED(ptx__of_f(fmaf(ptx__f(x), ptx__f(y), ptx__f(z)))); return 1;
+    default: return 0;
+    }
+}
+
 static void ptx__arith(const ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsigned n)
 {
+    if (ptx__fused(b, in, rp, n))
+        return;
     enum ptx_fast_kind k = (enum ptx_fast_kind)in->fast;
     enum ptx_type t = (enum ptx_type)in->type;
     unsigned bytes = ptx_type_size(t), nsrc = ptx__sources(k);
