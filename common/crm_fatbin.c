@@ -207,7 +207,7 @@ static int crm__better_for(const crm_fatbin_entry *e, const crm_fatbin_entry *be
 int crm_fatbin_slim(const void *fatbin, size_t len, unsigned arch, unsigned char **out, size_t *outlen)
 {
     const unsigned char *p = fatbin;
-    if (crm_fatbin_size(fatbin, len) != len)
+    if (len == 0 || crm_fatbin_size(fatbin, len) != len) /* 0: not a fatbinary */
         return -1;
     size_t hs = crm__u16(p + 6), off = hs, best_off = 0, best_len = 0;
     crm_fatbin_entry e, best;

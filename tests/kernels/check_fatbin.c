@@ -158,6 +158,7 @@ START_TEST(test_slim_for_device)
     unsigned char *out;
     size_t outlen;
     ck_assert_int_eq(crm_fatbin_slim(fb, len - 1, 90, &out, &outlen), -1);
+    ck_assert_int_eq(crm_fatbin_slim(fb, 0, 90, &out, &outlen), -1); /* no header to read: found by fuzz_image */
     free(fb);
     free(plain);
     free(ptx);

@@ -3,8 +3,7 @@
  * variables; the engine's parser and preparation) and the engine itself, which
  * runs the first kernel of each input that parses with two threads on a small
  * buffer (every pointer argument points into it) under a short watchdog.
- * `make fuzz-ptx FUZZ_SECONDS=N` builds it with clang (ASan, UBSan) and runs it
- * from the PTX of the engine's test kernels and benchmarks. */
+ * Seeds: the PTX of the engine's test kernels and benchmarks (tests/fuzz/fuzz.mk). */
 #include <stdint.h>
 #include <string.h>
 #include "common/crm_fatbin.h"
