@@ -169,7 +169,7 @@ static void crm__init_value(const char *t, int negative, unsigned char *p, unsig
 {
     uint64_t v = 0;
     if ((t[0] == '0') && (t[1] == 'f' || t[1] == 'F' || t[1] == 'd' || t[1] == 'D')) {
-        v = strtoull(t + 2, NULL, 16); /* 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX: the bits */
+        v = strtoull(t + 2, NULL, 16); /* 0f or 0d, then the value's bits in hex */
     } else if (isdigit((unsigned char)t[0]) && strpbrk(t, ".eE") != NULL && strncmp(t, "0x", 2) != 0) {
         double d = strtod(t, NULL) * (negative ? -1 : 1);
         float f = (float)d;

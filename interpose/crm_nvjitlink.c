@@ -502,5 +502,7 @@ CRM_EXPORT nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *m
     crm__scan(&p);
     *major = p.handle != NULL ? p.version / 1000 : 13;
     *minor = p.handle != NULL ? p.version % 1000 : 0;
+    if (p.handle != NULL) /* the library stays loaded while the chosen one holds it */
+        dlclose(p.handle);
     return NVJITLINK_SUCCESS;
 }

@@ -25,35 +25,6 @@ uint64_t ptx_extend(enum ptx_type t, uint64_t v)
     return v;
 }
 
-static float ptx__f32(uint64_t v)
-{
-    uint32_t u = (uint32_t)v;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint64_t ptx__of_f32(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static double ptx__f64(uint64_t v)
-{
-    double d;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
-
-static uint64_t ptx__of_f64(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 /* IEEE half and bfloat16 <-> float. */
 static float ptx__half(uint16_t h)
 {
@@ -74,12 +45,12 @@ static float ptx__half(uint16_t h)
     } else {
         bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
     }
-    return ptx__f32(bits);
+    return ptx_as_f32(bits);
 }
 
 static uint16_t ptx__to_half(float f)
 {
-    uint32_t x = (uint32_t)ptx__of_f32(f), sign = (x >> 16) & 0x8000u;
+    uint32_t x = (uint32_t)ptx_f32_bits(f), sign = (x >> 16) & 0x8000u;
     int32_t exp = (int32_t)((x >> 23) & 0xffu) - 127 + 15;
     uint32_t mant = x & 0x7fffffu;
     if (((x >> 23) & 0xffu) == 0xffu)
@@ -102,12 +73,12 @@ static uint16_t ptx__to_half(float f)
 
 static float ptx__bf16(uint16_t b)
 {
-    return ptx__f32((uint64_t)b << 16);
+    return ptx_as_f32((uint64_t)b << 16);
 }
 
 static uint16_t ptx__to_bf16(float f)
 {
-    uint32_t x = (uint32_t)ptx__of_f32(f);
+    uint32_t x = (uint32_t)ptx_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u)
         return (uint16_t)((x >> 16) | 0x40u);
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
@@ -117,20 +88,20 @@ static uint16_t ptx__to_bf16(float f)
 static double ptx__fget(enum ptx_type t, uint64_t v)
 {
     switch (t) {
-    case PTX_T_F64: return ptx__f64(v);
+    case PTX_T_F64: return ptx_as_f64(v);
     case PTX_T_F16: return ptx__half((uint16_t)v);
     case PTX_T_BF16: return ptx__bf16((uint16_t)v);
-    default: return ptx__f32(v);
+    default: return ptx_as_f32(v);
     }
 }
 
 static uint64_t ptx__fput(enum ptx_type t, double d)
 {
     switch (t) {
-    case PTX_T_F64: return ptx__of_f64(d);
+    case PTX_T_F64: return ptx_f64_bits(d);
     case PTX_T_F16: return ptx__to_half((float)d);
     case PTX_T_BF16: return ptx__to_bf16((float)d);
-    default: return ptx__of_f32((float)d);
+    default: return ptx_f32_bits((float)d);
     }
 }
 
@@ -289,36 +260,41 @@ int ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t *ou
     return 0;
 }
 
-int ptx_compare(const ptx_insn *in, uint64_t a, uint64_t b)
+int ptx_cmp_int(int cmp, int64_t x, int64_t y, int is_signed)
 {
-    enum ptx_type t = (enum ptx_type)in->type;
-    int cmp = in->sub & 7, unordered = in->sub & PTX_C_UNORDERED;
-    if (ptx_type_is_float(t)) {
-        double x = ptx__fget(t, a), y = ptx__fget(t, b);
-        int nan = isnan(x) || isnan(y);
-        if (cmp == PTX_C_NUM || cmp == PTX_C_NAN)
-            return cmp == PTX_C_NAN ? nan : !nan;
-        if (nan)
-            return unordered != 0;
-        switch (cmp) {
-        case PTX_C_EQ: return x == y;
-        case PTX_C_NE: return x != y;
-        case PTX_C_LT: return x < y;
-        case PTX_C_LE: return x <= y;
-        case PTX_C_GT: return x > y;
-        default: return x >= y;
-        }
-    }
-    uint64_t x = ptx_extend(t, a), y = ptx_extend(t, b);
-    int s = ptx_type_is_signed(t);
     switch (cmp) {
     case PTX_C_EQ: return x == y;
     case PTX_C_NE: return x != y;
-    case PTX_C_LT: return s ? (int64_t)x < (int64_t)y : x < y;
-    case PTX_C_LE: return s ? (int64_t)x <= (int64_t)y : x <= y;
-    case PTX_C_GT: return s ? (int64_t)x > (int64_t)y : x > y;
-    default: return s ? (int64_t)x >= (int64_t)y : x >= y;
+    case PTX_C_LT: return is_signed ? x < y : (uint64_t)x < (uint64_t)y;
+    case PTX_C_LE: return is_signed ? x <= y : (uint64_t)x <= (uint64_t)y;
+    case PTX_C_GT: return is_signed ? x > y : (uint64_t)x > (uint64_t)y;
+    default: return is_signed ? x >= y : (uint64_t)x >= (uint64_t)y;
     }
+}
+
+int ptx_cmp_float(int sub, double x, double y)
+{
+    int cmp = sub & 7, nan = isnan(x) || isnan(y);
+    if (cmp == PTX_C_NUM || cmp == PTX_C_NAN)
+        return cmp == PTX_C_NAN ? nan : !nan;
+    if (nan)
+        return (sub & PTX_C_UNORDERED) != 0;
+    switch (cmp) {
+    case PTX_C_EQ: return x == y;
+    case PTX_C_NE: return x != y;
+    case PTX_C_LT: return x < y;
+    case PTX_C_LE: return x <= y;
+    case PTX_C_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
+int ptx_compare(const ptx_insn *in, uint64_t a, uint64_t b)
+{
+    enum ptx_type t = (enum ptx_type)in->type;
+    if (ptx_type_is_float(t))
+        return ptx_cmp_float(in->sub, ptx__fget(t, a), ptx__fget(t, b));
+    return ptx_cmp_int(in->sub & 7, (int64_t)ptx_extend(t, a), (int64_t)ptx_extend(t, b), ptx_type_is_signed(t));
 }
 
 /* Rounds to an integral value by the cvt modifier (.rni when none is given). */

@@ -5,7 +5,43 @@
 #define PTX_ALU_H
 
 #include <stdint.h>
+#include <string.h>
 #include "ptx_ir.h"
+
+/* An f32 held in the low 32 bits, or an f64 in all 64, and back. */
+static inline float ptx_as_f32(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint64_t ptx_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline double ptx_as_f64(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+static inline uint64_t ptx_f64_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* setp's comparisons: cmp (enum ptx_cmp) of integers, and sub (a cmp with
+ * PTX_C_UNORDERED) of floats, NaN giving the unordered answer. */
+int ptx_cmp_int(int cmp, int64_t x, int64_t y, int is_signed);
+int ptx_cmp_float(int sub, double x, double y);
 
 /* The result of a one-, two- or three-source instruction (in->op and its type and
  * modifiers; c is the third source of mad/fma). 0, or -1 when the engine does not

@@ -1,5 +1,6 @@
 /* ptx_bits.c -- what PTX's bit-field, byte-permute, funnel-shift, find-bit,
- * bit-mask, dot-product, copysign and testp instructions compute (see ptx_bits.h). */
+ * bit-mask, dot-product, copysign and testp instructions compute, and which lane
+ * shfl reads (see ptx_bits.h). */
 #include "ptx_bits.h"
 
 #include <math.h>
@@ -165,4 +166,17 @@ int ptx_bits(const ptx_insn *in, const uint64_t *s, uint64_t *out)
     default:
         return -1;
     }
+}
+
+unsigned ptx_shfl_source(int mode, unsigned lane, uint32_t b, uint32_t c, unsigned width, int *ok)
+{
+    uint32_t clamp = c & 0x1f, seg = (c >> 8) & 0x1f, lo = lane & seg, hi = lo | (clamp & ~seg);
+    int32_t j;
+    switch (mode) {
+    case PTX_SH_UP: j = (int32_t)lane - (int32_t)b; *ok = j >= (int32_t)lo; break;
+    case PTX_SH_DOWN: j = (int32_t)(lane + b); *ok = j <= (int32_t)hi; break;
+    case PTX_SH_BFLY: j = (int32_t)(lane ^ b); *ok = j <= (int32_t)hi; break;
+    default: j = (int32_t)(lo | (b & ~seg)); *ok = j <= (int32_t)hi; break;
+    }
+    return !*ok || j < 0 || j >= (int32_t)width ? lane : (unsigned)j;
 }

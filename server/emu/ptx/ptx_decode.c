@@ -168,27 +168,25 @@ static int ptx__bar_red(const char *opcode, ptx_insn *in)
     return -1;
 }
 
+/* Whole instructions that have nothing to do in an engine that runs a warp's lanes
+ * in lockstep, the lowest program counter first, and grids one after the other. */
+static const char *const ptx__nothing_here[] = {
+    "bar.warp.sync",                    /* __syncwarp: the lanes it names have arrived */
+    "griddepcontrol.wait",              /* the grids a kernel depends on have completed */
+    "griddepcontrol.launch_dependents",
+    "nanosleep.u32",                    /* a hint: the warp may sleep up to t ns */
+    "cp.async.commit_group",            /* cp.async copies at once: groups are always done */
+    "cp.async.wait_group", "cp.async.wait_all",
+};
+
 int ptx_decode_opcode(const char *opcode, ptx_insn *in)
 {
-    /* `bar.warp.sync` (__syncwarp): the lanes of a warp run in lockstep here, and
-     * the lowest program counter runs first, so the lanes it names have arrived */
-    if (strcmp(opcode, "bar.warp.sync") == 0) {
-        in->vec = 1;
-        in->op = PTX_OP_NOP;
-        return 0;
-    }
-    /* griddepcontrol (programmatic dependent launch): grids run one after the other
-     * here, so the grids a kernel waits for have completed when it starts */
-    if (strcmp(opcode, "griddepcontrol.wait") == 0 || strcmp(opcode, "griddepcontrol.launch_dependents") == 0) {
-        in->vec = 1;
-        in->op = PTX_OP_NOP;
-        return 0;
-    }
-    if (strcmp(opcode, "nanosleep.u32") == 0) { /* a hint: the warp may sleep up to t ns; it does not here */
-        in->vec = 1;
-        in->op = PTX_OP_NOP;
-        return 0;
-    }
+    for (size_t i = 0; i < PTX__N(ptx__nothing_here); i++)
+        if (strcmp(opcode, ptx__nothing_here[i]) == 0) {
+            in->vec = 1;
+            in->op = PTX_OP_NOP;
+            return 0;
+        }
     if (strncmp(opcode, "bar.red.", 8) == 0 || strncmp(opcode, "barrier.red.", 12) == 0)
         return ptx__bar_red(opcode, in);
     if (strncmp(opcode, "cp.", 3) == 0) {
@@ -221,12 +219,6 @@ int ptx_decode_opcode(const char *opcode, ptx_insn *in)
  * not executed. */
 static int ptx__cp_async(const char *opcode, ptx_insn *in)
 {
-    static const char *const waits[] = {"cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"};
-    for (size_t i = 0; i < PTX__N(waits); i++)
-        if (strcmp(opcode, waits[i]) == 0) {
-            in->op = PTX_OP_NOP;
-            return 0;
-        }
     if (strncmp(opcode, "cp.async.ca.", 12) != 0 && strncmp(opcode, "cp.async.cg.", 12) != 0)
         return -1;
     in->op = PTX_OP_CPASYNC;

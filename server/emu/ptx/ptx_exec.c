@@ -518,23 +518,14 @@ static int ptx__match(ptx_block *b, const ptx_insn *in, const unsigned *lanes, u
 static int ptx__shfl(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)
 {
     uint64_t val[32];
-    unsigned base = lanes[0] / 32 * 32;
-    for (unsigned i = 0; i < 32 && base + i < b->nthreads; i++)
+    unsigned base = lanes[0] / 32 * 32, width = b->nthreads - base < 32 ? b->nthreads - base : 32;
+    for (unsigned i = 0; i < width; i++)
         val[i] = ptx__src(b, base + i, &in->o[1], PTX_T_B32);
     for (unsigned i = 0; i < n; i++) {
-        unsigned t = lanes[i], lane = t % 32;
-        uint32_t bv = (uint32_t)ptx__src(b, t, &in->o[2], PTX_T_B32), c = (uint32_t)ptx__src(b, t, &in->o[3], PTX_T_B32);
-        uint32_t clamp = c & 0x1f, seg = (c >> 8) & 0x1f, lo = lane & seg, hi = lo | (clamp & ~seg);
-        int32_t j;
+        unsigned t = lanes[i];
         int ok;
-        switch (in->sub) {
-        case PTX_SH_UP: j = (int32_t)lane - (int32_t)bv; ok = j >= (int32_t)lo; break;
-        case PTX_SH_DOWN: j = (int32_t)(lane + bv); ok = j <= (int32_t)hi; break;
-        case PTX_SH_BFLY: j = (int32_t)(lane ^ bv); ok = j <= (int32_t)hi; break;
-        default: j = (int32_t)(lo | (bv & ~seg)); ok = j <= (int32_t)hi; break;
-        }
-        if (!ok || j < 0 || j > 31 || base + (unsigned)j >= b->nthreads)
-            j = (int32_t)lane;
+        unsigned j = ptx_shfl_source(in->sub, t % 32, (uint32_t)ptx__src(b, t, &in->o[2], PTX_T_B32),
+                                     (uint32_t)ptx__src(b, t, &in->o[3], PTX_T_B32), width, &ok);
         ptx__set(b, t, in->o[0].reg, val[j]);
         ptx__set(b, t, in->pdst, (uint64_t)ok);
     }

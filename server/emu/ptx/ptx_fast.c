@@ -276,53 +276,18 @@ static inline uint64_t ptx__sext(uint64_t v, unsigned bytes)
     return (uint64_t)((int64_t)(v << shift) >> shift);
 }
 
-static inline float ptx__f(uint64_t v)
-{
-    uint32_t u = (uint32_t)v;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static inline uint64_t ptx__of_f(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline double ptx__d(uint64_t v)
-{
-    double d;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
-
-static inline uint64_t ptx__of_d(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 #define PTX__EACH(expr)                   \
     for (unsigned i = 0; i < n; i++)      \
         r[i] = (expr)
 
-/* Integer results, before they are cut to the instruction's width. */
+/* Integer results, before they are cut to the instruction's width (the forms
+ * ptx__fused runs are not here). */
 static void ptx__int(enum ptx_fast_kind k, unsigned bytes, unsigned n, const uint64_t *a, const uint64_t *b,
                      const uint64_t *c, uint64_t *r)
 {
     unsigned bits = bytes * 8;
     uint64_t tm = ptx__bytes_mask(bytes);
     switch (k) {
-    case PTX_F_ADD: PTX__EACH(a[i] + b[i]); break;
-    case PTX_F_SUB: PTX__EACH(a[i] - b[i]); break;
-    case PTX_F_MUL_LO: PTX__EACH(a[i] * b[i]); break;
-    case PTX_F_MAD_LO: PTX__EACH(a[i] * b[i] + c[i]); break;
-    case PTX_F_AND: PTX__EACH(a[i] & b[i]); break;
-    case PTX_F_OR: PTX__EACH(a[i] | b[i]); break;
-    case PTX_F_XOR: PTX__EACH(a[i] ^ b[i]); break;
     case PTX_F_SHL: PTX__EACH((uint32_t)b[i] >= bits ? 0 : a[i] << (uint32_t)b[i]); break;
     case PTX_F_SHR_U: PTX__EACH((uint32_t)b[i] >= bits ? 0 : (a[i] & tm) >> (uint32_t)b[i]); break;
     case PTX_F_SHR_S:
@@ -348,44 +313,11 @@ static void ptx__float(enum ptx_fast_kind k, unsigned n, const uint64_t *a, cons
                        uint64_t *r)
 {
     switch (k) {
-    case PTX_F_ADD_F32: PTX__EACH(ptx__of_f(ptx__f(a[i]) + ptx__f(b[i]))); break;
-    case PTX_F_SUB_F32: PTX__EACH(ptx__of_f(ptx__f(a[i]) - ptx__f(b[i]))); break;
-    case PTX_F_MUL_F32: PTX__EACH(ptx__of_f(ptx__f(a[i]) * ptx__f(b[i]))); break;
-    case PTX_F_FMA_F32: PTX__EACH(ptx__of_f(fmaf(ptx__f(a[i]), ptx__f(b[i]), ptx__f(c[i])))); break;
-    case PTX_F_ADD_F64: PTX__EACH(ptx__of_d(ptx__d(a[i]) + ptx__d(b[i]))); break;
-    case PTX_F_SUB_F64: PTX__EACH(ptx__of_d(ptx__d(a[i]) - ptx__d(b[i]))); break;
-    case PTX_F_MUL_F64: PTX__EACH(ptx__of_d(ptx__d(a[i]) * ptx__d(b[i]))); break;
-    case PTX_F_FMA_F64: PTX__EACH(ptx__of_d(fma(ptx__d(a[i]), ptx__d(b[i]), ptx__d(c[i])))); break;
+    case PTX_F_ADD_F64: PTX__EACH(ptx_f64_bits(ptx_as_f64(a[i]) + ptx_as_f64(b[i]))); break;
+    case PTX_F_SUB_F64: PTX__EACH(ptx_f64_bits(ptx_as_f64(a[i]) - ptx_as_f64(b[i]))); break;
+    case PTX_F_MUL_F64: PTX__EACH(ptx_f64_bits(ptx_as_f64(a[i]) * ptx_as_f64(b[i]))); break;
+    case PTX_F_FMA_F64: PTX__EACH(ptx_f64_bits(fma(ptx_as_f64(a[i]), ptx_as_f64(b[i]), ptx_as_f64(c[i])))); break;
     default: break;
-    }
-}
-
-static int ptx__cmp_int(int cmp, int64_t x, int64_t y, int is_signed)
-{
-    switch (cmp) {
-    case PTX_C_EQ: return x == y;
-    case PTX_C_NE: return x != y;
-    case PTX_C_LT: return is_signed ? x < y : (uint64_t)x < (uint64_t)y;
-    case PTX_C_LE: return is_signed ? x <= y : (uint64_t)x <= (uint64_t)y;
-    case PTX_C_GT: return is_signed ? x > y : (uint64_t)x > (uint64_t)y;
-    default: return is_signed ? x >= y : (uint64_t)x >= (uint64_t)y;
-    }
-}
-
-static int ptx__cmp_float(int sub, double x, double y)
-{
-    int cmp = sub & 7, nan = isnan(x) || isnan(y);
-    if (cmp == PTX_C_NUM || cmp == PTX_C_NAN)
-        return cmp == PTX_C_NAN ? nan : !nan;
-    if (nan)
-        return (sub & PTX_C_UNORDERED) != 0;
-    switch (cmp) {
-    case PTX_C_EQ: return x == y;
-    case PTX_C_NE: return x != y;
-    case PTX_C_LT: return x < y;
-    case PTX_C_LE: return x <= y;
-    case PTX_C_GT: return x > y;
-    default: return x >= y;
     }
 }
 
@@ -393,15 +325,15 @@ static void ptx__setp(const ptx_insn *in, unsigned n, const uint64_t *a, const u
 {
     unsigned bytes = ptx_type_size((enum ptx_type)in->type);
     switch (in->fast) {
-    case PTX_F_SETP_S: PTX__EACH((uint64_t)ptx__cmp_int(in->sub & 7, (int64_t)ptx__sext(a[i], bytes),
+    case PTX_F_SETP_S: PTX__EACH((uint64_t)ptx_cmp_int(in->sub & 7, (int64_t)ptx__sext(a[i], bytes),
                                                        (int64_t)ptx__sext(b[i], bytes), 1)); break;
     case PTX_F_SETP_U: {
         uint64_t tm = ptx__bytes_mask(bytes);
-        PTX__EACH((uint64_t)ptx__cmp_int(in->sub & 7, (int64_t)(a[i] & tm), (int64_t)(b[i] & tm), 0));
+        PTX__EACH((uint64_t)ptx_cmp_int(in->sub & 7, (int64_t)(a[i] & tm), (int64_t)(b[i] & tm), 0));
         break;
     }
-    case PTX_F_SETP_F32: PTX__EACH((uint64_t)ptx__cmp_float(in->sub, ptx__f(a[i]), ptx__f(b[i]))); break;
-    default: PTX__EACH((uint64_t)ptx__cmp_float(in->sub, ptx__d(a[i]), ptx__d(b[i]))); break;
+    case PTX_F_SETP_F32: PTX__EACH((uint64_t)ptx_cmp_float(in->sub, ptx_as_f32(a[i]), ptx_as_f32(b[i]))); break;
+    default: PTX__EACH((uint64_t)ptx_cmp_float(in->sub, ptx_as_f64(a[i]), ptx_as_f64(b[i]))); break;
     }
 }
 
@@ -482,25 +414,26 @@ static int ptx__st(ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsign
     return 0;
 }
 
-/* One loop per lane for the commonest forms: sources read, result computed and cut,
- * register written, with no arrays between. */
+/* One loop per lane for the commonest forms: sources read, result computed and cut
+ * to the instruction's width, register written (a predicate as 0 or 1), with no
+ * arrays between. */
 #define PTX__FUSED(expr)                                                        \
     for (unsigned i = 0; i < n; i++) {                                          \
         uint64_t x = ra >= 0 ? rp[i][ra] : ia, y = rb >= 0 ? rp[i][rb] : ib;   \
-        uint64_t z = rc >= 0 ? rp[i][rc] : ic;                                  \
+        uint64_t z = rc >= 0 ? rp[i][rc] : ic, r = (expr) & tm;                 \
         (void)z;                                                                \
-        rp[i][d] = (expr) & m;                                                  \
+        rp[i][d] = pred ? r != 0 : r & dm;                                      \
     }
 
-/* 1 when it ran `in` (a register destination, not a predicate), 0 when the
- * general loops must. */
+/* 1 when it ran `in`, 0 when the general loops must. */
 static int ptx__fused(const ptx_block *b, const ptx_insn *in, uint64_t *const *rp, unsigned n)
 {
     int32_t d = in->o[0].reg;
     int32_t ra = in->o[1].kind == PTX_O_REG ? in->o[1].reg : -1, rb = -1, rc = -1;
-    uint64_t ia = (uint64_t)in->o[1].imm, ib = 0, ic = 0;
-    uint64_t m = b->fast_mask[d] & ptx__bytes_mask(ptx_type_size((enum ptx_type)in->type));
-    if (b->fast_mask[d] == 0 || in->nops < 3)
+    uint64_t ia = (uint64_t)in->o[1].imm, ib = 0, ic = 0, dm = b->fast_mask[d];
+    uint64_t tm = ptx__bytes_mask(ptx_type_size((enum ptx_type)in->type));
+    int pred = dm == 0;
+    if (in->nops < 3)
         return 0;
     rb = in->o[2].kind == PTX_O_REG ? in->o[2].reg : -1;
     ib = (uint64_t)in->o[2].imm;
@@ -516,10 +449,10 @@ static int ptx__fused(const ptx_block *b, const ptx_insn *in, uint64_t *const *r
     case PTX_F_AND: PTX__FUSED(x & y); return 1;
     case PTX_F_OR: PTX__FUSED(x | y); return 1;
     case PTX_F_XOR: PTX__FUSED(x ^ y); return 1;
-    case PTX_F_ADD_F32: PTX__FUSED(ptx__of_f(ptx__f(x) + ptx__f(y))); return 1;
-    case PTX_F_SUB_F32: PTX__FUSED(ptx__of_f(ptx__f(x) - ptx__f(y))); return 1;
-    case PTX_F_MUL_F32: PTX__FUSED(ptx__of_f(ptx__f(x) * ptx__f(y))); return 1;
-    case PTX_F_FMA_F32: PTX__FUSED(ptx__of_f(fmaf(ptx__f(x), ptx__f(y), ptx__f(z)))); return 1;
+    case PTX_F_ADD_F32: PTX__FUSED(ptx_f32_bits(ptx_as_f32(x) + ptx_as_f32(y))); return 1;
+    case PTX_F_SUB_F32: PTX__FUSED(ptx_f32_bits(ptx_as_f32(x) - ptx_as_f32(y))); return 1;
+    case PTX_F_MUL_F32: PTX__FUSED(ptx_f32_bits(ptx_as_f32(x) * ptx_as_f32(y))); return 1;
+    case PTX_F_FMA_F32: PTX__FUSED(ptx_f32_bits(fmaf(ptx_as_f32(x), ptx_as_f32(y), ptx_as_f32(z)))); return 1;
     default: return 0;
     }
 }
@@ -577,18 +510,8 @@ static void ptx__shfl(const ptx_block *b, const ptx_insn *in, const unsigned *la
     ptx__values(rp, n, &in->o[2], bv);
     ptx__values(rp, n, &in->o[3], cv);
     for (unsigned i = 0; i < n; i++) {
-        uint32_t lane = lanes[i] % 32, c = (uint32_t)cv[i], bb = (uint32_t)bv[i];
-        uint32_t clamp = c & 0x1f, seg = (c >> 8) & 0x1f, lo = lane & seg, hi = lo | (clamp & ~seg);
-        int32_t j;
         int ok;
-        switch (in->sub) {
-        case PTX_SH_UP: j = (int32_t)lane - (int32_t)bb; ok = j >= (int32_t)lo; break;
-        case PTX_SH_DOWN: j = (int32_t)(lane + bb); ok = j <= (int32_t)hi; break;
-        case PTX_SH_BFLY: j = (int32_t)(lane ^ bb); ok = j <= (int32_t)hi; break;
-        default: j = (int32_t)(lo | (bb & ~seg)); ok = j <= (int32_t)hi; break;
-        }
-        if (!ok || j < 0 || j >= (int32_t)width)
-            j = (int32_t)lane;
+        unsigned j = ptx_shfl_source(in->sub, lanes[i] % 32, (uint32_t)bv[i], (uint32_t)cv[i], width, &ok);
         rp[i][in->o[0].reg] = val[j] & b->fast_mask[in->o[0].reg];
         if (in->pdst >= 0)
             rp[i][in->pdst] = (uint64_t)ok;
