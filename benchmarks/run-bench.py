@@ -289,7 +289,7 @@ class Bench:
         self.port = free_port()
         self.addr = {"tcp": "tcp:127.0.0.1:%d" % self.port, "unix": "unix:%s/cudarem.sock" % self.tmp}
         log_path = os.path.join(self.tmp, "server.log")
-        srv = self.procs.start([self.server, "--listen", self.addr["tcp"], "--listen", self.addr["unix"],
+        srv = self.procs.start([self.server, "--insecure", "--listen", self.addr["tcp"], "--listen", self.addr["unix"],
                                 "--log-level", "info"], log_path)
         if not wait_for_line(log_path, "serving the", srv):
             raise BenchError("cudarem-server did not start: %s" % open(log_path).read()[-500:])
@@ -322,7 +322,7 @@ class Bench:
         raw = {"tcp": "tcp:127.0.0.1:%d" % free_port(), "unix": "unix:%s/lat-raw.sock" % self.tmp}
         lp = os.path.join(self.tmp, "lat-server.log")
         pin = self.pin("0")
-        srv = self.procs.start(pin + [self.server, "--listen", addr["tcp"], "--listen", addr["unix"]], lp)
+        srv = self.procs.start(pin + [self.server, "--insecure", "--listen", addr["tcp"], "--listen", addr["unix"]], lp)
         if not wait_for_line(lp, "serving the", srv):
             raise BenchError("pinned cudarem-server did not start: %s" % open(lp).read()[-500:])
         for t in ("tcp", "unix"):
@@ -492,7 +492,7 @@ class Bench:
                 port = free_port()
                 addr = "tcp:127.0.0.1:%d" % port
                 lp = os.path.join(self.tmp, "server-kernels.log")
-                srv = self.procs.start([self.server, "--listen", addr, "--emu-kernels",
+                srv = self.procs.start([self.server, "--insecure", "--listen", addr, "--emu-kernels",
                                         self.prog("bench_kernel_emu.so")], lp)
                 if not wait_for_line(lp, "serving the", srv):
                     return {"available": False, "reason": "cudarem-server --emu-kernels did not start"}
@@ -840,7 +840,7 @@ class Bench:
                 for mode in ("auto", "off"):
                     env = dict(os.environ, CUDAREM_COMPRESS=mode)
                     lp = os.path.join(self.tmp, "ns-server-%s-%s.log" % (rate, mode))
-                    sp = self.ns_server(srv, [self.server, "--listen", crm_addr, "--log-level", "info"], lp, env,
+                    sp = self.ns_server(srv, [self.server, "--insecure", "--listen", crm_addr, "--log-level", "info"], lp, env,
                                         "serving the")
                     try:
                         for data in self.p["shaped_data"]:

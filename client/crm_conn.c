@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "client/crm_auth_cli.h"
 #include "client/crm_conn.h"
 #include "client/crm_devices.h"
 #include "client/crm_codec.h"
@@ -64,10 +65,13 @@ static int crm__hello(char *err, size_t errlen)
 {
     crm_hello_args args;
     crm_hello_res res;
+    crm_auth_cli auth;
     char host[256] = "", shm_name[64];
     gethostname(host, sizeof host - 1);
     memset(&args, 0, sizeof args);
     memset(&res, 0, sizeof res);
+    if (crm_auth_cli_begin(&crm__conn.rpc, &auth, &args, err, errlen) != 0)
+        return -1;
     args.proto_version = CRM_PROTO_VERSION;
     args.prop_size = sizeof(struct cudaDeviceProp);
     args.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
@@ -92,6 +96,8 @@ static int crm__hello(char *err, size_t errlen)
     } else if (res.proto_version != CRM_PROTO_VERSION) {
         snprintf(err, errlen, "protocol version mismatch: client %d, server %u", CRM_PROTO_VERSION,
                  res.proto_version);
+        rc = -1;
+    } else if (crm_auth_cli_finish(&auth, &res, err, errlen) != 0) {
         rc = -1;
     } else {
         crm__conn.info.device_count = res.device_count;

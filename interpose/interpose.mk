@@ -91,7 +91,7 @@ $(SHIM_COMMON_OBJS): $(BUILD)/obj/common/%.o: common/%.c common/%.h | $(BUILD)/o
 
 # -Bsymbolic-functions: the shim's calls into itself never reach a program's own
 # definitions (a program with a static runtime may export cudaMalloc too).
-$(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(COMMON_OBJS) $(SHIM_COMMON_OBJS) \
+$(SHIM): $(INTERPOSE_OBJS) $(CLIENT_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(AUTH_OBJS) $(COMMON_OBJS) $(SHIM_COMMON_OBJS) \
          interpose/libcudarem.map
 	$(CC) -shared -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=interpose/libcudarem.map \
 	    -Wl,-Bsymbolic-functions -fvisibility=hidden $(filter %.o,$^) \

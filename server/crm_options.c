@@ -1,5 +1,6 @@
 /* crm_options.c -- parsing and help text of cudarem-server's command line. */
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,16 @@ static void crm__usage(FILE *out)
             "                       device from the shared library PATH (see\n"
             "                       server/emu/cudarem_emu_kernel.h); repeatable. Other\n"
             "                       kernels run from their PTX on the PTX engine\n"
+            "  --auth-file FILE     admit clients that prove a token of FILE (lines\n"
+            "                       USER:cudarem-sha256:...; see --add-user); reloaded on\n"
+            "                       SIGHUP. Clients set CUDAREM_TOKEN or CUDAREM_TOKEN_FILE\n"
+            "  --add-user USER      make a token for USER, add its verifier to the\n"
+            "                       --auth-file FILE, print the token and exit\n"
+            "  --allow-uid USER     admit Unix-socket clients running as USER (a name or\n"
+            "                       a uid) without a token; repeatable\n"
+            "  --insecure           admit every client that reaches a listening address;\n"
+            "                       warns at start unless every address is a Unix socket\n"
+            "                       or loopback\n"
             "  --emu-kernel-timeout SECONDS\n"
             "                       stop a kernel the PTX engine has run for longer with\n"
             "                       cudaErrorLaunchTimeout (default 600)\n"
@@ -46,7 +57,9 @@ static void crm__usage(FILE *out)
             "Each session's large copies use a second connection to the same address (its\n"
             "data channel), or shared memory when the client runs on this machine: one\n"
             "published port or socket is enough.\n"
-            "There is no authentication yet: expose the port only to trusted clients.\n",
+            "A server needs --auth-file, --allow-uid or --insecure to admit anyone; failed\n"
+            "authentications are logged with the peer, and a peer that fails 5 times within\n"
+            "60 s is refused until that minute ends.\n",
             CRM_DEFAULT_PORT);
 }
 
@@ -125,6 +138,24 @@ static int crm__timeout_arg(const char *text)
     return setenv("CUDAREM_EMU_KERNEL_TIMEOUT", text, 1) == 0 ? 0 : -1;
 }
 
+/* --allow-uid: a user name or a numeric uid. */
+static int crm__allow_uid_arg(crm_options *o, const char *text)
+{
+    struct passwd *pw = getpwnam(text);
+    char *end;
+    unsigned long uid = pw ? (unsigned long)pw->pw_uid : strtoul(text, &end, 10);
+    if (pw == NULL && (*text == '\0' || *end != '\0' || uid > 0x7fffffffUL)) {
+        fprintf(stderr, "cudarem-server: --allow-uid %s: no such user\n", text);
+        return -1;
+    }
+    if (o->auth.nallow == CRM_AUTH_MAX_UIDS) {
+        fprintf(stderr, "cudarem-server: at most %d --allow-uid\n", CRM_AUTH_MAX_UIDS);
+        return -1;
+    }
+    o->auth.allow_uid[o->auth.nallow++] = (uid_t)uid;
+    return 0;
+}
+
 static int crm__one(crm_options *o, int opt, const char *arg)
 {
     switch (opt) {
@@ -141,6 +172,10 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'C': return setenv("CUDAREM_CACHE_DIR", arg, 1) == 0 ? 0 : -1; /* read by server/crm_kcache.c */
     case 'K': return crm__emu_kernels_arg(arg);
     case 'T': return crm__timeout_arg(arg);
+    case 'A': o->auth.auth_file = arg; return 0;
+    case 'U': o->add_user = arg; return 0;
+    case 'u': return crm__allow_uid_arg(o, arg);
+    case 'I': o->auth.insecure = 1; return 0;
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
     default: crm__usage(stderr); return -1;
@@ -155,6 +190,8 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"log-level", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
         {"cache-dir", required_argument, NULL, 'C'},    {"emu-kernels", required_argument, NULL, 'K'},
         {"version", no_argument, NULL, 'V'},            {"emu-kernel-timeout", required_argument, NULL, 'T'},
+        {"auth-file", required_argument, NULL, 'A'},    {"add-user", required_argument, NULL, 'U'},
+        {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
@@ -169,10 +206,32 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         fprintf(stderr, "cudarem-server: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
+    if (o->add_user != NULL && o->auth.auth_file == NULL) {
+        fprintf(stderr, "cudarem-server: --add-user needs --auth-file FILE to add the user to\n");
+        return -1;
+    }
+    if (o->add_user == NULL && !o->auth.insecure && o->auth.auth_file == NULL && o->auth.nallow == 0) {
+        fprintf(stderr, "cudarem-server: nobody could open a session: give --auth-file FILE (tokens; see\n"
+                        "--add-user), --allow-uid USER (Unix-socket clients) or --insecure (anyone)\n");
+        return -1;
+    }
     if (o->nlisten == 0) {
         char dflt[32];
         snprintf(dflt, sizeof dflt, "tcp:0.0.0.0:%d", CRM_DEFAULT_PORT);
         return crm__add_listen(o, dflt);
     }
     return 0;
+}
+
+static int crm__loopback(const char *host)
+{
+    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
+}
+
+int crm_options_local_only(const crm_options *o)
+{
+    for (int i = 0; i < o->nlisten; i++)
+        if (o->listen[i].kind == CRM_ADDR_TCP && !crm__loopback(o->listen[i].host))
+            return 0;
+    return 1;
 }

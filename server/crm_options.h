@@ -3,6 +3,7 @@
 #define CRM_OPTIONS_H
 
 #include "common/crm_addr.h"
+#include "server/crm_auth_srv.h"
 
 #define CRM_MAX_LISTEN 16
 
@@ -15,10 +16,14 @@ typedef struct crm_options {
     int gpu;                         /* --gpu, -1 when not given */
     int max_sessions;                /* --max-sessions */
     int log_level;                   /* --log-level */
+    crm_auth_policy auth;            /* --auth-file, --allow-uid, --insecure */
+    const char *add_user;            /* --add-user: make a token, then exit */
 } crm_options;
 
 /* Parses argv; returns 0 to run, 1 when --help/--version was answered, -1 on a
  * usage error (already reported on stderr). */
 int crm_options_parse(int argc, char **argv, crm_options *o);
+/* 1 when every listening address is a Unix socket or a loopback address. */
+int crm_options_local_only(const crm_options *o);
 
 #endif

@@ -14,6 +14,7 @@
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
 #include "protocol/crm_wire.h"
+#include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
 #include "server/crm_devout.h"
 #include "server/crm_h_nvml.h"
@@ -64,7 +65,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
 {
     crm_hello_args args;
     crm_hello_res res;
-    char chan_path[CRM_CHAN_PATH_MAX] = "";
+    char chan_path[CRM_CHAN_PATH_MAX] = "", why[256];
     memset(&args, 0, sizeof args);
     memset(&res, 0, sizeof res);
     res.chan_path = chan_path;
@@ -87,6 +88,11 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     } else if (args.prop_size != sizeof(struct cudaDeviceProp)) {
         res.status = 1;
         res.message = "cudaDeviceProp size differs: client and server use different CUDA headers";
+    } else if (!crm_auth_srv_admit(s, &args, &res, why, sizeof why)) {
+        res.status = 1;
+        res.message = why;
+        s->auth_failed = 1;
+        crm__stopping = 1; /* answer, then end: the daemon counts the failure */
     } else {
         crm_rt.cudaGetDeviceCount(&res.device_count);
         crm_rt.cudaDriverGetVersion(&res.driver_version);
@@ -99,14 +105,22 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
         if ((args.capabilities & CRM_CAP_CHANNEL) &&
-            crm_session_chan_offer(chan_path, (unsigned char *)res.chan_token) == 0)
+            crm_session_chan_offer(chan_path, (unsigned char *)res.chan_token) == 0) {
+            unsigned char derived[CRM_CHAN_TOKEN];
             res.capabilities |= CRM_CAP_CHANNEL;
+            if (crm_auth_srv_chan_token(derived) == 0) { /* bound to the proof: not sent */
+                crm_session_chan_set_token(derived);
+                memset(res.chan_token, 0, sizeof res.chan_token);
+            }
+        }
     }
     size_t n = strlen(s->peer);
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
     if (res.status != 0)
         crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
                  s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
+    else
+        crm_info("session %llu: admitted %s as user %s", (unsigned long long)s->id, s->peer, s->user);
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
     crm__free_devices(&res);
     xdr_free((xdrproc_t)xdr_crm_hello_args, (char *)&args);
@@ -180,6 +194,9 @@ static void crm__dispatch(crm_srv_rpc *x, uint32_t proc)
     case CRM_EXEC:
         crm__exec_batch(x, &crm__session);
         break;
+    case CRM_AUTH:
+        crm_auth_srv_begin(x, &crm__session, crm__session.refuse);
+        break;
     default:
         crm_srv_rpc_error(x, PROC_UNAVAIL);
     }
@@ -239,5 +256,5 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_shm_detach();
     if (refuse == NULL)
         crm__log_end(s);
-    return 0;
+    return s->auth_failed ? CRM_EXIT_AUTH_FAILED : 0;
 }

@@ -40,6 +40,8 @@ typedef struct crm_session {
     uint64_t id;           /* session number, unique per server run */
     int fd;                /* the connection */
     char peer[160];        /* client address (and host/pid after HELLO) */
+    char user[72];         /* who it runs for, once admitted (server/crm_auth_srv.h) */
+    int auth_failed;       /* HELLO refused for want of a valid credential */
     const char *refuse;    /* non-NULL: answer HELLO with this reason, then end */
     int hello_done;        /* HELLO accepted: calls may run */
     crm_rangemap allocs;   /* device memory the client owns (base, size, device) */
@@ -53,6 +55,10 @@ typedef struct crm_session {
     unsigned batch_index;  /* position of the running call in its batch */
     unsigned batch_len;    /* calls in the running batch */
 } crm_session;
+
+/* Exit status of a session process whose client failed to authenticate: the
+ * daemon counts these per peer (server/crm_admit.h). */
+#define CRM_EXIT_AUTH_FAILED 3
 
 /* Serves the connection until the client leaves or SIGTERM; frees everything the
  * client owned, logs the session's end and returns the process exit status. */

@@ -43,6 +43,11 @@ int crm_session_chan_offer(char *name, unsigned char *token)
     return 0;
 }
 
+void crm_session_chan_set_token(const unsigned char *token)
+{
+    memcpy(crm__token, token, CRM_CHAN_TOKEN);
+}
+
 int crm_session_chan_after_reply(void)
 {
     if (crm_chan_current == NULL || crm_chan_current->job_count == 0)

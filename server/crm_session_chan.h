@@ -9,6 +9,9 @@
 /* Listens for the channel (protocol/crm_chan_link.h); fills what HELLO's reply
  * tells the client. 0, or -1 (the session goes on without a channel). */
 int crm_session_chan_offer(char *name, unsigned char *token);
+/* Replaces the offered channel's token with one both ends derived from the
+ * session's authentication (server/crm_auth_srv.h), which HELLO does not send. */
+void crm_session_chan_set_token(const unsigned char *token);
 /* Sends the payloads the reply just sent announced. -1 when the channel broke:
  * the client can no longer be served. */
 int crm_session_chan_after_reply(void);

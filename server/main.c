@@ -1,5 +1,6 @@
 /* main.c -- cudarem-server: listens, forks one session process per client, reaps
- * them, and shuts down cleanly on SIGTERM (sessions first, then the sockets). */
+ * them (counting failed authentications per peer), reloads the auth file on
+ * SIGHUP, and shuts down cleanly on SIGTERM (sessions first, then the sockets). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 #include "common/crm_log.h"
 #include "protocol/crm_chan_link.h"
+#include "server/crm_admit.h"
+#include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
 #include "server/crm_monitor.h"
 #include "server/crm_options.h"
@@ -28,17 +31,20 @@
 typedef struct crm__child {
     pid_t pid;
     int refused;           /* a refusing process, not counted as a session */
+    char peer[CRM_ADMIT_KEY_MAX]; /* who connected, as crm_admit counts failures */
 } crm__child;
 
-static volatile sig_atomic_t crm__stop;
+static volatile sig_atomic_t crm__stop, crm__reload;
 static crm__child crm__children[CRM_MAX_CHILDREN];
 static int crm__nchildren;
 static uint64_t crm__next_session = 1;
 
 static void crm__on_signal(int sig)
 {
-    (void)sig;
-    crm__stop = 1;
+    if (sig == SIGHUP)
+        crm__reload = 1;
+    else
+        crm__stop = 1;
 }
 
 static void crm__signals(void)
@@ -46,6 +52,7 @@ static void crm__signals(void)
     struct sigaction sa = {.sa_handler = crm__on_signal}; /* no SA_RESTART: poll wakes */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
@@ -152,7 +159,11 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-    const char *refuse = crm__active_sessions() >= max_sessions ? "server full (--max-sessions reached)" : NULL;
+    char peer[CRM_ADMIT_KEY_MAX];
+    crm_admit_peer_key(fd, peer, sizeof peer);
+    const char *refuse = crm_admit_refusal(peer, time(NULL));
+    if (refuse == NULL && crm__active_sessions() >= max_sessions)
+        refuse = "server full (--max-sessions reached)";
     if (crm__nchildren == CRM_MAX_CHILDREN) {
         close(fd);
         return;
@@ -162,8 +173,10 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     if (pid == 0)
         crm__session_child(fd, all, nlisten, kind, refuse, id, daemon);
     close(fd);
-    if (pid > 0)
-        crm__children[crm__nchildren++] = (crm__child){pid, refuse != NULL};
+    if (pid > 0) {
+        crm__children[crm__nchildren] = (crm__child){pid, refuse != NULL, ""};
+        snprintf(crm__children[crm__nchildren++].peer, CRM_ADMIT_KEY_MAX, "%s", peer);
+    }
     else
         crm_error("cannot fork a session: %s", strerror(errno));
 }
@@ -176,6 +189,8 @@ static void crm__reap(void)
         crm_monitor_forget(pid); /* a session that died without leaving the table */
         for (int i = 0; i < crm__nchildren; i++)
             if (crm__children[i].pid == pid) {
+                if (WIFEXITED(status) && WEXITSTATUS(status) == CRM_EXIT_AUTH_FAILED)
+                    crm_admit_failed(crm__children[i].peer, time(NULL));
                 crm__children[i] = crm__children[--crm__nchildren];
                 break;
             }
@@ -209,6 +224,34 @@ static void crm__close_listeners(const crm_options *o, struct pollfd *fds)
     }
 }
 
+/* Loads the auth file and says at start who will be admitted. 0 or -1. */
+static int crm__admission(const crm_options *o)
+{
+    char err[512];
+    if (crm_auth_srv_load(&o->auth, err, sizeof err) != 0) {
+        crm_error("%s", err);
+        return -1;
+    }
+    if (o->auth.auth_file)
+        crm_info("admitting the %d user(s) of %s by token", crm_auth_srv_users(), o->auth.auth_file);
+    for (int i = 0; i < o->auth.nallow; i++)
+        crm_info("admitting Unix-socket clients of uid %d", (int)o->auth.allow_uid[i]);
+    if (o->auth.insecure && !crm_options_local_only(o))
+        crm_warn("--insecure on an address other hosts can reach: anyone who connects gets a GPU session");
+    return 0;
+}
+
+static void crm__reload_auth(const crm_options *o)
+{
+    char err[512];
+    if (o->auth.auth_file == NULL)
+        return;
+    if (crm_auth_srv_load(&o->auth, err, sizeof err) != 0)
+        crm_error("SIGHUP: %s; keeping the %d user(s) loaded before", err, crm_auth_srv_users());
+    else
+        crm_info("SIGHUP: admitting the %d user(s) of %s", crm_auth_srv_users(), o->auth.auth_file);
+}
+
 int main(int argc, char **argv)
 {
     crm_options o;
@@ -216,7 +259,11 @@ int main(int argc, char **argv)
     int rc = crm_options_parse(argc, argv, &o), ok;
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (o.add_user != NULL)
+        return crm_auth_srv_add_user(o.auth.auth_file, o.add_user);
     crm_log_init("cudarem-server", (enum crm_log_level)o.log_level);
+    if (crm__admission(&o) != 0)
+        return 1;
     crm__signals();
     enum crm_backend_kind kind = crm__choose_backend(&o, &ok);
     if (!ok)
@@ -237,6 +284,10 @@ int main(int argc, char **argv)
             if (fds[i].revents & POLLIN)
                 crm__accept(&fds[i], fds, o.nlisten, kind, o.max_sessions);
         crm__reap();
+        if (crm__reload) {
+            crm__reload = 0;
+            crm__reload_auth(&o);
+        }
     }
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);
     crm__close_listeners(&o, fds);

@@ -10,7 +10,7 @@ $(BUILD)/obj/server/crm_server_gen.o: $(GEN)/crm_server_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
-$(SERVER): $(SERVER_OBJS) $(PROTO_OBJS) $(UTIL_OBJS)
+$(SERVER): $(SERVER_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(AUTH_OBJS)
 	$(CC) -o $@ $^ $(LDFLAGS) -ltirpc -ldl
 
 all: $(SERVER) $(EMU_LIB)

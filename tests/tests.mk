@@ -20,6 +20,15 @@ test_dir = $(BUILD)/$(1)$(if $(filter static,$(2)),-static)
 # The test programs' nvcc, linking runtime $(1); host code warnings are errors.
 TEST_NVCC = $(call nvcc_rt,$(1)) -std=c++17 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
 
+# The end-to-end harness (tests/e2e/e2e_harness.h), which suites of every area link:
+# defined before the areas' rules, whose prerequisites expand at once. It learns at
+# compile time the absolute build directory, whether this is the sanitizer flavour
+# (then libasan is preloaded ahead of the shim) and where libasan lives.
+E2E_HARNESS  := tests/e2e/e2e_harness.c
+E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(SAN) \
+                -DE2E_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"' \
+                -DE2E_SOURCE_DIR='"$(abspath .)"' -DE2E_PYTHON='"$(shell command -v $(PYTHON))"'
+
 # Every tests/<area>/<area>.mk: each appends its own binaries.
 include $(sort $(wildcard tests/*/*.mk))
 

@@ -52,7 +52,7 @@ CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh $suites >"$out/suites.l
 grep -E "^== |Checks:|passed, " "$out/suites.log"
 
 sock=/tmp/cudarem-gpu-check.sock
-build/cudarem-server --device cuda --listen "unix:$sock" --listen tcp:127.0.0.1:17470 --log-level info \
+build/cudarem-server --device cuda --listen "unix:$sock" --listen tcp:127.0.0.1:17470 --insecure --log-level info \
     2>"$out/server.log" &
 srv=$!
 for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done

@@ -26,7 +26,7 @@ in_ns tc qdisc add dev lo root netem delay ${delay_ms}ms 2>/dev/null ||
 rtt=$(in_ns ping -c 3 -q 127.0.0.1 | awk -F/ '/^rtt/ {print $5}')
 echo "round trip inside $ns: ${rtt} ms (ping average)"
 
-in_ns "$build/cudarem-server" --device cuda --listen tcp:127.0.0.1:17471 --log-level info \
+in_ns "$build/cudarem-server" --device cuda --listen tcp:127.0.0.1:17471 --insecure --log-level info \
     2>"$out/shaped-server.log" &
 srv=$!
 for _ in $(seq 100); do grep -q "serving" "$out/shaped-server.log" 2>/dev/null && break; sleep 0.1; done

@@ -1,15 +1,9 @@
 # e2e.mk -- end-to-end Check suites: a real cudarem-server (emulated device) on
-# loopback, the tests/cuda programs run through the preloaded shim.
-#
-# The harness learns where the binaries are at compile time: the absolute build
-# directory, whether this is the sanitizer flavour (then libasan is preloaded
-# ahead of the shim) and where libasan lives.
+# loopback, the tests/cuda programs run through the preloaded shim; check_e2e_auth
+# starts servers that admit by token or uid.
+# The harness and its compile-time definitions are in tests/tests.mk.
 
-E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips
-E2E_HARNESS  := tests/e2e/e2e_harness.c
-E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(SAN) \
-                -DE2E_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"' \
-                -DE2E_SOURCE_DIR='"$(abspath .)"' -DE2E_PYTHON='"$(shell command -v $(PYTHON))"'
+E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth
 
 E2E_TESTS += $(addprefix $(BUILD)/tests/,$(E2E_NAMES))
 

@@ -31,7 +31,7 @@ static void crm__start_server(void)
     snprintf(listen, sizeof listen, "unix:%s", crm__sock);
     crm__server = fork();
     if (crm__server == 0) {
-        execl(CRM_TEST_SERVER, CRM_TEST_SERVER, "--device", "emu", "--listen", listen, "--log-level", "error",
+        execl(CRM_TEST_SERVER, CRM_TEST_SERVER, "--device", "emu", "--listen", listen, "--insecure", "--log-level", "error",
               (char *)NULL);
         _exit(127);
     }

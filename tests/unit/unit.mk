@@ -1,9 +1,9 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
 # the data channel, the compression policy,
-# the client's pointer table and what it answers after a round trip. One binary per module, $(BUILD)/tests/check_<module>.
+# the client's pointer table and what it answers after a round trip, the token exchange. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan codec idle
+UNIT_PURE := rangemap idmap addr wire ptrmap chan codec idle auth
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -42,3 +42,7 @@ $(BUILD)/tests/check_idle: tests/unit/check_idle.c tests/unit/crm_check.h client
                            $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_rtcount.o \
                            $(BUILD)/obj/protocol/crm_api_names.o $(UTIL_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK)
+
+$(BUILD)/tests/check_auth: tests/unit/check_auth.c tests/unit/crm_check.h common/crm_auth.h \
+                           $(AUTH_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lcrypto

@@ -1,7 +1,7 @@
 #!/bin/sh
 # probe.sh -- runs a Python script through the cudarem shim under gdb with
 # gdbprobe.py watching; it writes JSON to OUT.json (read it with summarise.py).
-# Needs a server: build/cudarem-server --device emu --listen unix:/tmp/x.sock
+# Needs a server: build/cudarem-server --device emu --listen unix:/tmp/x.sock --allow-uid $(id -u)
 # Usage: tools/torch_probe/probe.sh OUT.json SCRIPT.py [ARGS...]
 #   env: CUDAREM_SERVER (default unix:/tmp/x.sock), PY (the venv's python),
 #        extra variables for the program go through PROBE_ENV="A=1 B=2".

@@ -1,0 +1,250 @@
+/* check_e2e_auth.c -- end-to-end suite: who may open a session. A server with an
+ * auth file admits clients that prove a token (over TCP and a Unix socket, with the
+ * data channel bound to the exchange) and refuses a missing, wrong or unknown one
+ * with a message the client prints; a peer that keeps failing is refused for a
+ * while; --allow-uid admits Unix-socket peers by uid; SIGHUP reloads the file; a
+ * client with a token refuses a server that cannot prove it knows the user; a
+ * server with no way to admit anyone does not start. */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64], users[E2E_PATH_LEN], alice[160];
+static e2e_server srv;
+
+/* --add-user name into the users file: the token it printed, in token. */
+static void add_user(const char *name, char *token, size_t len)
+{
+    char server[E2E_PATH_LEN], tag[32];
+    e2e_proc p;
+    e2e_build_path("cudarem-server", server, sizeof server);
+    char *argv[] = {server, "--auth-file", users, "--add-user", (char *)name, NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    snprintf(tag, sizeof tag, "add-%s", name);
+    ck_assert_int_eq(e2e_run(&p, dir, tag, server, argv, &o), 0);
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "--add-user %s failed", name);
+    char *out = e2e_read_file(p.out_path);
+    ck_assert_msg(sscanf(out, "%159s", token) == 1 && strncmp(token, name, strlen(name)) == 0, "token: %s", out);
+    (void)len;
+    free(out);
+}
+
+static void start_server(char *const *args)
+{
+    char err[512];
+    e2e_server_extra_args(args);
+    if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
+        char *log = e2e_read_file(srv.log_path);
+        e2e_dump("server log", log, 4000);
+        free(log);
+        ck_abort_msg("server start: %s", err);
+    }
+}
+
+static void setup(void)
+{
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    snprintf(users, sizeof users, "%s/users", dir);
+    add_user("alice", alice, sizeof alice);
+    unsetenv("CUDAREM_TOKEN");
+    unsetenv("CUDAREM_TOKEN_FILE");
+}
+
+static void teardown(void)
+{
+    e2e_server_kill(&srv);
+    e2e_server_extra_args(NULL);
+    e2e_dir_remove(dir);
+}
+
+/* Runs build/cuda/PROG through the shim against addr; its exit status (-1: it did
+ * not exit normally) and its stderr in *err (malloc'd). */
+static int client(const char *prog, const char *addr, const char *tag, char **err)
+{
+    char path[E2E_PATH_LEN], rel[64];
+    e2e_proc p;
+    snprintf(rel, sizeof rel, "cuda/%s", prog);
+    e2e_build_path(rel, path, sizeof path);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {addr, 1, 0};
+    ck_assert_int_eq(e2e_run(&p, dir, tag, path, argv, &o), 0);
+    *err = e2e_read_file(p.err_path);
+    return !p.timed_out && WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+}
+
+/* A client that must be refused with a message containing want. */
+static void expect_refused(const char *addr, const char *tag, const char *want)
+{
+    char *err;
+    int rc = client("meminfo", addr, tag, &err);
+    if (rc == 0 || strstr(err, want) == NULL)
+        e2e_dump(tag, err, 2000);
+    ck_assert_msg(rc > 0, "%s: exit %d, expected a failure exit", tag, rc);
+    ck_assert_msg(strstr(err, want) != NULL, "%s: stderr lacks '%s'", tag, want);
+    free(err);
+}
+
+static void expect_admitted(const char *prog, const char *addr, const char *tag)
+{
+    char *err;
+    int rc = client(prog, addr, tag, &err);
+    if (rc != 0 || strstr(err, "data channel") != NULL)
+        e2e_dump(tag, err, 2000);
+    ck_assert_msg(rc == 0, "%s: exit %d", tag, rc);
+    ck_assert_msg(strstr(err, "data channel") == NULL, "%s: the data channel did not open", tag);
+    free(err);
+}
+
+/* 1 once the server log has needle (waits up to ms). */
+static int log_has(const char *needle, int ms)
+{
+    for (int waited = 0;; waited += 50) {
+        char *log = e2e_read_file(srv.log_path);
+        int found = strstr(log, needle) != NULL;
+        free(log);
+        if (found || waited >= ms)
+            return found;
+        e2e_sleep_ms(50);
+    }
+}
+
+/* The right token over TCP (CUDAREM_TOKEN) and a Unix socket (CUDAREM_TOKEN_FILE):
+ * copy's large transfers go over the data channel, whose token both ends derived. */
+START_TEST(test_token_admits)
+{
+    start_server((char *[]){"--auth-file", users, NULL});
+    if (_i == 0) {
+        setenv("CUDAREM_TOKEN", alice, 1);
+        expect_admitted("copy", srv.tcp_addr, "copy-tcp");
+    } else {
+        char path[E2E_PATH_LEN];
+        snprintf(path, sizeof path, "%s/alice.token", dir);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\n", alice);
+        fclose(f);
+        chmod(path, 0600);
+        setenv("CUDAREM_TOKEN_FILE", path, 1);
+        expect_admitted("copy", srv.unix_addr, "copy-unix");
+        chmod(path, 0644); /* a token others can read is not used */
+        expect_refused(srv.unix_addr, "loose-file", "chmod 600");
+    }
+    ck_assert(log_has("as user alice", 2000));
+}
+END_TEST
+
+/* No token, a wrong secret and an unknown user: refused, each with its reason,
+ * and the server logs the peer. */
+START_TEST(test_bad_credentials_refused)
+{
+    char wrong[200];
+    start_server((char *[]){"--auth-file", users, NULL});
+    expect_refused(srv.tcp_addr, "none", "admits only clients with a token: set CUDAREM_TOKEN");
+    snprintf(wrong, sizeof wrong, "%s", alice);
+    wrong[strlen(wrong) - 1] = wrong[strlen(wrong) - 1] == '0' ? '1' : '0'; /* one digit off */
+    setenv("CUDAREM_TOKEN", wrong, 1);
+    expect_refused(srv.tcp_addr, "wrong", "authentication failed for user 'alice'");
+    setenv("CUDAREM_TOKEN", "mallory:0123456789", 1);
+    expect_refused(srv.unix_addr, "unknown", "authentication failed for user 'mallory'");
+    ck_assert(log_has("refused 127.0.0.1", 2000));
+    ck_assert(log_has("authentication failed for user 'mallory'", 2000));
+}
+END_TEST
+
+/* Five failures from one peer: the sixth attempt is refused even with the right
+ * token; another peer (the Unix socket's uid) is not affected. */
+START_TEST(test_failures_are_rate_limited)
+{
+    char tag[32];
+    start_server((char *[]){"--auth-file", users, NULL});
+    setenv("CUDAREM_TOKEN", "alice:not-the-token", 1);
+    for (int i = 0; i < 5; i++) {
+        snprintf(tag, sizeof tag, "fail%d", i);
+        expect_refused(srv.tcp_addr, tag, "authentication failed");
+    }
+    ck_assert(log_has("127.0.0.1 failed to authenticate 5 times", 3000));
+    setenv("CUDAREM_TOKEN", alice, 1);
+    expect_refused(srv.tcp_addr, "limited", "too many failed authentications from 127.0.0.1");
+    expect_admitted("meminfo", srv.unix_addr, "other-peer");
+}
+END_TEST
+
+/* --allow-uid: this uid is admitted on the Unix socket without a token, not over TCP. */
+START_TEST(test_allow_uid)
+{
+    char uid[16];
+    snprintf(uid, sizeof uid, "%d", (int)getuid());
+    start_server((char *[]){"--allow-uid", uid, NULL});
+    expect_admitted("meminfo", srv.unix_addr, "uid-unix");
+    expect_refused(srv.tcp_addr, "uid-tcp", "admits only clients with a token");
+}
+END_TEST
+
+/* A user added while the server runs is admitted after SIGHUP, not before. */
+START_TEST(test_sighup_reloads)
+{
+    char bob[160];
+    start_server((char *[]){"--auth-file", users, NULL});
+    add_user("bob", bob, sizeof bob);
+    setenv("CUDAREM_TOKEN", bob, 1);
+    expect_refused(srv.tcp_addr, "bob-before", "authentication failed for user 'bob'");
+    ck_assert_int_eq(kill(srv.pid, SIGHUP), 0);
+    ck_assert(log_has("SIGHUP: admitting the 2 user(s)", 5000));
+    expect_admitted("meminfo", srv.unix_addr, "bob-after");
+}
+END_TEST
+
+/* A client with a token does not use a server that cannot prove it knows the user
+ * (here one started with --insecure and no auth file). */
+START_TEST(test_client_requires_server_proof)
+{
+    start_server(NULL); /* the harness adds --insecure */
+    setenv("CUDAREM_TOKEN", alice, 1);
+    expect_refused(srv.tcp_addr, "no-proof", "did not prove it knows user 'alice'");
+    unsetenv("CUDAREM_TOKEN");
+    expect_admitted("meminfo", srv.tcp_addr, "insecure-no-token");
+}
+END_TEST
+
+/* Without --auth-file, --allow-uid or --insecure the server does not start. */
+START_TEST(test_server_needs_a_way_to_admit)
+{
+    char server[E2E_PATH_LEN], listen[E2E_PATH_LEN + 8];
+    e2e_proc p;
+    e2e_build_path("cudarem-server", server, sizeof server);
+    snprintf(listen, sizeof listen, "unix:%s/nobody.sock", dir);
+    char *argv[] = {server, "--device", "emu", "--listen", listen, NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    ck_assert_int_eq(e2e_run(&p, dir, "no-admission", server, argv, &o), 0);
+    char *err = e2e_read_file(p.err_path);
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 2, "expected exit 2");
+    ck_assert_msg(strstr(err, "nobody could open a session") != NULL, "stderr: %s", err);
+    free(err);
+}
+END_TEST
+
+static Suite *e2e_auth_suite(void)
+{
+    Suite *s = suite_create("e2e_auth");
+    TCase *tc = tcase_create("auth");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_token_admits, 0, 2); /* 0 tcp, 1 unix */
+    tcase_add_test(tc, test_bad_credentials_refused);
+    tcase_add_test(tc, test_failures_are_rate_limited);
+    tcase_add_test(tc, test_allow_uid);
+    tcase_add_test(tc, test_sighup_reloads);
+    tcase_add_test(tc, test_client_requires_server_proof);
+    tcase_add_test(tc, test_server_needs_a_way_to_admit);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(e2e_auth_suite)
