@@ -7,25 +7,40 @@
 #include "server/crm_session.h"
 #include "server/crm_xfer.h"
 
-/* Records a fresh allocation; frees it again if the table cannot hold it. */
-static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size)
+/* Records a fresh allocation of size bytes, of which `charged` were charged to the
+ * session before it was made; frees it again if the table cannot hold it. */
+static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size, uint64_t charged)
 {
-    if (ptr == NULL)
-        return cudaSuccess;
-    crm_range r = {.base = (uint64_t)(uintptr_t)ptr, .size = size ? size : 1, .device = crm_session_device()};
-    if (crm_rangemap_add(&s->allocs, r) != 0) {
+    int device = crm_session_device();
+    crm_range r = {.base = (uint64_t)(uintptr_t)ptr, .size = size ? size : 1, .device = device};
+    if (ptr == NULL || crm_rangemap_add(&s->allocs, r) != 0) {
+        crm_monitor_charge(device, -(int64_t)charged);
+        if (ptr == NULL)
+            return cudaSuccess;
         crm_rt.cudaFree(ptr);
         return cudaErrorMemoryAllocation;
     }
-    crm_monitor_charge(r.device, (int64_t)r.size);
+    crm_monitor_charge(device, (int64_t)r.size - (int64_t)charged);
     return cudaSuccess;
+}
+
+/* Charges an allocation of size bytes before it is made: the user's --quota limits
+ * it as a full device would (cudaErrorMemoryAllocation). */
+static cudaError_t crm__charge(crm_session *s, uint64_t size)
+{
+    return crm_session_charge(s, crm_session_device(), size) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t crm_srv_cudaMalloc(crm_session *s, uint64_t size, uint64_t *devPtr)
 {
     void *ptr = NULL;
-    cudaError_t err = crm_rt.cudaMalloc(&ptr, size);
-    if (err == cudaSuccess && (err = crm__track(s, ptr, size)) == cudaSuccess)
+    cudaError_t err = crm__charge(s, size);
+    if (err != cudaSuccess)
+        return err;
+    err = crm_rt.cudaMalloc(&ptr, size);
+    if (err != cudaSuccess)
+        crm_monitor_charge(crm_session_device(), -(int64_t)size);
+    else if ((err = crm__track(s, ptr, size, size)) == cudaSuccess)
         *devPtr = (uint64_t)(uintptr_t)ptr;
     return err;
 }
@@ -35,11 +50,27 @@ cudaError_t crm_srv_cudaMallocPitch(crm_session *s, uint64_t width, uint64_t hei
 {
     void *ptr = NULL;
     size_t got_pitch = 0;
-    cudaError_t err = crm_rt.cudaMallocPitch(&ptr, &got_pitch, width, height);
-    if (err == cudaSuccess && (err = crm__track(s, ptr, (uint64_t)got_pitch * height)) == cudaSuccess) {
+    uint64_t want = width * height; /* the pitch's padding is charged after */
+    cudaError_t err = height && width > UINT64_MAX / height ? cudaErrorMemoryAllocation : crm__charge(s, want);
+    if (err != cudaSuccess)
+        return err;
+    err = crm_rt.cudaMallocPitch(&ptr, &got_pitch, width, height);
+    if (err != cudaSuccess)
+        crm_monitor_charge(crm_session_device(), -(int64_t)want);
+    else if ((err = crm__track(s, ptr, (uint64_t)got_pitch * height, want)) == cudaSuccess) {
         *devPtr = (uint64_t)(uintptr_t)ptr;
         *pitch = got_pitch;
     }
+    return err;
+}
+
+cudaError_t crm_srv_cudaMemGetInfo(crm_session *s, uint64_t *free_bytes, uint64_t *total_bytes)
+{
+    size_t f = 0, t = 0;
+    cudaError_t err = crm_rt.cudaMemGetInfo(&f, &t);
+    crm_session_slice(s, crm_session_device(), &f, &t);
+    *free_bytes = f;
+    *total_bytes = t;
     return err;
 }
 

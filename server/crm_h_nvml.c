@@ -33,8 +33,9 @@ void crm_nvml_dispatch(crm_session *s, crm_call *call, crm_reply *reply)
         crm_monitor_busy(crm_session_device(), (enum crm_monitor_busy)kind, t0, crm_monitor_now_ns());
 }
 
-/* cudaMemGetInfo of `device` with that device selected for the call alone. */
-static nvmlReturn_t crm__memory(int device, crm_nvml_stats *st)
+/* cudaMemGetInfo of `device` with that device selected for the call alone, as the
+ * session's slice of it. */
+static nvmlReturn_t crm__memory(crm_session *s, int device, crm_nvml_stats *st)
 {
     int cur = crm_session_device();
     size_t free_b = 0, total_b = 0;
@@ -46,6 +47,7 @@ static nvmlReturn_t crm__memory(int device, crm_nvml_stats *st)
         crm_rt.cudaGetLastError(); /* the client's own calls must not see it */
         return NVML_ERROR_UNKNOWN;
     }
+    crm_session_slice(s, device, &free_b, &total_b);
     st->mem_free = free_b;
     st->mem_total = total_b;
     return NVML_SUCCESS;
@@ -105,7 +107,6 @@ static nvmlReturn_t crm__processes(int device, crm_nvml_stats *st)
 nvmlReturn_t crm_srv_crm_nvml_query(crm_session *s, int device, unsigned int what, crm_nvml_stats *stats)
 {
     int count = 0;
-    (void)s;
     memset(stats, 0, sizeof *stats);
     if (what & CRM_NVML_DRIVER)
         crm_nvml_host_driver(stats->driver, sizeof stats->driver - 1); /* "" without one */
@@ -116,7 +117,7 @@ nvmlReturn_t crm_srv_crm_nvml_query(crm_session *s, int device, unsigned int wha
     if (device < 0 || device >= count)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (what & CRM_NVML_MEMORY)
-        stats->mem_status = crm__memory(device, stats);
+        stats->mem_status = crm__memory(s, device, stats);
     if (what & CRM_NVML_UTIL)
         stats->util_status = crm__utilization(device, stats);
     if (what & CRM_NVML_PROCS)

@@ -23,6 +23,22 @@ static cudaError_t crm__lookup(crm_idmap *m, uint64_t id, void **out)
     return cudaSuccess;
 }
 
+int crm_session_charge(crm_session *s, int device, uint64_t bytes)
+{
+    return crm_monitor_charge_within(device, bytes, s->quota.mem);
+}
+
+void crm_session_slice(crm_session *s, int device, size_t *free_bytes, size_t *total_bytes)
+{
+    uint64_t limit = s->quota.mem, used = crm_monitor_user_used(device);
+    if (limit == 0)
+        return;
+    if (*total_bytes > limit)
+        *total_bytes = (size_t)limit;
+    if (*free_bytes > limit - (used < limit ? used : limit))
+        *free_bytes = (size_t)(limit - (used < limit ? used : limit));
+}
+
 cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out)
 {
     if (id == 0) {
@@ -143,7 +159,6 @@ cudaError_t crm_srv_cudaEventDestroy(crm_session *s, uint64_t event)
 
 cudaError_t crm_srv_cudaGetDeviceProperties(crm_session *s, int device, crm_prop *prop)
 {
-    (void)s;
     struct cudaDeviceProp *p = calloc(1, sizeof *p);
     if (p == NULL)
         return cudaErrorMemoryAllocation;
@@ -152,6 +167,8 @@ cudaError_t crm_srv_cudaGetDeviceProperties(crm_session *s, int device, crm_prop
         free(p);
         return err;
     }
+    if (s->quota.mem != 0 && p->totalGlobalMem > s->quota.mem)
+        p->totalGlobalMem = (size_t)s->quota.mem; /* the user's slice of it */
     prop->crm_prop_len = sizeof *p;
     prop->crm_prop_val = (char *)p;
     return cudaSuccess;

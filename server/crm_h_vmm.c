@@ -84,16 +84,20 @@ CUresult crm_srv_crm_vmm_create(crm_session *s, uint64_t id, uint64_t size, int 
     crm__phys *ph = calloc(1, sizeof *ph);
     if (ph == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    if (crm_session_charge(s, device, size) != 0) { /* past the user's --quota */
+        free(ph);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     CUmemAllocationProp p = crm__prop(device, handleTypes);
     CUresult rc = crm_rt.cuMemCreate(&ph->handle, size, &p, 0);
     if (rc == CUDA_SUCCESS) {
         *ph = (crm__phys){ph->handle, size, device};
-        crm_monitor_charge(device, (int64_t)size);
         if (crm_session_handle_add(s, CRM_HANDLE_vmm_phys, id, ph, crm__phys_destroy) == 0)
             return CUDA_SUCCESS;
         crm__phys_destroy(ph);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    crm_monitor_charge(device, -(int64_t)size);
     free(ph);
     return rc;
 }

@@ -2,15 +2,19 @@
  * its session processes (server/crm_monitor.h).
  *
  * One anonymous MAP_SHARED mapping, made by the daemon before it forks: a slot per
- * session process (its pid, the client's pid, bytes held and whether it used each
- * device) and, per device, busy time in ten 100 ms buckets. A session writes only
- * its own slot (atomics); the buckets are shared by all and guarded by one robust
- * process-shared mutex, so a session dying inside it cannot wedge the others.
+ * session process (its pid, the client's pid, its user, bytes held and whether it
+ * used each device), a slot per user (sessions and bytes held per device) and, per
+ * device, busy time in ten 100 ms buckets. A session writes only its own slot and
+ * its user's counters (atomics); the buckets and the claiming of user slots are
+ * guarded by one robust process-shared mutex, so a session dying inside it cannot
+ * wedge the others.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -21,8 +25,15 @@
 #define CRM__BUCKETS 10
 #define CRM__BUCKET_NS 100000000ull /* 100 ms */
 
+typedef struct crm__user {
+    char name[72];                                   /* "" = free; set under the lock */
+    _Atomic int sessions;                            /* registered sessions */
+    _Atomic int64_t used[CRM_MONITOR_DEVICES];       /* bytes its sessions hold */
+} crm__user;
+
 typedef struct crm__slot {
     _Atomic int server_pid;                          /* 0 = free */
+    _Atomic int user;                                /* index in users[] + 1, 0 = none */
     _Atomic uint32_t client_pid;
     _Atomic uint64_t session_id;
     _Atomic int64_t used[CRM_MONITOR_DEVICES];       /* bytes held */
@@ -38,6 +49,7 @@ typedef struct crm__table {
     pthread_mutex_t lock;                            /* guards devices[] */
     crm__device_busy devices[CRM_MONITOR_DEVICES];
     crm__slot slots[CRM_MONITOR_SESSIONS];
+    crm__user users[CRM_MONITOR_USERS];
 } crm__table;
 
 static crm__table *crm__t;   /* shared (daemon) or private (a lone session) */
@@ -80,14 +92,67 @@ static void crm__lock(void)
         pthread_mutex_consistent(&crm__t->lock); /* the buckets hold only counters */
 }
 
+/* The user of slot s, or NULL. */
+static crm__user *crm__user_of(const crm__slot *s)
+{
+    int u = atomic_load(&s->user);
+    return u > 0 && u <= CRM_MONITOR_USERS ? &crm__t->users[u - 1] : NULL;
+}
+
+/* Empties slot s, giving what it held back to its user. */
 static void crm__slot_clear(crm__slot *s)
 {
+    crm__user *u = crm__user_of(s);
     for (int d = 0; d < CRM_MONITOR_DEVICES; d++) {
-        atomic_store(&s->used[d], 0);
+        int64_t held = atomic_exchange(&s->used[d], 0);
+        if (u != NULL)
+            atomic_fetch_sub(&u->used[d], held);
         atomic_store(&s->touched[d], 0);
     }
+    if (u != NULL && atomic_exchange(&s->user, 0) != 0)
+        atomic_fetch_sub(&u->sessions, 1);
     atomic_store(&s->client_pid, 0);
     atomic_store(&s->session_id, 0);
+}
+
+/* The slot of user name (claimed when new, or when the table is full, one no
+ * session uses), or 0 when none is free; as an index + 1. Under the lock. */
+static int crm__user_slot(const char *name)
+{
+    int free_slot = 0;
+    for (int i = 0; i < CRM_MONITOR_USERS; i++) {
+        crm__user *u = &crm__t->users[i];
+        if (strcmp(u->name, name) == 0)
+            return i + 1;
+        if (free_slot == 0 && (u->name[0] == '\0' || atomic_load(&u->sessions) == 0))
+            free_slot = i + 1;
+    }
+    if (free_slot != 0) {
+        crm__user *u = &crm__t->users[free_slot - 1];
+        snprintf(u->name, sizeof u->name, "%s", name);
+        for (int d = 0; d < CRM_MONITOR_DEVICES; d++)
+            atomic_store(&u->used[d], 0);
+    }
+    return free_slot;
+}
+
+/* Registers the calling session (slot me) with user under max_sessions. 0 or -1. */
+static int crm__join_user(crm__slot *me, const char *user, int max_sessions)
+{
+    int rc = 0;
+    crm__lock();
+    int u = crm__user_slot(user);
+    if (u != 0) {
+        crm__user *cu = &crm__t->users[u - 1];
+        if (max_sessions > 0 && atomic_load(&cu->sessions) >= max_sessions)
+            rc = -1;
+        else {
+            atomic_fetch_add(&cu->sessions, 1);
+            atomic_store(&me->user, u);
+        }
+    }
+    pthread_mutex_unlock(&crm__t->lock);
+    return rc;
 }
 
 /* A slot whose process is gone (a session killed before the daemon reaped it, or a
@@ -100,7 +165,7 @@ static int crm__claim(crm__slot *s, int pid)
     return atomic_compare_exchange_strong(&s->server_pid, &cur, pid);
 }
 
-void crm_monitor_session_start(uint64_t session_id, uint32_t client_pid)
+int crm_monitor_session_start(uint64_t session_id, uint32_t client_pid, const char *user, int max_sessions)
 {
     crm__table *t = crm__table_get();
     int pid = (int)getpid();
@@ -108,13 +173,20 @@ void crm_monitor_session_start(uint64_t session_id, uint32_t client_pid)
         if (!crm__claim(&t->slots[i], pid))
             continue;
         crm__me = &t->slots[i];
-        crm__slot_clear(crm__me);
+        crm__slot_clear(crm__me); /* a dead session's memory goes back to its user */
         atomic_store(&crm__me->session_id, session_id);
         atomic_store(&crm__me->client_pid, client_pid);
     }
-    if (crm__me == NULL)
-        crm_warn("session %llu: the session table is full; NVML will not list it",
+    if (crm__me == NULL) {
+        crm_warn("session %llu: the session table is full; NVML will not list it and quotas do not count it",
                  (unsigned long long)session_id);
+        return 0;
+    }
+    if (crm__join_user(crm__me, user, max_sessions) == 0)
+        return 0;
+    atomic_store(&crm__me->server_pid, 0);
+    crm__me = NULL;
+    return -1;
 }
 
 void crm_monitor_session_end(void)
@@ -147,8 +219,37 @@ void crm_monitor_charge(int device, int64_t bytes)
 {
     if (crm__me == NULL || !crm__valid(device))
         return;
+    crm__user *u = crm__user_of(crm__me);
     atomic_fetch_add(&crm__me->used[device], bytes);
+    if (u != NULL)
+        atomic_fetch_add(&u->used[device], bytes);
     atomic_store(&crm__me->touched[device], 1);
+}
+
+int crm_monitor_charge_within(int device, uint64_t bytes, uint64_t limit)
+{
+    crm__user *u = crm__me != NULL && crm__valid(device) ? crm__user_of(crm__me) : NULL;
+    if (limit == 0 || u == NULL || bytes > INT64_MAX) {
+        crm_monitor_charge(device, (int64_t)bytes);
+        return 0;
+    }
+    int64_t cur = atomic_load(&u->used[device]);
+    do {
+        if (cur < 0 || (uint64_t)cur + bytes > limit)
+            return -1;
+    } while (!atomic_compare_exchange_weak(&u->used[device], &cur, cur + (int64_t)bytes));
+    atomic_fetch_add(&crm__me->used[device], (int64_t)bytes);
+    atomic_store(&crm__me->touched[device], 1);
+    return 0;
+}
+
+uint64_t crm_monitor_user_used(int device)
+{
+    if (crm__me == NULL || !crm__valid(device))
+        return 0;
+    crm__user *u = crm__user_of(crm__me);
+    int64_t used = u ? atomic_load(&u->used[device]) : atomic_load(&crm__me->used[device]);
+    return used > 0 ? (uint64_t)used : 0;
 }
 
 /* Adds [t0, t1) into the buckets of its epochs that are still in the window. */

@@ -10,6 +10,7 @@
 
 #define CRM_MONITOR_DEVICES 64   /* devices whose figures are kept */
 #define CRM_MONITOR_SESSIONS 1024 /* sessions listed at once; more are not listed */
+#define CRM_MONITOR_USERS 1024    /* users with sessions at once; more are not counted */
 
 /* What a device was busy with, for utilisation. */
 enum crm_monitor_busy { CRM_BUSY_COMPUTE = 0, CRM_BUSY_MEMORY = 1 };
@@ -26,14 +27,21 @@ typedef struct crm_monitor_proc {
  * private table at first use and sees only itself. 0, or -1 when mmap fails. */
 int crm_monitor_init(void);
 
-/* The calling session process registers itself (at HELLO) and leaves (at its end). */
-void crm_monitor_session_start(uint64_t session_id, uint32_t client_pid);
+/* The calling session process registers itself for user (at HELLO) and leaves (at
+ * its end). 0, or -1 when user already has max_sessions sessions (0: no limit);
+ * then it is not registered. */
+int crm_monitor_session_start(uint64_t session_id, uint32_t client_pid, const char *user, int max_sessions);
 void crm_monitor_session_end(void);
 /* The daemon forgets a session process it reaped (one that died without leaving). */
 void crm_monitor_forget(pid_t server_pid);
 
 /* Adds (or, negative, removes) bytes of device memory the calling session holds. */
 void crm_monitor_charge(int device, int64_t bytes);
+/* Adds bytes the calling session is about to hold on device unless its user would
+ * then hold more than limit there (0: no limit). 0, or -1 (nothing charged). */
+int crm_monitor_charge_within(int device, uint64_t bytes, uint64_t limit);
+/* Bytes of device memory the calling session's user holds on device. */
+uint64_t crm_monitor_user_used(int device);
 
 /* Records that device spent [t0_ns, t1_ns) (CLOCK_MONOTONIC) executing work of kind. */
 void crm_monitor_busy(int device, enum crm_monitor_busy kind, uint64_t t0_ns, uint64_t t1_ns);

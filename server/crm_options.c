@@ -9,6 +9,7 @@
 #include "crm_api.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_options.h"
+#include "server/crm_quota.h"
 
 #define CRM_VERSION_TEXT "cudarem-server 0.1.0 (protocol %d, CUDA runtime API %d)\n"
 
@@ -44,6 +45,13 @@ static void crm__usage(FILE *out)
             "  --insecure           admit every client that reaches a listening address;\n"
             "                       warns at start unless every address is a Unix socket\n"
             "                       or loopback\n"
+            "  --quota USER:mem=SIZE,sessions=N\n"
+            "                       what USER ('*': every user without a line of its\n"
+            "                       own) may take: SIZE of each device's memory (K, M, G,\n"
+            "                       T), which cudaMemGetInfo, NVML and the device\n"
+            "                       properties report as the device's, and N sessions at\n"
+            "                       once; repeatable. Users are token users, Unix-socket\n"
+            "                       users by uid name, 'anonymous' under --insecure\n"
             "  --emu-kernel-timeout SECONDS\n"
             "                       stop a kernel the PTX engine has run for longer with\n"
             "                       cudaErrorLaunchTimeout (default 600)\n"
@@ -156,6 +164,15 @@ static int crm__allow_uid_arg(crm_options *o, const char *text)
     return 0;
 }
 
+static int crm__quota_arg(const char *spec)
+{
+    char err[200];
+    if (crm_quota_add(spec, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "cudarem-server: --quota %s: %s\n", spec, err);
+    return -1;
+}
+
 static int crm__one(crm_options *o, int opt, const char *arg)
 {
     switch (opt) {
@@ -176,6 +193,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'U': o->add_user = arg; return 0;
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
+    case 'Q': return crm__quota_arg(arg);
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
     default: crm__usage(stderr); return -1;
@@ -192,6 +210,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"version", no_argument, NULL, 'V'},            {"emu-kernel-timeout", required_argument, NULL, 'T'},
         {"auth-file", required_argument, NULL, 'A'},    {"add-user", required_argument, NULL, 'U'},
         {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
+        {"quota", required_argument, NULL, 'Q'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

@@ -3,6 +3,7 @@
  * owned when it leaves. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,6 +62,18 @@ static void crm__free_devices(crm_hello_res *res)
     free(res->devices.devices_val);
 }
 
+/* Registers the admitted session in the shared table (NVML lists it under the
+ * client's pid) within its user's session limit. 0, or -1 with why set. */
+static int crm__join(crm_session *s, const crm_hello_args *args, char *why, size_t whylen)
+{
+    s->quota = crm_quota_of(s->user);
+    if (crm_monitor_session_start(s->id, args->pid, s->user, s->quota.sessions) == 0)
+        return 0;
+    snprintf(why, whylen, "user %s already has %d session(s) open, the most its --quota allows", s->user,
+             s->quota.sessions);
+    return -1;
+}
+
 static void crm__hello(crm_srv_rpc *x, crm_session *s)
 {
     crm_hello_args args;
@@ -93,6 +106,9 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         res.message = why;
         s->auth_failed = 1;
         crm__stopping = 1; /* answer, then end: the daemon counts the failure */
+    } else if (crm__join(s, &args, why, sizeof why) != 0) {
+        res.status = 1;
+        res.message = why;
     } else {
         crm_rt.cudaGetDeviceCount(&res.device_count);
         crm_rt.cudaDriverGetVersion(&res.driver_version);
@@ -100,7 +116,6 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
         crm__describe_devices(s, &res);
         s->hello_done = 1;
-        crm_monitor_session_start(s->id, args.pid); /* NVML lists it under the client's pid */
         if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include "common/crm_idmap.h"
 #include "common/crm_rangemap.h"
+#include "server/crm_quota.h"
 
 /* A stream, event or library handle the client created under its own id. */
 typedef struct crm_session_obj {
@@ -42,6 +43,7 @@ typedef struct crm_session {
     char peer[160];        /* client address (and host/pid after HELLO) */
     char user[72];         /* who it runs for, once admitted (server/crm_auth_srv.h) */
     int auth_failed;       /* HELLO refused for want of a valid credential */
+    crm_quota quota;       /* the user's limits (--quota) */
     const char *refuse;    /* non-NULL: answer HELLO with this reason, then end */
     int hello_done;        /* HELLO accepted: calls may run */
     crm_rangemap allocs;   /* device memory the client owns (base, size, device) */
@@ -79,6 +81,13 @@ int crm_session_handle(crm_session *s, int kind, uint64_t id, void **out);
 int crm_session_handle_add(crm_session *s, int kind, uint64_t id, void *handle, void (*destroy)(void *));
 /* Forgets handle `id` of `kind`, storing it in *out: 0, or -1 when unknown. */
 int crm_session_handle_del(crm_session *s, int kind, uint64_t id, void **out);
+/* Charges bytes the session is about to allocate on device to its user: 0, or -1
+ * when that would take the user past its --quota there (nothing charged: the
+ * allocation must fail with the backend's out-of-memory error). */
+int crm_session_charge(crm_session *s, int device, uint64_t bytes);
+/* Narrows a device's free and total memory to what the session's user may still
+ * take of it under --quota (the slice a client sees). */
+void crm_session_slice(crm_session *s, int device, size_t *free_bytes, size_t *total_bytes);
 /* Device current in the backend. */
 int crm_session_device(void);
 /* Frees every allocation, stream and event of `device` (-1: of every device),

@@ -1,10 +1,14 @@
-/* check_e2e_auth.c -- end-to-end suite: who may open a session. A server with an
+/* check_e2e_auth.c -- end-to-end suite: who may open a session, and what a user
+ * may take of the server (--quota). A server with an
  * auth file admits clients that prove a token (over TCP and a Unix socket, with the
  * data channel bound to the exchange) and refuses a missing, wrong or unknown one
  * with a message the client prints; a peer that keeps failing is refused for a
  * while; --allow-uid admits Unix-socket peers by uid; SIGHUP reloads the file; a
  * client with a token refuses a server that cannot prove it knows the user; a
- * server with no way to admit anyone does not start. */
+ * server with no way to admit anyone does not start. A user's memory quota is the
+ * device's memory as its sessions see it, across all of them, and allocations past
+ * it fail as on a full GPU; a session quota refuses the next session until one
+ * ends. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -230,6 +234,122 @@ START_TEST(test_server_needs_a_way_to_admit)
 }
 END_TEST
 
+/* meminfo's "FREE TOTAL" over addr; -1 when it failed. */
+static int mem_info(const char *addr, const char *tag, unsigned long long *fr, unsigned long long *tot)
+{
+    char path[E2E_PATH_LEN];
+    e2e_proc p;
+    e2e_build_path("cuda/meminfo", path, sizeof path);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {addr, 1, 0};
+    ck_assert_int_eq(e2e_run(&p, dir, tag, path, argv, &o), 0);
+    char *out = e2e_read_file(p.out_path);
+    int ok = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && sscanf(out, "%llu %llu", fr, tot) == 2;
+    free(out);
+    return ok ? 0 : -1;
+}
+
+/* hog BYTES over addr: its process once it printed "allocated", or exits with its
+ * first line in line (then p->pid is 0). */
+static void hog(e2e_proc *p, const char *addr, const char *tag, unsigned long long bytes, char *line, size_t len)
+{
+    char path[E2E_PATH_LEN], size[32];
+    e2e_build_path("cuda/hog", path, sizeof path);
+    snprintf(size, sizeof size, "%llu", bytes);
+    char *argv[] = {path, size, NULL};
+    e2e_proc_opts o = {addr, 1, 0};
+    ck_assert_int_eq(e2e_spawn(p, dir, tag, path, argv, &o), 0);
+    int held = e2e_wait_output(p, "allocated", 30000) == 0;
+    if (!held)
+        e2e_wait(p, 30000);
+    char *out = e2e_read_file(p->out_path);
+    snprintf(line, len, "%.*s", (int)strcspn(out, "\n"), out);
+    free(out);
+}
+
+static void hog_stop(e2e_proc *p)
+{
+    if (p->pid > 0) {
+        kill(p->pid, SIGKILL);
+        e2e_wait(p, 10000);
+    }
+}
+
+#define MIB (1ull << 20)
+
+/* --quota '*:mem=64M': the device has 64 MiB for the user; more fails with
+ * cudaErrorMemoryAllocation, also when two sessions of the user add up past it;
+ * the memory of an ended session is the user's again. */
+START_TEST(test_memory_quota_is_the_device)
+{
+    unsigned long long fr, tot;
+    char line[128];
+    e2e_proc a, b;
+    start_server((char *[]){"--quota", "*:mem=64M", NULL}); /* TCP clients are 'anonymous' */
+    ck_assert_int_eq(mem_info(srv.tcp_addr, "slice", &fr, &tot), 0);
+    ck_assert_uint_eq(tot, 64 * MIB);
+    ck_assert_uint_le(fr, 64 * MIB);
+    hog(&a, srv.tcp_addr, "too-big", 65 * MIB, line, sizeof line);
+    ck_assert_msg(strcmp(line, "error cudaErrorMemoryAllocation") == 0, "65 MiB of 64: %s", line);
+    hog(&a, srv.tcp_addr, "first", 40 * MIB, line, sizeof line);
+    ck_assert_msg(strcmp(line, "allocated") == 0, "40 MiB of 64: %s", line);
+    ck_assert_int_eq(mem_info(srv.tcp_addr, "while-held", &fr, &tot), 0);
+    ck_assert_uint_le(fr, 24 * MIB);
+    hog(&b, srv.tcp_addr, "second", 40 * MIB, line, sizeof line);
+    hog_stop(&b);
+    ck_assert_msg(strcmp(line, "error cudaErrorMemoryAllocation") == 0, "40 + 40 MiB of 64: %s", line);
+    hog_stop(&a);
+    int freed = 0;
+    for (int i = 0; i < 100 && !freed; i++) { /* the session ends after its client */
+        freed = mem_info(srv.tcp_addr, "after", &fr, &tot) == 0 && fr >= 40 * MIB;
+        if (!freed)
+            e2e_sleep_ms(100);
+    }
+    ck_assert_msg(freed, "the ended session's memory did not come back: free %llu", fr);
+    hog(&b, srv.tcp_addr, "again", 40 * MIB, line, sizeof line);
+    hog_stop(&b);
+    ck_assert_msg(strcmp(line, "allocated") == 0, "40 MiB after the first ended: %s", line);
+}
+END_TEST
+
+/* --quota '*:sessions=1': a second session of the user is refused while the first
+ * lasts, and admitted after. */
+START_TEST(test_session_quota)
+{
+    unsigned long long fr, tot;
+    char line[128];
+    e2e_proc a;
+    start_server((char *[]){"--quota", "*:sessions=1", NULL});
+    hog(&a, srv.tcp_addr, "holder", 1 * MIB, line, sizeof line);
+    ck_assert_msg(strcmp(line, "allocated") == 0, "%s", line);
+    expect_refused(srv.tcp_addr, "second-session", "already has 1 session(s) open");
+    hog_stop(&a);
+    int admitted = 0;
+    for (int i = 0; i < 100 && !admitted; i++) {
+        admitted = mem_info(srv.tcp_addr, "after-holder", &fr, &tot) == 0;
+        if (!admitted)
+            e2e_sleep_ms(100);
+    }
+    ck_assert_msg(admitted, "no session admitted after the first ended");
+}
+END_TEST
+
+/* A token user's own line applies to it; a user without one has the whole device. */
+START_TEST(test_quota_per_token_user)
+{
+    unsigned long long fr, tot, whole;
+    char bob[160];
+    add_user("bob", bob, sizeof bob);
+    start_server((char *[]){"--auth-file", users, "--quota", "alice:mem=32M", NULL});
+    setenv("CUDAREM_TOKEN", alice, 1);
+    ck_assert_int_eq(mem_info(srv.tcp_addr, "alice", &fr, &tot), 0);
+    ck_assert_uint_eq(tot, 32 * MIB);
+    setenv("CUDAREM_TOKEN", bob, 1);
+    ck_assert_int_eq(mem_info(srv.tcp_addr, "bob", &fr, &whole), 0);
+    ck_assert_uint_gt(whole, 32 * MIB);
+}
+END_TEST
+
 static Suite *e2e_auth_suite(void)
 {
     Suite *s = suite_create("e2e_auth");
@@ -244,6 +364,13 @@ static Suite *e2e_auth_suite(void)
     tcase_add_test(tc, test_client_requires_server_proof);
     tcase_add_test(tc, test_server_needs_a_way_to_admit);
     suite_add_tcase(s, tc);
+    TCase *tq = tcase_create("quota");
+    tcase_add_checked_fixture(tq, setup, teardown);
+    tcase_set_timeout(tq, 120);
+    tcase_add_test(tq, test_memory_quota_is_the_device);
+    tcase_add_test(tq, test_session_quota);
+    tcase_add_test(tq, test_quota_per_token_user);
+    suite_add_tcase(s, tq);
     return s;
 }
 

@@ -1,9 +1,10 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
 # the data channel, the compression policy,
-# the client's pointer table and what it answers after a round trip, the token exchange. One binary per module, $(BUILD)/tests/check_<module>.
+# the client's pointer table and what it answers after a round trip, the token exchange,
+# --quota's lines. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan codec idle auth
+UNIT_PURE := rangemap idmap addr wire ptrmap chan codec idle auth quota
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -45,4 +46,8 @@ $(BUILD)/tests/check_idle: tests/unit/check_idle.c tests/unit/crm_check.h client
 
 $(BUILD)/tests/check_auth: tests/unit/check_auth.c tests/unit/crm_check.h common/crm_auth.h \
                            $(AUTH_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lcrypto
+
+$(BUILD)/tests/check_quota: tests/unit/check_quota.c tests/unit/crm_check.h server/crm_quota.h \
+                            $(BUILD)/obj/server/crm_quota.o $(AUTH_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -lcrypto
