@@ -335,8 +335,13 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
                    st == RPC_SUCCESS && n > 0 ? &replies[n - 1] : NULL);
     if (st == RPC_SUCCESS)
         return cudaSuccess;
-    crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
-              crm__conn.addr, clnt_sperrno(st));
+    if (st == RPC_TIMEDOUT)
+        crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
+                  "fail with cudaErrorDevicesUnavailable",
+                  crm__conn.addr, (long)crm__conn.timeout.tv_sec);
+    else
+        crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
+                  crm__conn.addr, clnt_sperrno(st));
     crm__drop();
     crm__conn.state = CRM_CONN_LOST;
     return cudaErrorDevicesUnavailable;

@@ -21,7 +21,10 @@ static int crm__readit(void *handle, void *buf, int len)
 static int crm__writeit(void *handle, void *buf, int len)
 {
     crm_rpc *r = handle;
-    return crm_sock_write_all(r->fd, buf, (size_t)len, NULL) == 0 ? len : -1;
+    if (crm_sock_write_all(r->fd, buf, (size_t)len, NULL) == 0)
+        return len;
+    r->timed_out = errno == EAGAIN || errno == EWOULDBLOCK; /* the server stopped reading */
+    return -1;
 }
 
 int crm_rpc_init(crm_rpc *r, int fd, struct timeval timeout)
@@ -71,9 +74,12 @@ static enum clnt_stat crm__send_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs,
     call.rm_call.cb_cred = _null_auth;
     call.rm_call.cb_verf = _null_auth;
     r->xdrs.x_op = XDR_ENCODE;
-    if (!xdr_callmsg(&r->xdrs, &call) || !xargs(&r->xdrs, args))
-        return RPC_CANTENCODEARGS;
-    return xdrrec_endofrecord(&r->xdrs, TRUE) ? RPC_SUCCESS : RPC_CANTSEND;
+    r->timed_out = 0;
+    if (!xdr_callmsg(&r->xdrs, &call) || !xargs(&r->xdrs, args)) /* a full buffer is sent as it fills */
+        return r->timed_out ? RPC_TIMEDOUT : RPC_CANTENCODEARGS;
+    if (!xdrrec_endofrecord(&r->xdrs, TRUE))
+        return r->timed_out ? RPC_TIMEDOUT : RPC_CANTSEND;
+    return RPC_SUCCESS;
 }
 
 enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res)

@@ -14,7 +14,7 @@ typedef struct crm_rpc {
     int fd;                /* connected stream socket, not owned */
     XDR xdrs;              /* record stream over fd */
     uint32_t xid;          /* of the last call */
-    int timed_out;         /* the last read hit the timeout */
+    int timed_out;         /* the last read or write hit the timeout */
 } crm_rpc;
 
 /* Sets up calls over fd; each waits at most timeout for its reply. 0 or -1. */

@@ -270,10 +270,15 @@ int main(int argc, char **argv)
         return 1;
     if (crm__open_listeners(&o, fds) != 0)
         return 1;
-    char pool[64] = "";
     if (kind == CRM_BACKEND_EMU) { /* sessions share one emulated device's memory */
-        snprintf(pool, sizeof pool, "/cudarem-emu-%d", (int)getpid());
-        setenv("CUDAREM_EMU_POOL", pool, 1);
+        char pool[32];
+        int fd = memfd_create("cudarem-emu-pool", MFD_CLOEXEC); /* gone with the last process */
+        snprintf(pool, sizeof pool, "fd:%d", fd);
+        if (fd >= 0)
+            setenv("CUDAREM_EMU_POOL", pool, 1);
+        else
+            crm_warn("no shared memory for the emulated device's pool (%s): sessions will not see each "
+                     "other's memory use", strerror(errno));
     }
     if (crm_monitor_init() != 0) /* before any fork: every session shares it */
         crm_warn("no shared session table: NVML lists each client's own session only");
@@ -292,7 +297,5 @@ int main(int argc, char **argv)
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);
     crm__close_listeners(&o, fds);
     crm__stop_sessions();
-    if (pool[0] != '\0')
-        shm_unlink(pool);
     return 0;
 }

@@ -3,8 +3,10 @@
  * A real GPU's memory is shared by all processes using it: one session's
  * allocations show in another's cudaMemGetInfo, and a process that dies gives its
  * memory back. The server runs each session in its own process, so the emulated
- * device keeps its usage in a shared memory object named by CUDAREM_EMU_POOL (the
- * server sets it): one slot per process with its bytes per device, plus totals
+ * device keeps its usage in shared memory that CUDAREM_EMU_POOL names: "fd:N", a
+ * file descriptor the processes inherit (the server's memory file, which goes away
+ * with the last process however the daemon ends), or a shared memory object's name.
+ * One slot per process with its bytes per device, plus totals
  * checked against the device size. Slots of processes that died are swept and
  * their bytes returned. Without CUDAREM_EMU_POOL (a program preloading the
  * library directly) the pool is private to the process.
@@ -17,6 +19,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -39,7 +42,10 @@ static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER; /* guards the thre
 
 static crm__pool *crm__open_shared(const char *name)
 {
-    int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
+    char *end;
+    long inherited = strncmp(name, "fd:", 3) == 0 ? strtol(name + 3, &end, 10) : -1;
+    int fd = inherited >= 0 && *end == '\0' ? fcntl((int)inherited, F_DUPFD_CLOEXEC, 0)
+                                             : shm_open(name, O_RDWR | O_CREAT, 0600);
     if (fd < 0)
         return NULL;
     /* ftruncate zero-fills, which is the empty pool; every process does the same. */

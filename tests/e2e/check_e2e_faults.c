@@ -6,6 +6,11 @@
  * must give its device memory back, and other sessions must see that memory in
  * use while it is held); two clients at once (both pass). Killing the server
  * means SIGKILL of the daemon process alone: its session processes must end too.
+ * Also: 50 clients SIGKILLed at random moments (mid-copy, mid-launch, while
+ * connecting) leave no session process and no device memory behind and do not
+ * disturb a session running meanwhile; a killed session process fails its client
+ * at once; a SIGSTOPped server makes the client give up after CUDAREM_TIMEOUT
+ * saying so; a server killed and started again serves new sessions.
  */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define PROMPT_EXIT_MS 15000     /* a client must notice a dead server within this */
 #define CLEANUP_POLL_MS 10000    /* the server must free a dead client's memory within this */
@@ -277,6 +283,141 @@ START_TEST(test_two_clients)
 }
 END_TEST
 
+/* The daemon's child processes (sessions, and data channel routers for a moment). */
+static int daemon_children(pid_t *out, int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)srv.pid, (int)srv.pid);
+    char *text = e2e_read_file(path), *p = text;
+    int n = 0;
+    for (long v; n < max && sscanf(p, "%ld", &v) == 1;) {
+        out[n++] = (pid_t)v;
+        p += strspn(p, " ");
+        p += strcspn(p, " ");
+    }
+    free(text);
+    return n;
+}
+
+/* Waits up to ms until the daemon has exactly want children: 1 when it did. */
+static int children_settle(int want, int ms, int *last)
+{
+    pid_t kids[64];
+    for (int waited = 0;; waited += 20) {
+        *last = daemon_children(kids, 64);
+        if (*last == want || waited >= ms)
+            return *last == want;
+        e2e_sleep_ms(20);
+    }
+}
+
+/* Spawns build/REL with one argument through the shim against addr. */
+static void spawn_client(e2e_proc *p, const char *rel, const char *arg, const char *addr, const char *tag)
+{
+    char path[E2E_PATH_LEN];
+    e2e_build_path(rel, path, sizeof path);
+    char *argv[] = {path, (char *)arg, NULL};
+    e2e_proc_opts o = {addr, 1, 0};
+    F_ASSERT(e2e_spawn(p, dir, tag, path, argv, &o) == 0, "spawn %s", rel);
+}
+
+/* Clients SIGKILLed at random moments of copies, kernel launches and connecting:
+ * within a second no session process of theirs is left and the device's free
+ * memory is what it was; a session that ran all along is unharmed. */
+START_TEST(test_fifty_client_kills_leave_nothing)
+{
+    static const char *rels[] = {"cuda/copyloop", "cuda/hog", "kernels/loop"};
+    static const char *args[] = {"0", "67108864", NULL};
+    unsigned long long fr0, tot0, fr1 = 0, tot1;
+    e2e_proc witness, victim;
+    int last = 0;
+    spawn_client(&witness, "cuda/copyloop", "0", srv.unix_addr, "witness");
+    F_ASSERT(e2e_wait_output(&witness, "started", 30000) == 0, "the witness did not start");
+    F_ASSERT(children_settle(1, 5000, &last), "%d daemon children with the witness alone", last);
+    F_ASSERT(meminfo(srv.tcp_addr, "meminfo0", &fr0, &tot0) == 0, "meminfo before failed");
+    srand(20261203); /* the same moments every run */
+    for (int i = 0; i < 50; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "victim%d", i);
+        spawn_client(&victim, rels[i % 3], args[i % 3], i % 4 == 0 ? srv.unix_addr : srv.tcp_addr, tag);
+        e2e_sleep_ms(rand() % 400); /* 0: while connecting; later: mid-copy or mid-launch */
+        kill(victim.pid, SIGKILL);
+        e2e_wait(&victim, 5000);
+    }
+    int settle_ms = E2E_SAN ? 3000 : 1000; /* ASan's slower clean-up */
+    int gone = children_settle(1, settle_ms, &last);
+    F_ASSERT(gone, "%d daemon children %d ms after the last kill, expected the witness's session alone", last,
+             settle_ms);
+    F_ASSERT(meminfo(srv.tcp_addr, "meminfo1", &fr1, &tot1) == 0, "meminfo after failed");
+    F_ASSERT(fr1 == fr0, "free memory %llu after the kills, %llu before", fr1, fr0);
+    F_ASSERT(witness.pid != 0 && waitpid(witness.pid, NULL, WNOHANG) == 0, "the witness died");
+    char *out = e2e_read_file(witness.out_path);
+    int clean = strstr(out, "error") == NULL;
+    free(out);
+    kill(witness.pid, SIGKILL);
+    e2e_wait(&witness, 5000);
+    F_ASSERT(clean, "the witness saw an error");
+    stop_server_cleanly();
+}
+END_TEST
+
+/* A session process killed under its client: the client's next call fails at once. */
+START_TEST(test_killed_session_fails_its_client)
+{
+    pid_t kids[8];
+    e2e_proc p;
+    int last = 0;
+    spawn_client(&p, "cuda/copyloop", "0", srv.tcp_addr, "copyloop");
+    F_ASSERT(e2e_wait_output(&p, "started", 30000) == 0, "copyloop did not start");
+    F_ASSERT(children_settle(1, 5000, &last), "%d daemon children with one client", last);
+    F_ASSERT(daemon_children(kids, 8) == 1, "the session went away");
+    kill(kids[0], SIGKILL);
+    int in_time = e2e_wait(&p, PROMPT_EXIT_MS) == 0;
+    F_ASSERT(in_time && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 3, "copyloop did not fail promptly");
+    unsigned long long fr, tot;
+    F_ASSERT(meminfo(srv.tcp_addr, "meminfo", &fr, &tot) == 0, "the server serves no new session");
+    stop_server_cleanly();
+}
+END_TEST
+
+/* The whole server SIGSTOPped: the client gives up after CUDAREM_TIMEOUT (2 s)
+ * and says so, with its error status. */
+START_TEST(test_stopped_server_times_out)
+{
+    e2e_proc p;
+    setenv("CUDAREM_TIMEOUT", "2", 1);
+    spawn_client(&p, "cuda/copyloop", "0", _i == 0 ? srv.tcp_addr : srv.unix_addr, "copyloop");
+    unsetenv("CUDAREM_TIMEOUT");
+    F_ASSERT(e2e_wait_output(&p, "started", 30000) == 0, "copyloop did not start");
+    kill(-srv.pid, SIGSTOP); /* the daemon and its sessions */
+    int in_time = e2e_wait(&p, 12000) == 0;
+    kill(-srv.pid, SIGCONT);
+    char *err = e2e_read_file(p.err_path);
+    int said = strstr(err, "did not answer within 2 s (CUDAREM_TIMEOUT)") != NULL;
+    if (!said)
+        dump_proc("copyloop", &p);
+    free(err);
+    F_ASSERT(in_time, "copyloop still waiting 12 s after the server stopped");
+    F_ASSERT(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 3, "copyloop: expected exit 3");
+    F_ASSERT(said, "the client did not say the server stopped answering");
+    stop_server_cleanly();
+}
+END_TEST
+
+/* A server SIGKILLed (sessions too) and started again on the same addresses serves
+ * new sessions: its Unix socket's stale file is no obstacle. */
+START_TEST(test_restarted_server_serves)
+{
+    char err[512];
+    unsigned long long fr, tot;
+    e2e_server_kill(&srv);
+    F_ASSERT(e2e_server_start(&srv, dir, 0, err, sizeof err) == 0, "restart: %s", err);
+    F_ASSERT(meminfo(srv.unix_addr, "meminfo-unix", &fr, &tot) == 0, "no session over the Unix socket");
+    F_ASSERT(meminfo(srv.tcp_addr, "meminfo-tcp", &fr, &tot) == 0, "no session over TCP");
+    stop_server_cleanly();
+}
+END_TEST
+
 static Suite *e2e_faults_suite(void)
 {
     Suite *s = suite_create("e2e_faults");
@@ -288,6 +429,10 @@ static Suite *e2e_faults_suite(void)
     tcase_add_test(tc, test_client_killed_mid_copy);
     tcase_add_test(tc, test_hog_memory_visible_to_other_sessions);
     tcase_add_test(tc, test_two_clients);
+    tcase_add_test(tc, test_fifty_client_kills_leave_nothing);
+    tcase_add_test(tc, test_killed_session_fails_its_client);
+    tcase_add_loop_test(tc, test_stopped_server_times_out, 0, 2); /* 0 tcp, 1 unix */
+    tcase_add_test(tc, test_restarted_server_serves);
     suite_add_tcase(s, tc);
     return s;
 }
