@@ -9,8 +9,9 @@ SPECSTEM_types.x spliced in at `%%TYPES%%` and the generated types at `%%API%%`,
 then compiled by rpcgen), crm_client_gen.[ch] (crm_rpc_NAME marshalling),
 crm_interpose_gen.c (exported functions of client=auto rows), crm_server_gen.[ch]
 (dispatch, handler prototypes, server=auto handlers), crm_rt_fns_gen.h (X-macro
-CRM_RT_FN(LIBRARY, NAME) of the backend functions generated handlers call) and
-crm_api_names.c (number -> name, for logs).
+CRM_RT_FN(LIBRARY, NAME) of the backend functions generated handlers call),
+crm_api_names.c (number -> name, for logs) and crm_iso_gen.[ch] (protocol/gen_iso.py:
+every call that takes a session's objects, for the isolation test).
 
 A spec file may start with directives:
   @library NAME        backend library its server=auto rows call (cudart, cublas, cudnn)
@@ -23,6 +24,8 @@ A spec file may start with directives:
 """
 import os
 import sys
+
+from gen_iso import gen_iso
 
 # spec type -> (wire .x type, handler C type, CUDA C type)
 SCALARS = {
@@ -387,6 +390,9 @@ def main():
     names += ['    case %d: return "%s";' % (f.num, f.name) for f in fns]
     names.append('    default: return "unknown";\n    }\n}')
     write(outdir + "/crm_api_names.c", "\n".join(names) + "\n")
+    ih, ic = gen_iso(fns, headers(fns))
+    write(outdir + "/crm_iso_gen.h", ih)
+    write(outdir + "/crm_iso_gen.c", ic)
 
 
 def write(path, text):

@@ -2,22 +2,24 @@
 #
 # gen_api.py splices the types generated from protocol/*.api into cudarem.x ->
 # $(GEN)/crm_api.x;
-# rpcgen turns that into crm_api.h and the XDR routines crm_api_xdr.c.
+# rpcgen turns that into crm_api.h and the XDR routines crm_api_xdr.c. `-i 0`: no
+# inline decoding, which reads words straight from the record buffer, misaligned
+# when a peer's record fragments are not multiples of 4 (found by fuzz_request).
 
 API_SPECS     := $(wildcard protocol/*.api)
 API_TYPES     := $(wildcard protocol/*_types.x)
 API_GENERATED := $(GEN)/crm_api.x $(GEN)/crm_client_gen.h $(GEN)/crm_client_gen.c \
                  $(GEN)/crm_interpose_gen.c $(GEN)/crm_server_gen.h $(GEN)/crm_server_gen.c \
-                 $(GEN)/crm_rt_fns_gen.h $(GEN)/crm_api_names.c
+                 $(GEN)/crm_rt_fns_gen.h $(GEN)/crm_api_names.c $(GEN)/crm_iso_gen.h $(GEN)/crm_iso_gen.c
 
-$(API_GENERATED) &: $(API_SPECS) $(API_TYPES) protocol/cudarem.x protocol/gen_api.py | $(GEN)
+$(API_GENERATED) &: $(API_SPECS) $(API_TYPES) protocol/cudarem.x protocol/gen_api.py protocol/gen_iso.py | $(GEN)
 	$(PYTHON) protocol/gen_api.py protocol/cudarem.x $(GEN) $(API_SPECS)
 
 $(GEN)/crm_api.h: $(GEN)/crm_api.x
 	rm -f $@ && cd $(GEN) && rpcgen -h -o crm_api.h crm_api.x
 
-$(GEN)/crm_api_xdr.c: $(GEN)/crm_api.x $(GEN)/crm_api.h
-	rm -f $@ && cd $(GEN) && rpcgen -c -o crm_api_xdr.c crm_api.x
+$(GEN)/crm_api_xdr.c: $(GEN)/crm_api.x $(GEN)/crm_api.h protocol/protocol.mk
+	rm -f $@ && cd $(GEN) && rpcgen -c -i 0 -o crm_api_xdr.c crm_api.x
 
 # Every object that includes a generated header waits for it.
 GEN_HEADERS := $(GEN)/crm_api.h $(GEN)/crm_client_gen.h $(GEN)/crm_server_gen.h $(GEN)/crm_rt_fns_gen.h

@@ -179,6 +179,11 @@ static void crm__decoy_salt(const char *user, unsigned char *salt)
         memcpy(salt, v.stored_key, CRM_AUTH_SALT_LEN);
 }
 
+void crm_auth_srv_session_reset(void)
+{
+    memset(&crm__ex, 0, sizeof crm__ex);
+}
+
 void crm_auth_srv_begin(crm_srv_rpc *x, crm_session *s, const char *refuse)
 {
     crm_auth_args args;

@@ -29,6 +29,8 @@ int crm_auth_srv_add_user(const char *path, const char *user);
 /* Number of users loaded from the auth file. */
 int crm_auth_srv_users(void);
 
+/* Session: forgets any exchange of a session served before in this process. */
+void crm_auth_srv_session_reset(void);
 /* Session: answers CRM_AUTH (refusing it with `refuse` when not NULL). */
 void crm_auth_srv_begin(crm_srv_rpc *x, crm_session *s, const char *refuse);
 /* Session, at HELLO: 1 when the client may open the session, with s->user set and,

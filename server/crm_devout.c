@@ -15,6 +15,8 @@ static int crm__devout_fd = -1;
 
 int crm_devout_capture(void)
 {
+    if (crm__devout_fd >= 0)
+        return 0; /* already captured (a process serving sessions one after another) */
     int fd = memfd_create("cudarem-device-output", MFD_CLOEXEC);
     if (fd < 0) {
         crm_warn("device output stays on the server's standard output: memfd_create failed");

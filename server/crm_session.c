@@ -234,6 +234,7 @@ static void crm__serve(int fd)
     uint32_t proc;
     if (crm_srv_rpc_init(&x, fd, &crm__stopping) != 0) {
         crm_error("session %llu: cannot set up the RPC transport", (unsigned long long)crm__session.id);
+        close(fd);
         return;
     }
     while (crm_srv_rpc_next(&x, &proc))
@@ -249,6 +250,8 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     memset(s, 0, sizeof *s);
+    crm__stopping = 0; /* one process may serve sessions one after another (tests/fuzz) */
+    crm_auth_srv_session_reset();
     s->id = id;
     s->fd = fd;
     s->refuse = refuse;

@@ -47,7 +47,9 @@ test-unit: $(UNIT_TESTS)
 test-e2e: all $(TEST_SETUP)
 	CRM_TESTS_NOT_RUN='$(strip $(TESTS_NOT_RUN))' tests/run-tests.sh $(E2E_TESTS)
 
-# The README's test command: the plain build, then the same suites under ASan/UBSan.
+# The README's test command: the plain build, then the same suites under ASan/UBSan,
+# then a short fixed-seed pass of the fuzzers (tests/fuzz/fuzz.mk).
 test:
 	$(MAKE) SAN=0 test-once
 	$(MAKE) SAN=1 test-once
+	$(MAKE) SAN=0 fuzz-ci

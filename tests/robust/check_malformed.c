@@ -18,103 +18,29 @@
 #include "protocol/crm_chan.h"
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_wire.h"
+#include "tests/robust/raw_session.h"
 #include "tests/unit/crm_check.h"
-
-static pid_t crm__server;
-static char crm__sock[108];
-static const struct timeval crm__timeout = {20, 0};
-
-static void crm__start_server(void)
-{
-    snprintf(crm__sock, sizeof crm__sock, "/tmp/crm-malformed-%d.sock", (int)getpid());
-    char listen[160];
-    snprintf(listen, sizeof listen, "unix:%s", crm__sock);
-    crm__server = fork();
-    if (crm__server == 0) {
-        execl(CRM_TEST_SERVER, CRM_TEST_SERVER, "--device", "emu", "--listen", listen, "--insecure", "--log-level", "error",
-              (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 200 && access(crm__sock, F_OK) != 0; i++)
-        usleep(20000);
-}
-
-static void crm__stop_server(void)
-{
-    int status = 0;
-    kill(crm__server, SIGTERM);
-    waitpid(crm__server, &status, 0);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server did not exit cleanly: %d", status);
-}
-
-static int crm__connect(void)
-{
-    crm_addr a = {.kind = CRM_ADDR_UNIX};
-    char err[128];
-    snprintf(a.path, sizeof a.path, "%s", crm__sock);
-    int fd = crm_addr_connect(&a, 5000, err, sizeof err);
-    ck_assert_msg(fd >= 0, "connect: %s", err);
-    return fd;
-}
-
-static CLIENT *crm__client(int fd)
-{
-    static struct sockaddr_un peer;
-    struct netbuf raddr = {.maxlen = sizeof peer, .len = sizeof peer, .buf = &peer};
-    peer.sun_family = AF_UNIX;
-    snprintf(peer.sun_path, sizeof peer.sun_path, "%s", crm__sock);
-    CLIENT *c = clnt_vc_create(fd, &raddr, CRM_PROG, CRM_VERS, CRM_RPC_BUFSZ, CRM_RPC_BUFSZ);
-    ck_assert_ptr_nonnull(c);
-    return c;
-}
-
-static enum clnt_stat crm__hello_caps(CLIENT *c, unsigned version, uint64_t caps, crm_hello_res *res)
-{
-    crm_hello_args args = {.proto_version = version, .prop_size = sizeof(struct cudaDeviceProp), .host = "t",
-                           .shm_name = "", .capabilities = caps};
-    memset(res, 0, sizeof *res);
-    return clnt_call(c, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, (char *)&args, (xdrproc_t)xdr_crm_hello_res,
-                     (char *)res, crm__timeout);
-}
-
-static enum clnt_stat crm__hello(CLIENT *c, unsigned version, crm_hello_res *res)
-{
-    return crm__hello_caps(c, version, 0, res);
-}
-
-/* One batch; its replies in *out (the device's printed output is dropped). */
-static enum clnt_stat crm__exec(CLIENT *c, crm_call *calls, unsigned n, crm_replies *out)
-{
-    crm_calls batch = {.crm_calls_len = n, .crm_calls_val = calls};
-    crm_exec_res res;
-    memset(&res, 0, sizeof res);
-    enum clnt_stat st = clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch,
-                                  (xdrproc_t)xdr_crm_exec_res, (char *)&res, crm__timeout);
-    *out = res.replies;
-    free(res.device_output.device_output_val);
-    return st;
-}
 
 /* A fresh, well-behaved session: HELLO, cudaMalloc, cudaFree all succeed. */
 static void crm__assert_server_healthy(void)
 {
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
     ck_assert_int_eq(h.status, 0);
     ck_assert_int_ge(h.device_count, 1);
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
     crm_call call = {.api = CRM_API_cudaMalloc};
     call.crm_call_u.cudaMalloc.size = 4096;
     crm_replies r;
-    ck_assert_int_eq(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(raw_exec(c, &call, 1, &r), RPC_SUCCESS);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaMalloc.err, cudaSuccess);
     uint64_t ptr = r.crm_replies_val[0].crm_reply_u.cudaMalloc.devPtr;
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     call.api = CRM_API_cudaFree;
     call.crm_call_u.cudaFree.devPtr = ptr;
-    ck_assert_int_eq(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(raw_exec(c, &call, 1, &r), RPC_SUCCESS);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaFree.err, cudaSuccess);
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     clnt_destroy(c);
@@ -123,11 +49,11 @@ static void crm__assert_server_healthy(void)
 
 START_TEST(test_garbage_bytes_end_only_that_session)
 {
-    crm__start_server();
+    raw_server_start("malformed");
     srand(1234);
     for (int round = 0; round < 20; round++) {
         char junk[4096];
-        int fd = crm__connect();
+        int fd = raw_connect();
         for (size_t i = 0; i < sizeof junk; i++)
             junk[i] = (char)rand();
         ssize_t sent = send(fd, junk, (size_t)(rand() % (int)sizeof junk) + 1, MSG_NOSIGNAL);
@@ -135,32 +61,32 @@ START_TEST(test_garbage_bytes_end_only_that_session)
         close(fd);
     }
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
 START_TEST(test_exec_before_hello_is_refused)
 {
-    crm__start_server();
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_call call = {.api = CRM_API_cudaDeviceSynchronize};
     crm_replies r;
-    ck_assert_int_ne(crm__exec(c, &call, 1, &r), RPC_SUCCESS);
+    ck_assert_int_ne(raw_exec(c, &call, 1, &r), RPC_SUCCESS);
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
 START_TEST(test_wrong_protocol_version_gets_clear_refusal)
 {
-    crm__start_server();
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION + 7, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION + 7, &h), RPC_SUCCESS);
     ck_assert_int_ne(h.status, 0);
     ck_assert_ptr_nonnull(strstr(h.message, "version"));
     ck_assert_uint_eq(h.proto_version, CRM_PROTO_VERSION);
@@ -168,18 +94,18 @@ START_TEST(test_wrong_protocol_version_gets_clear_refusal)
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
 /* Bad pointers, regions and handles in well-formed calls: CUDA errors, session goes on. */
 START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
 {
-    crm__start_server();
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
 
     crm_call calls[6];
@@ -201,7 +127,7 @@ START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
     calls[5].crm_call_u.crm_memcpy_h2d.data = (crm_h2d_args){.dst = 0x42, .dpitch = 100, .width = 100,
                                                              .height = 1, .src = payload, .spitch = 100};
     crm_replies r;
-    ck_assert_int_eq(crm__exec(c, calls, 6, &r), RPC_SUCCESS);
+    ck_assert_int_eq(raw_exec(c, calls, 6, &r), RPC_SUCCESS);
     ck_assert_uint_eq(r.crm_replies_len, 6);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaFree.err, cudaErrorInvalidValue);
     ck_assert_int_eq(r.crm_replies_val[1].crm_reply_u.crm_memcpy_d2h.err, cudaErrorInvalidValue);
@@ -213,20 +139,20 @@ START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     /* The skipped payload left the stream in sync: the session still works. */
     calls[0].api = CRM_API_cudaDeviceSynchronize;
-    ck_assert_int_eq(crm__exec(c, calls, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(raw_exec(c, calls, 1, &r), RPC_SUCCESS);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaDeviceSynchronize.err, cudaSuccess);
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
 /* One call of a session: returns its reply (caller frees r). */
 static crm_reply *crm__one(CLIENT *c, crm_call *call, crm_replies *r)
 {
-    ck_assert_int_eq(crm__exec(c, call, 1, r), RPC_SUCCESS);
+    ck_assert_int_eq(raw_exec(c, call, 1, r), RPC_SUCCESS);
     ck_assert_uint_eq(r->crm_replies_len, 1);
     return &r->crm_replies_val[0];
 }
@@ -255,11 +181,11 @@ static crm_call crm__h2d_call(uint64_t dst, const char *src, uint64_t n)
  * message only. */
 START_TEST(test_channel_claims_without_a_channel)
 {
-    crm__start_server();
-    int fd = crm__connect(), sv[2];
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect(), sv[2];
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
     ck_assert(!(h.capabilities & CRM_CAP_CHANNEL));
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
     uint64_t dev = crm__malloc(c, 4096);
@@ -272,7 +198,7 @@ START_TEST(test_channel_claims_without_a_channel)
     r.crm_replies_val[0].crm_reply_u.crm_memcpy_d2h.data = back;
     crm_calls batch = {.crm_calls_len = 1, .crm_calls_val = &call};
     ck_assert_int_eq(clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
-                               (char *)&r, crm__timeout), RPC_SUCCESS);
+                               (char *)&r, raw_timeout), RPC_SUCCESS);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.crm_memcpy_d2h.err, cudaSuccess);
     /* A channel only this process knows of makes the encoder send "on the channel". */
     static crm_chan fake;
@@ -281,14 +207,14 @@ START_TEST(test_channel_claims_without_a_channel)
     crm_chan_current = &fake;
     call = crm__h2d_call(dev, host, 4096);
     crm_replies r2;
-    ck_assert_int_ne(crm__exec(c, &call, 1, &r2), RPC_SUCCESS);
+    ck_assert_int_ne(raw_exec(c, &call, 1, &r2), RPC_SUCCESS);
     crm_chan_current = NULL;
     crm_chan_close(&fake);
     close(sv[1]);
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
@@ -297,17 +223,17 @@ END_TEST
  * client with the right one is served, and its payload lands. */
 START_TEST(test_channel_token_and_payload)
 {
-    crm__start_server();
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello_caps(c, CRM_PROTO_VERSION, CRM_CAP_CHANNEL, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello_caps(c, CRM_PROTO_VERSION, CRM_CAP_CHANNEL, &h), RPC_SUCCESS);
     ck_assert(h.capabilities & CRM_CAP_CHANNEL);
     unsigned char wrong[CRM_CHAN_TOKEN];
     memcpy(wrong, h.chan_token, sizeof wrong);
     wrong[0] ^= 1;
     /* Both greet through the server's own address, as clients do. */
-    int stranger = crm__connect(), cfd = crm__connect();
+    int stranger = raw_connect(), cfd = raw_connect();
     ck_assert_int_eq(crm_chan_greet(stranger, h.chan_path, wrong), 0);
     ck_assert_int_eq(crm_chan_greet(cfd, h.chan_path, (const unsigned char *)h.chan_token), 0);
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
@@ -335,7 +261,7 @@ START_TEST(test_channel_token_and_payload)
                                                                           .height = 1};
     crm_calls batch = {.crm_calls_len = 1, .crm_calls_val = &call};
     ck_assert_int_eq(clnt_call(c, CRM_EXEC, (xdrproc_t)xdr_crm_calls, (char *)&batch, (xdrproc_t)xdr_crm_replies,
-                               (char *)&r2, crm__timeout), RPC_SUCCESS);
+                               (char *)&r2, raw_timeout), RPC_SUCCESS);
     ck_assert_int_eq(memcmp(got, src, n), 0);
     free(src);
     free(got);
@@ -344,7 +270,7 @@ START_TEST(test_channel_token_and_payload)
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
@@ -353,30 +279,30 @@ END_TEST
  * process for each gives up; the server goes on serving. */
 START_TEST(test_bad_channel_greetings)
 {
-    crm__start_server();
+    raw_server_start("malformed");
     static const unsigned char token[CRM_CHAN_TOKEN];
-    int fd = crm__connect();
+    int fd = raw_connect();
     ck_assert_int_eq(crm_chan_greet(fd, "cudarem-chan-1-0000000000000000", token), 0);
     close(fd);
-    fd = crm__connect();
+    fd = raw_connect();
     ck_assert_int_eq(crm_chan_greet(fd, "../../etc/passwd", token), 0);
     close(fd);
     uint32_t head[2] = {htonl(CRM_CHAN_MAGIC), htonl(100000)};
-    fd = crm__connect();
+    fd = raw_connect();
     ck_assert_int_eq(send(fd, head, sizeof head, MSG_NOSIGNAL), (ssize_t)sizeof head);
     close(fd);
-    fd = crm__connect();
+    fd = raw_connect();
     ck_assert_int_eq(send(fd, head, 4, MSG_NOSIGNAL), 4); /* the magic, then nothing */
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
 /* A record claiming a huge batch, an oversized bulk length, then a cut-off stream. */
 START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
 {
-    crm__start_server();
+    raw_server_start("malformed");
     /* RPC call header of CRM_EXEC (xid, CALL, rpcvers 2, prog, vers, proc, null auth x2). */
     uint32_t words[] = {7, 0, 2, CRM_PROG, CRM_VERS, CRM_EXEC, 0, 0, 0, 0, 0xffffffffu};
     uint32_t bulk[] = {7, 0, 2, CRM_PROG, CRM_VERS, CRM_EXEC, 0, 0, 0, 0, 1, CRM_API_crm_memcpy_h2d,
@@ -385,7 +311,7 @@ START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
     size_t lens[] = {sizeof words, sizeof bulk};
     for (int m = 0; m < 2; m++) {
         for (int cut = 0; cut < 2; cut++) {
-            int fd = crm__connect();
+            int fd = raw_connect();
             uint32_t buf[64];
             size_t n = lens[m] / 4;
             buf[0] = htonl(0x80000000u | (uint32_t)(cut ? lens[m] + 4096 : lens[m]));
@@ -397,7 +323,7 @@ START_TEST(test_lying_lengths_and_truncation_end_only_that_session)
         }
     }
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
@@ -422,11 +348,11 @@ static int crm__module_load(CLIENT *c, uint64_t id, const void *image, unsigned 
  * CUDA error, and the session and server go on. */
 START_TEST(test_hostile_module_images)
 {
-    crm__start_server();
-    int fd = crm__connect();
-    CLIENT *c = crm__client(fd);
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
     crm_hello_res h;
-    ck_assert_int_eq(crm__hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
     unsigned char wrapper[24] = {0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde};
     unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
@@ -450,7 +376,7 @@ START_TEST(test_hostile_module_images)
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
-    crm__stop_server();
+    raw_server_stop();
 }
 END_TEST
 
