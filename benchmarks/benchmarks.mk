@@ -41,13 +41,13 @@ $(BENCH_BIN)/bench_cuda_static: benchmarks/bench_cuda.cu | $(BENCH_BIN)
 .PHONY: bench bench-smoke bench-programs
 bench-programs: $(BENCH_PROGS)
 
-bench: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS)
+bench: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS) $(BUILD)/load/loadmix $(BUILD)/cuda/meminfo
 ifeq ($(SAN),1)
 	@echo "make bench measures the plain build: run it without SAN=1" >&2; exit 1
 endif
 	$(PYTHON) benchmarks/run-bench.py --build $(BUILD) --out $(BUILD)/bench $(BENCH_ARGS)
 
-bench-smoke: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS)
+bench-smoke: $(SHIM) $(SHIM_ALIASES) $(SERVER) $(EMU_LIB) $(BENCH_PROGS) $(BUILD)/load/loadmix $(BUILD)/cuda/meminfo
 	$(PYTHON) benchmarks/run-bench.py --build $(BUILD) --out $(BUILD)/bench/smoke --smoke
 
 

@@ -38,18 +38,19 @@ PROFILES = {
                   kernel_n=100, copy_sizes=[4 * KIB, 1 * MIB], copy_batches=1, copy_rounds=1,
                   sgemm_n=[128], sgemm_reps=1, train=False, train_timeout=0, ptx_elements=4096,
                   shaped_rates=["1gbit"], shaped_size=2 * MIB, shaped_data=["zeros", "random"],
-                  shaped_batches=1),
+                  shaped_batches=1, load_clients=4, load_seconds=3),
     "quick": dict(lat_n=500, lat_rounds=2, async_n=4000, async_batch=1000, burst_n=10000,
                   kernel_n=2000, copy_sizes=[4 * KIB, 1 * MIB, 64 * MIB], copy_batches=2, copy_rounds=1,
                   sgemm_n=[256, 1024], sgemm_reps=2, train=True, train_timeout=120, ptx_elements=1 << 18,
                   shaped_rates=["1gbit"], shaped_size=16 * MIB, shaped_data=["zeros", "random"],
-                  shaped_batches=1),
+                  shaped_batches=1, load_clients=16, load_seconds=10),
     "default": dict(lat_n=2000, lat_rounds=3, async_n=20000, async_batch=2000, burst_n=10000,
                     kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB, 256 * MIB],
                     copy_batches=3, copy_rounds=2, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
                     ptx_elements=1 << 20,
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=64 * MIB,
-                    shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=1),
+                    shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=1,
+                    load_clients=32, load_seconds=30),
 }
 RATE_GBPS = {"1gbit": 0.125, "10gbit": 1.25}   # link rate in GB/s (10^9 bytes)
 NS_PREFIX = "crmbench"                        # namespaces: crmbench-<pid>-srv / -cli
@@ -676,6 +677,75 @@ class Bench:
                   rate >= GOAL_PTX_RATE, "%.1f M/s; the hand-written CPU saxpy is %.0fx faster" % (
                       rate / 1e6, a["saxpy"]["seconds"] / cpu if cpu > 0 else 0))
 
+    # ---- 4d: under load -----------------------------------------------------------------
+
+    def load_probe(self, until):
+        """While the load runs: short sessions (meminfo: connect, HELLO, two calls,
+        exit) completed per second, and the sync-call latency rounds measured."""
+        sessions, lat, t0 = 0, [], time.monotonic()
+        meminfo = os.path.join(self.build, "cuda", "meminfo")
+        while time.monotonic() < until or len(lat) < 3:
+            r = subprocess.run([meminfo], env=self.env(self.addr["tcp"]), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=120)
+            sessions += r.returncode == 0
+            if len(lat) < 3:
+                rc, d, err = run_json([self.prog("bench_cuda"), "latency", str(self.p["lat_n"])],
+                                      env=self.env(self.addr["unix"]), timeout=300)
+                d = self.check("bench_cuda latency under load", rc, d, err)
+                lat += [d] if d else []
+        return sessions / max(time.monotonic() - t0, 1e-9), lat
+
+    def sec_load(self):
+        """Clients running tests/load/loadmix (checked copies of 1-64 MiB, memsets,
+        GEMMs, launches) at once; meanwhile short sessions per second and the p99
+        of a synchronous call (a 4-byte copy back), against the same figures on the
+        idle server."""
+        n, secs = self.p["load_clients"], self.p["load_seconds"]
+        loadmix = os.path.join(self.build, "load", "loadmix")
+        idle_sessions, idle_lat = self.load_probe(time.monotonic() + 3)  # best of the same rounds as loaded
+        idle = min(idle_lat, key=lambda d: d["memcpy_d2h_4"]["p99_us"]) if idle_lat else None
+        clients = []
+        for i in range(n):
+            lp = os.path.join(self.tmp, "load-%d.log" % i)
+            addr = self.addr["unix" if i % 2 else "tcp"]
+            clients.append((lp, self.procs.start([loadmix, str(secs), str(1000 + i)], lp, env=self.env(addr))))
+        busy_sessions, lat = self.load_probe(time.monotonic() + secs)
+        ops = errors = wrong = 0
+        worst_p99 = 0.0
+        for lp, p in clients:
+            p.wait(timeout=secs + 300)
+            m = re.search(r"ops (\d+) errors (\d+) wrong (\d+) p50_us \S+ p99_us (\S+)", open(lp).read())
+            if not m or p.returncode != 0:
+                errors += 1 if not m else int(m.group(2))
+                self.failures.append("loadmix: %s" % open(lp).read()[-300:])
+                continue
+            ops += int(m.group(1))
+            wrong += int(m.group(3))
+            worst_p99 = max(worst_p99, float(m.group(4)))
+        best = min(lat, key=lambda d: d["memcpy_d2h_4"]["p99_us"]) if lat else None
+        out = {"clients": n, "seconds": secs, "operations": ops, "errors": errors, "wrong_bytes": wrong,
+               "worst_client_op_p99_ms": worst_p99 / 1000, "sessions_per_s_idle": idle_sessions,
+               "sessions_per_s_loaded": busy_sessions}
+        if idle and best:
+            for k, d in (("idle", idle), ("loaded", best)):
+                out["memcpy_d2h_4_p50_us_" + k] = d["memcpy_d2h_4"]["p50_us"]
+                out["memcpy_d2h_4_p99_us_" + k] = d["memcpy_d2h_4"]["p99_us"]
+        self.res["load"] = out
+        rows = [["clients running loadmix", n], ["operations (all clients)", ops],
+                ["errors / wrong bytes", "%d / %d" % (errors, wrong)],
+                ["worst client's p99 per operation, ms", f2(worst_p99 / 1000, "%.0f")],
+                ["short sessions per second, idle", f2(idle_sessions, "%.1f")],
+                ["short sessions per second, under load", f2(busy_sessions, "%.1f")]]
+        if "memcpy_d2h_4_p99_us_loaded" in out:   # a 4-byte copy back: one round trip per call
+            rows += [["4-byte cudaMemcpy D2H p50 / p99 us, idle", "%s / %s" % (
+                         f2(out["memcpy_d2h_4_p50_us_idle"]), f2(out["memcpy_d2h_4_p99_us_idle"]))],
+                     ["4-byte cudaMemcpy D2H p50 / p99 us, under load", "%s / %s" % (
+                         f2(out["memcpy_d2h_4_p50_us_loaded"]), f2(out["memcpy_d2h_4_p99_us_loaded"]))]]
+        table("4d. under load: %d clients for %d s (copies of 1-64 MiB, memsets, GEMMs, launches, all checked)" %
+              (n, secs), ["figure", "value"], rows)
+        self.goal("load: 0 errors and 0 wrong bytes", errors == 0 and wrong == 0,
+                  "%d operations, %d errors, %d wrong" % (ops, errors, wrong))
+
     # ---- 5: train.py -----------------------------------------------------------------
 
     def sec_train(self):
@@ -1069,7 +1139,8 @@ class Bench:
         self.start_servers()
         log("remote device: %s; local: %s" % ((self.res.get("remote_device") or {}).get("device"), self.res["local_mode"]))
         sections = [("latency", self.sec_latency), ("async", self.sec_async), ("copy", self.sec_copy),
-                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("train", self.sec_train)]
+                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("load", self.sec_load),
+                    ("train", self.sec_train)]
         times = {}
         for name, fn in sections:
             s = time.monotonic()
