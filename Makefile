@@ -22,7 +22,7 @@ GEN       := $(BUILD)/gen
 
 CFLAGS    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC $(SANFLAGS) \
              -I. -I$(GEN) -I$(CUDA_HOME)/include -I/usr/include/tirpc
-LDFLAGS   := $(SANFLAGS) -lzstd
+LDFLAGS   := $(SANFLAGS) -lzstd -lssl -lcrypto
 NVCC_OPT  := -O2 -Wno-deprecated-gpu-targets
 NVCCFLAGS := -cudart shared $(NVCC_OPT)
 # nvcc linking the CUDA runtime as $(1): shared (the shim, preloaded, takes the place

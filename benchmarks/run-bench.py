@@ -746,6 +746,52 @@ class Bench:
         self.goal("load: 0 errors and 0 wrong bytes", errors == 0 and wrong == 0,
                   "%d operations, %d errors, %d wrong" % (ops, errors, wrong))
 
+    # ---- 4e: TLS -------------------------------------------------------------------------
+
+    def tls_server(self):
+        """A second server on TCP with a fresh self-signed certificate; its address
+        and the certificate, or None when openssl(1) is missing."""
+        cert, key = os.path.join(self.tmp, "tls-cert.pem"), os.path.join(self.tmp, "tls-key.pem")
+        r = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                            "-nodes", "-keyout", key, "-out", cert, "-subj", "/CN=localhost", "-addext",
+                            "subjectAltName=IP:127.0.0.1", "-days", "2"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return None, None
+        addr = "tcp:127.0.0.1:%d" % free_port()
+        lp = os.path.join(self.tmp, "server-tls.log")
+        p = self.procs.start([self.server, "--insecure", "--tls-cert", cert, "--tls-key", key, "--listen", addr], lp)
+        if not wait_for_line(lp, "serving the", p):
+            raise BenchError("the TLS server did not start: %s" % open(lp).read()[-300:])
+        return addr, cert
+
+    def sec_tls(self):
+        """What TLS costs against plain TCP on the same machine: a round-trip call's
+        p50 and copy bandwidth, both through the data channel."""
+        addr, cert = self.tls_server()
+        if addr is None:
+            self.res["tls"] = {"available": False, "reason": "openssl(1) is missing"}
+            return
+        tls_env = {"CUDAREM_TLS": "on", "CUDAREM_TLS_CA": cert, "CUDAREM_SHM": "off"}
+        sizes = [s for s in self.p["copy_sizes"] if s >= MIB] or self.p["copy_sizes"]
+        out = {"sizes": sizes}
+        for name, a, extra in (("plain", self.addr["tcp"], {"CUDAREM_SHM": "off"}), ("tls", addr, tls_env)):
+            rc, d, err = run_json([self.prog("bench_cuda"), "latency", str(self.p["lat_n"])],
+                                  env=self.env(a, extra=extra), timeout=300)
+            d = self.check("bench_cuda latency %s" % name, rc, d, err)
+            c = self.copy_run(self.env(a, extra=extra), "bench_cuda copy %s" % name, sizes=sizes, dirs="h2d_pinned,d2h_pinned")
+            out[name] = {"memcpy_d2h_4_p50_us": d["memcpy_d2h_4"]["p50_us"] if d else None, "copy": c}
+        self.res["tls"] = out
+        rows = [["4-byte cudaMemcpy D2H p50, us", f2(out["plain"]["memcpy_d2h_4_p50_us"]),
+                 f2(out["tls"]["memcpy_d2h_4_p50_us"])]]
+        for i, size in enumerate(sizes):
+            for key, label in (("h2d_pinned_GBps", "H2D"), ("d2h_pinned_GBps", "D2H")):
+                pc, tc = out["plain"]["copy"], out["tls"]["copy"]
+                rows.append(["%s %s, GB/s" % (label, fmt_size(size)), f2(pc[key][i] if pc else None),
+                             f2(tc[key][i] if tc else None)])
+        table("4e. TLS against plain TCP, same machine (CUDAREM_TLS=on; random data, data channel)",
+              ["figure", "plain TCP", "TLS"], rows)
+
     # ---- 5: train.py -----------------------------------------------------------------
 
     def sec_train(self):
@@ -1139,7 +1185,7 @@ class Bench:
         self.start_servers()
         log("remote device: %s; local: %s" % ((self.res.get("remote_device") or {}).get("device"), self.res["local_mode"]))
         sections = [("latency", self.sec_latency), ("async", self.sec_async), ("copy", self.sec_copy),
-                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("load", self.sec_load),
+                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("load", self.sec_load), ("tls", self.sec_tls),
                     ("train", self.sec_train)]
         times = {}
         for name, fn in sections:

@@ -24,6 +24,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan.h"
 #include "protocol/crm_shm.h"
+#include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 
 enum crm_conn_state { CRM_CONN_NONE, CRM_CONN_OPEN, CRM_CONN_UNREACHABLE, CRM_CONN_LOST };
@@ -59,6 +60,29 @@ static int crm__config(crm_addr *addr, char *err, size_t errlen)
     long secs = t ? strtol(t, NULL, 10) : 300;
     crm__conn.timeout.tv_sec = secs > 0 ? secs : 365L * 24 * 3600;
     return crm_addr_parse(text, addr, err, errlen);
+}
+
+/* CUDAREM_TLS=on over TCP: the host the server's certificate must name, else NULL
+ * (a Unix socket is local and its peer known: no TLS there). */
+static const char *crm__tls_host(const crm_addr *addr)
+{
+    const char *v = getenv("CUDAREM_TLS");
+    return v && strcmp(v, "on") == 0 && addr->kind == CRM_ADDR_TCP ? addr->host : NULL;
+}
+
+/* TLS on the session's connection when asked for. 0, or -1 with err set. */
+static int crm__start_tls(int fd, const crm_addr *addr, char *err, size_t errlen)
+{
+    const char *host = crm__tls_host(addr), *ca = getenv("CUDAREM_TLS_CA");
+    char why[300];
+    if (host == NULL)
+        return 0;
+    if (crm_tls_client_setup(ca && *ca ? ca : NULL, why, sizeof why) != 0 ||
+        crm_tls_connect(fd, host, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    return 0;
 }
 
 static int crm__hello(char *err, size_t errlen)
@@ -105,7 +129,7 @@ static int crm__hello(char *err, size_t errlen)
         crm__conn.info.runtime_version = res.runtime_version;
         snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
         crm_devices_store(res.devices.devices_val, res.devices.devices_len);
-        crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout);
+        crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout, crm__tls_host(&crm__conn.server));
     }
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
     return rc;
@@ -118,6 +142,11 @@ static int crm__connect(char *err, size_t errlen)
         return -1;
     crm__conn.fd = crm_addr_connect(addr, 10000, err, errlen);
     if (crm__conn.fd < 0)
+        return -1;
+    struct timeval limit = crm__conn.timeout; /* for the handshake too */
+    setsockopt(crm__conn.fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    setsockopt(crm__conn.fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    if (crm__start_tls(crm__conn.fd, addr, err, errlen) != 0)
         return -1;
     if (crm_rpc_init(&crm__conn.rpc, crm__conn.fd, crm__conn.timeout) != 0) {
         snprintf(err, errlen, "cannot set up RPC over the connection: %s", strerror(errno));
@@ -132,8 +161,10 @@ static void crm__drop(void)
     crm_dataconn_close();
     if (crm__conn.rpc_open)
         crm_rpc_fini(&crm__conn.rpc);
-    if (crm__conn.fd >= 0)
+    if (crm__conn.fd >= 0) {
+        crm_tls_drop(crm__conn.fd);
         close(crm__conn.fd);
+    }
     crm__conn.rpc_open = 0;
     crm__conn.fd = -1;
     crm_idle_forget(&crm__conn.idle);
@@ -162,8 +193,10 @@ static void crm__forget_parent(void)
     crm__forked = 0;
     if (crm__conn.state == CRM_CONN_NONE || crm__conn.pid == getpid())
         return;
-    if (crm__conn.fd >= 0)
+    if (crm__conn.fd >= 0) {
+        crm_tls_forget(crm__conn.fd);
         close(crm__conn.fd);
+    }
     crm_dataconn_forget();
     if (crm__conn.rpc_open)
         crm_rpc_fini(&crm__conn.rpc); /* our copy of the parent's buffers */

@@ -11,6 +11,7 @@
 #include "common/crm_log.h"
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
+#include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 
 #define CRM_CHAN_CONNECT_MS 5000
@@ -76,13 +77,19 @@ void crm_dataconn_ask(crm_hello_args *args)
         args->capabilities |= CRM_CAP_CHANNEL;
 }
 
-void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout)
+void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
+                       const char *tls_host)
 {
     char err[256] = "";
     if (!(res->capabilities & CRM_CAP_CHANNEL))
         return;
     int fd = crm_addr_connect(server, CRM_CHAN_CONNECT_MS, err, sizeof err);
-    if (fd >= 0 && crm_chan_greet(fd, res->chan_path ? res->chan_path : "", (const unsigned char *)res->chan_token) != 0) {
+    if (fd >= 0) { /* the greeting's TLS handshake must not wait forever either */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    }
+    if (fd >= 0 &&
+        crm_chan_greet(fd, res->chan_path ? res->chan_path : "", (const unsigned char *)res->chan_token, tls_host) != 0) {
         snprintf(err, sizeof err, "%s", strerror(errno));
         close(fd);
         fd = -1;
@@ -116,8 +123,10 @@ void crm_dataconn_close(void)
 
 void crm_dataconn_forget(void)
 {
-    if (crm_chan_current != NULL && crm_chan_current->fd >= 0)
+    if (crm_chan_current != NULL && crm_chan_current->fd >= 0) {
+        crm_tls_forget(crm_chan_current->fd);
         close(crm_chan_current->fd);
+    }
     crm_chan_current = NULL; /* its thread and buffers belong to the parent */
 }
 

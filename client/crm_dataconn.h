@@ -16,8 +16,10 @@ void crm_dataconn_ask(crm_hello_args *args);
 /* After HELLO: opens the channel the server offered, by a new connection to the
  * server's address (protocol/crm_chan_link.h), with the window's ring when the
  * server attached it, and makes it crm_chan_current; its reads and writes wait at
- * most timeout. Without a channel, bulk data travels in the RPC stream. */
-void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout);
+ * most timeout; over TLS checked against tls_host unless it is NULL. Without a
+ * channel, bulk data travels in the RPC stream. */
+void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
+                       const char *tls_host);
 /* Closes the channel and the window. */
 void crm_dataconn_close(void);
 /* In a forked child: lets go of the parent's channel without touching its thread. */

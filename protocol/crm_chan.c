@@ -9,6 +9,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan.h"
 #include "protocol/crm_payload.h"
+#include "protocol/crm_tls.h"
 
 #define CRM_CHAN_BUF (64u << 10)       /* gathered output, read-ahead input */
 #define CRM_CHAN_DIRECT (32u << 10)    /* pieces at least this large skip the buffers */
@@ -36,7 +37,8 @@ static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
 {
     while (n > 0 && !c->broken) {
         struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-        ssize_t got = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        ssize_t got = crm_tls_on(c->fd) ? crm_tls_write(c->fd, iov->iov_base, iov->iov_len) /* one at a time */
+                                         : sendmsg(c->fd, &msg, MSG_NOSIGNAL);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -77,7 +79,9 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
             continue;
         }
         int direct = n >= CRM_CHAN_DIRECT;
-        ssize_t got = read(c->fd, direct ? dst : c->ibuf, direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF);
+        size_t want = direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF;
+        ssize_t got = crm_tls_on(c->fd) ? crm_tls_read(c->fd, direct ? dst : c->ibuf, want)
+                                         : read(c->fd, direct ? dst : c->ibuf, want);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -432,8 +436,10 @@ void crm_chan_close(crm_chan *c)
         c->threaded = 0;
     }
     crm_chan_discard(c);
-    if (c->fd >= 0)
+    if (c->fd >= 0) {
+        crm_tls_drop(c->fd);
         close(c->fd);
+    }
     c->fd = -1;
     free(c->obuf);
     free(c->ibuf);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_sockio.h"
+#include "protocol/crm_tls.h"
 
 #define CRM_ACCEPT_TRIES 8       /* strangers that may come before the client */
 
@@ -88,7 +89,28 @@ static int crm__receive_fd(int conn, int timeout_ms)
     return fd;
 }
 
-int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms)
+/* Reads the token on fd within timeout_ms, inside TLS first when tls: 0 or -1. */
+static int crm__read_token(int fd, unsigned char *got, int timeout_ms, int tls)
+{
+    char err[256];
+    if (!tls)
+        return crm__read_timed(fd, got, CRM_CHAN_TOKEN, timeout_ms);
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000}, none = {0, 0};
+    if (crm_tls_accept(fd, timeout_ms, err, sizeof err) != 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    size_t have = 0;
+    while (have < CRM_CHAN_TOKEN) {
+        ssize_t n = crm_sock_read(fd, got + have, CRM_CHAN_TOKEN - have, NULL);
+        if (n <= 0)
+            return -1;
+        have += (size_t)n;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    return 0;
+}
+
+int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms, int tls)
 {
     int fd = -1;
     for (int tries = 0; fd < 0 && tries < CRM_ACCEPT_TRIES; tries++) {
@@ -101,7 +123,8 @@ int crm_chan_accept(int lfd, const unsigned char *token, int timeout_ms)
             continue;
         fd = crm__receive_fd(conn, timeout_ms);
         close(conn);
-        if (fd >= 0 && (crm__read_timed(fd, got, sizeof got, timeout_ms) != 0 || memcmp(got, token, sizeof got))) {
+        if (fd >= 0 && (crm__read_token(fd, got, timeout_ms, tls) != 0 || memcmp(got, token, sizeof got))) {
+            crm_tls_drop(fd);
             close(fd); /* not our client */
             fd = -1;
         }
@@ -169,18 +192,23 @@ int crm_chan_route(int fd, int timeout_ms)
 
 /* ---- the client -------------------------------------------------------------------- */
 
-int crm_chan_greet(int fd, const char *name, const unsigned char *token)
+int crm_chan_greet(int fd, const char *name, const unsigned char *token, const char *tls_host)
 {
     size_t n = strlen(name);
-    char buf[8 + CRM_CHAN_PATH_MAX + CRM_CHAN_TOKEN];
+    char buf[8 + CRM_CHAN_PATH_MAX + CRM_CHAN_TOKEN], err[256];
     if (n == 0 || n > CRM_CHAN_PATH_MAX)
         return -1;
     uint32_t head[2] = {htonl(CRM_CHAN_MAGIC), htonl((uint32_t)n)};
     memcpy(buf, head, sizeof head);
     memcpy(buf + 8, name, n);
     memcpy(buf + 8 + n, token, CRM_CHAN_TOKEN);
-    if (crm_sock_write_all(fd, buf, 8 + n + CRM_CHAN_TOKEN, NULL) != 0)
-        return -1;
+    if (tls_host == NULL) {
+        if (crm_sock_write_all(fd, buf, 8 + n + CRM_CHAN_TOKEN, NULL) != 0)
+            return -1;
+    } else if (crm_sock_write_all(fd, buf, 8 + n, NULL) != 0 || crm_tls_connect(fd, tls_host, err, sizeof err) != 0 ||
+               crm_sock_write_all(fd, token, CRM_CHAN_TOKEN, NULL) != 0) {
+        return -1; /* the routing in clear, the token inside TLS */
+    }
     crm__tune(fd);
     return 0;
 }

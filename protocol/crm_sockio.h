@@ -1,4 +1,5 @@
-/* crm_sockio.h -- whole reads and writes on stream sockets, never raising SIGPIPE,
+/* crm_sockio.h -- whole reads and writes on stream sockets (through the socket's TLS
+ * session, protocol/crm_tls.h, when it has one), never raising SIGPIPE,
  * shared by the RPC record streams of client and server and the data channel's
  * set-up. A read or write interrupted by a signal, or woken by its socket's
  * SO_RCVTIMEO/SO_SNDTIMEO, is retried while `keep_going` says so. */

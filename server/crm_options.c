@@ -45,6 +45,10 @@ static void crm__usage(FILE *out)
             "  --insecure           admit every client that reaches a listening address;\n"
             "                       warns at start unless every address is a Unix socket\n"
             "                       or loopback\n"
+            "  --tls-cert FILE      serve TLS with this certificate chain (PEM); TCP\n"
+            "                       clients must then use it (CUDAREM_TLS=on); Unix-socket\n"
+            "                       clients may\n"
+            "  --tls-key FILE       the certificate's private key (PEM)\n"
             "  --quota USER:mem=SIZE,sessions=N\n"
             "                       what USER ('*': every user without a line of its\n"
             "                       own) may take: SIZE of each device's memory (K, M, G,\n"
@@ -194,6 +198,8 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
+    case 'c': o->tls_cert = arg; return 0;
+    case 'k': o->tls_key = arg; return 0;
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
     default: crm__usage(stderr); return -1;
@@ -210,7 +216,8 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"version", no_argument, NULL, 'V'},            {"emu-kernel-timeout", required_argument, NULL, 'T'},
         {"auth-file", required_argument, NULL, 'A'},    {"add-user", required_argument, NULL, 'U'},
         {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
-        {"quota", required_argument, NULL, 'Q'},
+        {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
+        {"tls-key", required_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
@@ -227,6 +234,10 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
     }
     if (o->add_user != NULL && o->auth.auth_file == NULL) {
         fprintf(stderr, "cudarem-server: --add-user needs --auth-file FILE to add the user to\n");
+        return -1;
+    }
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        fprintf(stderr, "cudarem-server: --tls-cert and --tls-key go together\n");
         return -1;
     }
     if (o->add_user == NULL && !o->auth.insecure && o->auth.auth_file == NULL && o->auth.nallow == 0) {

@@ -14,6 +14,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
+#include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
@@ -120,7 +121,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)
             res.capabilities |= CRM_CAP_SHM; /* same machine: bulk data skips the socket */
         if ((args.capabilities & CRM_CAP_CHANNEL) &&
-            crm_session_chan_offer(chan_path, (unsigned char *)res.chan_token) == 0) {
+            crm_session_chan_offer(chan_path, (unsigned char *)res.chan_token, crm_tls_on(s->fd)) == 0) {
             unsigned char derived[CRM_CHAN_TOKEN];
             res.capabilities |= CRM_CAP_CHANNEL;
             if (crm_auth_srv_chan_token(derived) == 0) { /* bound to the proof: not sent */
@@ -137,6 +138,8 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     else
         crm_info("session %llu: admitted %s as user %s", (unsigned long long)s->id, s->peer, s->user);
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
+    if ((res.capabilities & CRM_CAP_CHANNEL) && crm_tls_on(s->fd))
+        crm_session_chan_open_now(); /* the client waits in its TLS handshake */
     crm__free_devices(&res);
     xdr_free((xdrproc_t)xdr_crm_hello_args, (char *)&args);
 }
@@ -234,12 +237,14 @@ static void crm__serve(int fd)
     uint32_t proc;
     if (crm_srv_rpc_init(&x, fd, &crm__stopping) != 0) {
         crm_error("session %llu: cannot set up the RPC transport", (unsigned long long)crm__session.id);
+        crm_tls_drop(fd);
         close(fd);
         return;
     }
     while (crm_srv_rpc_next(&x, &proc))
         crm__dispatch(&x, proc);
     crm_srv_rpc_fini(&x);
+    crm_tls_drop(fd);
     close(fd); /* the client sees the end at once, before the clean-up */
 }
 

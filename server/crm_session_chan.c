@@ -13,11 +13,12 @@
 static crm_chan crm__chan;
 static int crm__listen_fd = -1;
 static unsigned char crm__token[CRM_CHAN_TOKEN];
+static int crm__tls; /* the channel comes over TLS, as the session did */
 
 /* Accepts the client on first use; the ring comes with it when the window is there. */
 static int crm__open(crm_chan *c)
 {
-    c->fd = crm_chan_accept(crm__listen_fd, crm__token, CRM_CHAN_ACCEPT_MS);
+    c->fd = crm_chan_accept(crm__listen_fd, crm__token, CRM_CHAN_ACCEPT_MS, crm__tls);
     crm__listen_fd = -1;
     if (c->fd < 0) {
         crm_warn("the client did not open its data channel");
@@ -27,8 +28,9 @@ static int crm__open(crm_chan *c)
     return 0;
 }
 
-int crm_session_chan_offer(char *name, unsigned char *token)
+int crm_session_chan_offer(char *name, unsigned char *token, int tls)
 {
+    crm__tls = tls;
     if (crm_chan_current != NULL)
         return -1; /* one channel per session */
     crm__listen_fd = crm_chan_listen(name, crm__token);
@@ -43,6 +45,12 @@ int crm_session_chan_offer(char *name, unsigned char *token)
     memcpy(token, crm__token, CRM_CHAN_TOKEN);
     crm_chan_current = &crm__chan;
     return 0;
+}
+
+void crm_session_chan_open_now(void)
+{
+    if (crm_chan_current != NULL)
+        crm_chan_ready(crm_chan_current);
 }
 
 void crm_session_chan_set_token(const unsigned char *token)

@@ -6,9 +6,13 @@
 
 #include <stdint.h>
 
-/* Listens for the channel (protocol/crm_chan_link.h); fills what HELLO's reply
- * tells the client. 0, or -1 (the session goes on without a channel). */
-int crm_session_chan_offer(char *name, unsigned char *token);
+/* Listens for the channel (protocol/crm_chan_link.h), to come over TLS when tls;
+ * fills what HELLO's reply tells the client. 0, or -1 (the session goes on
+ * without a channel). */
+int crm_session_chan_offer(char *name, unsigned char *token, int tls);
+/* Takes the offered channel now rather than at its first use: a client that opens
+ * it over TLS waits for the handshake right after HELLO. */
+void crm_session_chan_open_now(void);
 /* Replaces the offered channel's token with one both ends derived from the
  * session's authentication (server/crm_auth_srv.h), which HELLO does not send. */
 void crm_session_chan_set_token(const unsigned char *token);

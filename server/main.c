@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "common/crm_log.h"
 #include "protocol/crm_chan_link.h"
+#include "protocol/crm_tls.h"
 #include "server/crm_admit.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
@@ -127,6 +128,26 @@ static int crm__active_sessions(void)
     return n;
 }
 
+/* With --tls-cert: a connection that opens with a TLS handshake gets TLS; a plain
+ * one over TCP is refused (its HELLO answered with why), over a Unix socket served.
+ * NULL, or the refusal. */
+static const char *crm__start_tls(int fd, const char *peer)
+{
+    char err[256];
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (crm_tls_is_hello(fd, CRM_ROUTE_WAIT_MS)) {
+        if (crm_tls_accept(fd, CRM_ROUTE_WAIT_MS, err, sizeof err) == 0)
+            return NULL;
+        crm_warn("refused %s: %s", peer, err);
+        exit(1);
+    }
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_UNIX)
+        return NULL;
+    return "this server takes TCP clients over TLS only: set CUDAREM_TLS=on (and CUDAREM_TLS_CA to the CA "
+           "that signed its certificate)";
+}
+
 /* Process of a new connection: passes a data channel on to its session, or loads
  * the backend, serves the client, exits. */
 static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, enum crm_backend_kind kind,
@@ -143,6 +164,8 @@ static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, en
     if (crm_chan_is_channel(fd, CRM_ROUTE_WAIT_MS)) /* a session's data channel, not a session */
         exit(crm_chan_route(fd, CRM_ROUTE_WAIT_MS) == 0 ? 0 : 1);
     crm__peer_name(fd, peer, sizeof peer);
+    if (refuse == NULL && crm_tls_server_ready())
+        refuse = crm__start_tls(fd, peer);
     if (refuse == NULL && crm_backend_load(kind, err, sizeof err) != 0) {
         crm_error("session %llu: %s", (unsigned long long)id, err);
         refuse = "the server cannot load its CUDA backend";
@@ -238,6 +261,15 @@ static int crm__admission(const crm_options *o)
         crm_info("admitting Unix-socket clients of uid %d", (int)o->auth.allow_uid[i]);
     if (o->auth.insecure && !crm_options_local_only(o))
         crm_warn("--insecure on an address other hosts can reach: anyone who connects gets a GPU session");
+    if (o->tls_cert != NULL) {
+        if (crm_tls_server_setup(o->tls_cert, o->tls_key, err, sizeof err) != 0) {
+            crm_error("--tls-cert/--tls-key: %s", err);
+            return -1;
+        }
+        crm_info("TCP clients must use TLS (certificate %s)", o->tls_cert);
+    } else if (!crm_options_local_only(o)) {
+        crm_info("no TLS (--tls-cert): calls and data cross the network in clear");
+    }
     return 0;
 }
 

@@ -21,18 +21,18 @@ FUZZ_SERVER  := $(filter-out server/main.c,$(wildcard server/*.c)) $(GEN)/crm_se
                 $(addprefix common/,crm_log.c crm_rangemap.c crm_idmap.c crm_addr.c crm_auth.c crm_digest.c) \
                 $(FUZZ_PARSERS)
 FUZZ_REQUEST_SEEDS := $(wildcard tests/fuzz/seeds/request/*)
-FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_sockio.c protocol/crm_bulk.c
+FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_sockio.c protocol/crm_bulk.c protocol/crm_tls.c
 FUZZ_CHAN_SEEDS := $(wildcard tests/fuzz/seeds/chan/*)
 
 $(FUZZ_DIR)/fuzz_chan: tests/fuzz/fuzz_chan.c $(FUZZ_CHAN_SRCS) protocol/crm_chan.h protocol/crm_payload.h
 	mkdir -p $(FUZZ_DIR)
-	clang $(FUZZ_CFLAGS) -I/usr/include/tirpc -pthread -o $@ $< $(FUZZ_CHAN_SRCS) -ltirpc -lzstd
+	clang $(FUZZ_CFLAGS) -I/usr/include/tirpc -pthread -o $@ $< $(FUZZ_CHAN_SRCS) -ltirpc -lzstd -lssl -lcrypto
 
 $(FUZZ_DIR)/fuzz_request: tests/fuzz/fuzz_request.c $(FUZZ_SERVER) $(wildcard server/*.h protocol/*.h common/*.h) \
                           $(GEN_HEADERS) | $(EMU_LIB)
 	mkdir -p $(FUZZ_DIR)
 	clang $(FUZZ_CFLAGS) -I/usr/include/tirpc -pthread -DCRM_CHAN_ACCEPT_MS=50 -o $@ $< $(FUZZ_SERVER) \
-	    -ltirpc -ldl -lzstd -llz4 -lcrypto -lm
+	    -ltirpc -ldl -lzstd -llz4 -lssl -lcrypto -lm
 
 $(FUZZ_DIR)/fuzz_ptx: tests/fuzz/fuzz_ptx.c $(wildcard server/emu/ptx/*.[ch]) $(FUZZ_PARSERS) common/crm_fatbin.h
 	mkdir -p $(FUZZ_DIR)

@@ -234,8 +234,8 @@ START_TEST(test_channel_token_and_payload)
     wrong[0] ^= 1;
     /* Both greet through the server's own address, as clients do. */
     int stranger = raw_connect(), cfd = raw_connect();
-    ck_assert_int_eq(crm_chan_greet(stranger, h.chan_path, wrong), 0);
-    ck_assert_int_eq(crm_chan_greet(cfd, h.chan_path, (const unsigned char *)h.chan_token), 0);
+    ck_assert_int_eq(crm_chan_greet(stranger, h.chan_path, wrong, NULL), 0);
+    ck_assert_int_eq(crm_chan_greet(cfd, h.chan_path, (const unsigned char *)h.chan_token, NULL), 0);
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
     static crm_chan chan;
     ck_assert_int_eq(crm_chan_init(&chan, cfd, 1), 0);
@@ -282,10 +282,10 @@ START_TEST(test_bad_channel_greetings)
     raw_server_start("malformed");
     static const unsigned char token[CRM_CHAN_TOKEN];
     int fd = raw_connect();
-    ck_assert_int_eq(crm_chan_greet(fd, "cudarem-chan-1-0000000000000000", token), 0);
+    ck_assert_int_eq(crm_chan_greet(fd, "cudarem-chan-1-0000000000000000", token, NULL), 0);
     close(fd);
     fd = raw_connect();
-    ck_assert_int_eq(crm_chan_greet(fd, "../../etc/passwd", token), 0);
+    ck_assert_int_eq(crm_chan_greet(fd, "../../etc/passwd", token, NULL), 0);
     close(fd);
     uint32_t head[2] = {htonl(CRM_CHAN_MAGIC), htonl(100000)};
     fd = raw_connect();
