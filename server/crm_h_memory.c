@@ -4,6 +4,7 @@
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
 #include "server/crm_monitor.h"
+#include "server/crm_scrub.h"
 #include "server/crm_session.h"
 #include "server/crm_xfer.h"
 
@@ -21,6 +22,7 @@ static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size, uint64_t
         return cudaErrorMemoryAllocation;
     }
     crm_monitor_charge(device, (int64_t)r.size - (int64_t)charged);
+    s->allocated += r.size;
     return cudaSuccess;
 }
 
@@ -82,6 +84,7 @@ cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
         return cudaSuccess;
     if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL || r->kind == CRM_RANGE_VMM)
         return cudaErrorInvalidValue;
+    crm_scrub(s, r->device, devPtr, r->size);
     cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
     if (err == cudaSuccess && crm_rangemap_remove(&s->allocs, devPtr, &gone) == 0)
         crm_monitor_charge(gone.device, -(int64_t)gone.size);

@@ -5,6 +5,7 @@
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
 #include "server/crm_monitor.h"
+#include "server/crm_scrub.h"
 #include "server/crm_session.h"
 
 int crm_session_device(void)
@@ -257,6 +258,8 @@ void crm_session_release(crm_session *s, int device, int forget_only)
         if (device >= 0 && m->ranges[i].device != device)
             continue;
         uint32_t kind = m->ranges[i].kind;
+        if (!forget_only && kind != CRM_RANGE_SYMBOL)
+            crm_scrub(s, m->ranges[i].device, m->ranges[i].base, m->ranges[i].size);
         if (!forget_only && kind == CRM_RANGE_VMM)
             crm_rt.cuMemUnmap((CUdeviceptr)m->ranges[i].base, m->ranges[i].size);
         else if (!forget_only && kind != CRM_RANGE_SYMBOL)

@@ -8,6 +8,7 @@
 #include "crm_server_gen.h"
 #include "server/crm_backend.h"
 #include "server/crm_monitor.h"
+#include "server/crm_scrub.h"
 #include "server/crm_session.h"
 
 /* A physical allocation the client named. */
@@ -92,8 +93,10 @@ CUresult crm_srv_crm_vmm_create(crm_session *s, uint64_t id, uint64_t size, int 
     CUresult rc = crm_rt.cuMemCreate(&ph->handle, size, &p, 0);
     if (rc == CUDA_SUCCESS) {
         *ph = (crm__phys){ph->handle, size, device};
-        if (crm_session_handle_add(s, CRM_HANDLE_vmm_phys, id, ph, crm__phys_destroy) == 0)
+        if (crm_session_handle_add(s, CRM_HANDLE_vmm_phys, id, ph, crm__phys_destroy) == 0) {
+            s->allocated += size;
             return CUDA_SUCCESS;
+        }
         crm__phys_destroy(ph);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -151,6 +154,7 @@ CUresult crm_srv_crm_vmm_unmap(crm_session *s, uint64_t ptr, uint64_t size)
         return CUDA_ERROR_NOT_SUPPORTED;
     if (!crm__whole_mappings(s, ptr, size))
         return CUDA_ERROR_INVALID_VALUE;
+    crm_scrub(s, crm_rangemap_find(&s->allocs, ptr)->device, ptr, size); /* through the mapping: the memory */
     CUresult rc = crm_rt.cuMemUnmap((CUdeviceptr)ptr, size);
     for (uint64_t at = ptr; rc == CUDA_SUCCESS && at - ptr < size;) {
         crm_range gone;

@@ -45,6 +45,8 @@ static void crm__usage(FILE *out)
             "  --insecure           admit every client that reaches a listening address;\n"
             "                       warns at start unless every address is a Unix socket\n"
             "                       or loopback\n"
+            "  --scrub              zero the device memory a session frees (and all it\n"
+            "                       holds when it ends) before any other can receive it\n"
             "  --tls-cert FILE      serve TLS with this certificate chain (PEM); TCP\n"
             "                       clients must then use it (CUDAREM_TLS=on); Unix-socket\n"
             "                       clients may\n"
@@ -199,6 +201,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
     case 'c': o->tls_cert = arg; return 0;
+    case 'S': o->scrub = 1; return 0;
     case 'k': o->tls_key = arg; return 0;
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
@@ -217,7 +220,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"auth-file", required_argument, NULL, 'A'},    {"add-user", required_argument, NULL, 'U'},
         {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
         {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
-        {"tls-key", required_argument, NULL, 'k'},
+        {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

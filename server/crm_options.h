@@ -19,6 +19,7 @@ typedef struct crm_options {
     crm_auth_policy auth;            /* --auth-file, --allow-uid, --insecure */
     const char *add_user;            /* --add-user: make a token, then exit */
     const char *tls_cert, *tls_key;  /* --tls-cert, --tls-key (PEM), NULL: no TLS */
+    int scrub;                       /* --scrub */
 } crm_options;
 
 /* Parses argv; returns 0 to run, 1 when --help/--version was answered, -1 on a

@@ -21,6 +21,7 @@
 #include "server/crm_devout.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_monitor.h"
+#include "server/crm_scrub.h"
 #include "server/crm_session.h"
 #include "server/crm_session_chan.h"
 #include "server/crm_srv_rpc.h"
@@ -225,9 +226,13 @@ static void crm__log_end(crm_session *s)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double secs = (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
-    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out",
+    char scrub[96] = "";
+    if (crm_scrub_on)
+        snprintf(scrub, sizeof scrub, ", %llu of %llu bytes allocated zeroed when freed",
+                 (unsigned long long)s->scrubbed, (unsigned long long)s->allocated);
+    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out%s",
              (unsigned long long)s->id, s->peer, secs, (unsigned long long)s->calls,
-             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out);
+             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, scrub);
 }
 
 /* Serves calls until the client leaves or SIGTERM. */

@@ -54,6 +54,8 @@ typedef struct crm_session {
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */
     uint64_t bytes_out;    /* bulk bytes sent */
+    uint64_t allocated;    /* device memory allocated, in all (for --scrub's log line) */
+    uint64_t scrubbed;     /* bytes zeroed before they were freed (--scrub) */
     unsigned batch_index;  /* position of the running call in its batch */
     unsigned batch_len;    /* calls in the running batch */
 } crm_session;

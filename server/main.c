@@ -24,6 +24,7 @@
 #include "server/crm_backend.h"
 #include "server/crm_monitor.h"
 #include "server/crm_options.h"
+#include "server/crm_scrub.h"
 #include "server/crm_session.h"
 
 #define CRM_MAX_CHILDREN 4096
@@ -296,6 +297,7 @@ int main(int argc, char **argv)
     crm_log_init("cudarem-server", (enum crm_log_level)o.log_level);
     if (crm__admission(&o) != 0)
         return 1;
+    crm_scrub_on = o.scrub; /* the sessions forked from now on inherit it */
     crm__signals();
     enum crm_backend_kind kind = crm__choose_backend(&o, &ok);
     if (!ok)

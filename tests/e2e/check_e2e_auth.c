@@ -8,7 +8,7 @@
  * server with no way to admit anyone does not start. A user's memory quota is the
  * device's memory as its sessions see it, across all of them, and allocations past
  * it fail as on a full GPU; a session quota refuses the next session until one
- * ends. */
+ * ends; with --scrub every byte a session allocated is zeroed before it is freed. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[64], users[E2E_PATH_LEN], alice[160];
+static char dir[64], users[E2E_PATH_LEN], alice[160], dir_lib[E2E_PATH_LEN];
 static e2e_server srv;
 
 /* --add-user name into the users file: the token it printed, in token. */
@@ -350,6 +350,48 @@ START_TEST(test_quota_per_token_user)
 }
 END_TEST
 
+/* --scrub: every byte a session allocated, by cudaMalloc, cudaMallocPitch or as a
+ * physical allocation it mapped, is zeroed before it is freed, whether the program
+ * frees it or its session ends holding it (the server's count says so). */
+START_TEST(test_scrub_zeroes_what_was_allocated)
+{
+    char *err, path[E2E_PATH_LEN];
+    e2e_proc p;
+    start_server((char *[]){"--scrub", NULL});
+    ck_assert_int_eq(client("memory", srv.tcp_addr, "scrub-memory", &err), 0);
+    free(err);
+    e2e_build_path("driver/drv_vmm", path, sizeof path); /* maps physical memory (cuMemMap) */
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {srv.unix_addr, 1, 0};
+    e2e_build_path("lib", dir_lib, sizeof dir_lib);
+    e2e_client_library_path(dir_lib);
+    ck_assert_int_eq(e2e_run(&p, dir, "scrub-vmm", path, argv, &o), 0);
+    e2e_client_library_path(NULL);
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "drv_vmm failed");
+    e2e_proc hold;
+    char line[128];
+    hog(&hold, srv.tcp_addr, "scrub-hog", 8 * MIB, line, sizeof line); /* ends holding its memory */
+    hog_stop(&hold);
+    int holders = 0; /* sessions that allocated, whose ends were logged */
+    for (int waited = 0; waited < 5000 && holders < 3; waited += 100) {
+        char *log = e2e_read_file(srv.log_path);
+        holders = 0;
+        for (char *at = strstr(log, "end: peer"); at; at = strstr(at + 1, "end: peer")) {
+            unsigned long long zeroed = 0, allocated = 0;
+            const char *n = strstr(at, " bytes out, ");
+            ck_assert_msg(n && sscanf(n, " bytes out, %llu of %llu", &zeroed, &allocated) == 2, "no count: %.200s",
+                          at);
+            ck_assert_msg(zeroed == allocated, "a session zeroed %llu of its %llu bytes", zeroed, allocated);
+            holders += allocated > 0;
+        }
+        free(log);
+        if (holders < 3)
+            e2e_sleep_ms(100);
+    }
+    ck_assert_msg(holders >= 3, "%d sessions that allocated ended, expected memory, drv_vmm and hog", holders);
+}
+END_TEST
+
 static Suite *e2e_auth_suite(void)
 {
     Suite *s = suite_create("e2e_auth");
@@ -370,6 +412,7 @@ static Suite *e2e_auth_suite(void)
     tcase_add_test(tq, test_memory_quota_is_the_device);
     tcase_add_test(tq, test_session_quota);
     tcase_add_test(tq, test_quota_per_token_user);
+    tcase_add_test(tq, test_scrub_zeroes_what_was_allocated);
     suite_add_tcase(s, tq);
     return s;
 }
