@@ -217,30 +217,28 @@ static ssize_t crm__failed(SSL *ssl, int rc)
     return -1;
 }
 
-ssize_t crm_tls_read(int fd, void *buf, size_t len)
+/* One SSL_read_ex (reading) or SSL_write_ex on fd's session, as recv/send answer. */
+static ssize_t crm__io(int fd, int reading, void *buf, size_t len)
 {
     SSL *ssl = crm__ssl[fd];
-    size_t got = 0;
+    size_t done = 0;
     sigset_t old;
     crm__pipe_block(&old);
     errno = 0;
-    int rc = SSL_read_ex(ssl, buf, len, &got);
-    ssize_t r = rc == 1 ? (ssize_t)got : crm__failed(ssl, rc);
+    int rc = reading ? SSL_read_ex(ssl, buf, len, &done) : SSL_write_ex(ssl, buf, len, &done);
+    ssize_t r = rc == 1 ? (ssize_t)done : crm__failed(ssl, rc);
     crm__pipe_restore(&old);
     return r;
 }
 
+ssize_t crm_tls_read(int fd, void *buf, size_t len)
+{
+    return crm__io(fd, 1, buf, len);
+}
+
 ssize_t crm_tls_write(int fd, const void *buf, size_t len)
 {
-    SSL *ssl = crm__ssl[fd];
-    size_t put = 0;
-    sigset_t old;
-    crm__pipe_block(&old);
-    errno = 0;
-    int rc = SSL_write_ex(ssl, buf, len, &put);
-    ssize_t r = rc == 1 ? (ssize_t)put : crm__failed(ssl, rc);
-    crm__pipe_restore(&old);
-    return r;
+    return crm__io(fd, 0, (void *)buf, len);
 }
 
 void crm_tls_drop(int fd)

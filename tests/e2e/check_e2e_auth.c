@@ -68,26 +68,11 @@ static void teardown(void)
     e2e_dir_remove(dir);
 }
 
-/* Runs build/cuda/PROG through the shim against addr; its exit status (-1: it did
- * not exit normally) and its stderr in *err (malloc'd). */
-static int client(const char *prog, const char *addr, const char *tag, char **err)
-{
-    char path[E2E_PATH_LEN], rel[64];
-    e2e_proc p;
-    snprintf(rel, sizeof rel, "cuda/%s", prog);
-    e2e_build_path(rel, path, sizeof path);
-    char *argv[] = {path, NULL};
-    e2e_proc_opts o = {addr, 1, 0};
-    ck_assert_int_eq(e2e_run(&p, dir, tag, path, argv, &o), 0);
-    *err = e2e_read_file(p.err_path);
-    return !p.timed_out && WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
-}
-
 /* A client that must be refused with a message containing want. */
 static void expect_refused(const char *addr, const char *tag, const char *want)
 {
     char *err;
-    int rc = client("meminfo", addr, tag, &err);
+    int rc = e2e_client_status(dir, "meminfo", addr, tag, &err);
     if (rc == 0 || strstr(err, want) == NULL)
         e2e_dump(tag, err, 2000);
     ck_assert_msg(rc > 0, "%s: exit %d, expected a failure exit", tag, rc);
@@ -98,7 +83,7 @@ static void expect_refused(const char *addr, const char *tag, const char *want)
 static void expect_admitted(const char *prog, const char *addr, const char *tag)
 {
     char *err;
-    int rc = client(prog, addr, tag, &err);
+    int rc = e2e_client_status(dir, prog, addr, tag, &err);
     if (rc != 0 || strstr(err, "data channel") != NULL)
         e2e_dump(tag, err, 2000);
     ck_assert_msg(rc == 0, "%s: exit %d", tag, rc);
@@ -358,7 +343,7 @@ START_TEST(test_scrub_zeroes_what_was_allocated)
     char *err, path[E2E_PATH_LEN];
     e2e_proc p;
     start_server((char *[]){"--scrub", NULL});
-    ck_assert_int_eq(client("memory", srv.tcp_addr, "scrub-memory", &err), 0);
+    ck_assert_int_eq(e2e_client_status(dir, "memory", srv.tcp_addr, "scrub-memory", &err), 0);
     free(err);
     e2e_build_path("driver/drv_vmm", path, sizeof path); /* maps physical memory (cuMemMap) */
     char *argv[] = {path, NULL};

@@ -56,24 +56,10 @@ static void start_server(char *const *args)
     ck_assert_msg(e2e_server_start(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
 }
 
-/* Runs build/cuda/PROG through the shim against addr: its exit status, stderr in *err. */
-static int client(const char *prog, const char *addr, const char *tag, char **err)
-{
-    char path[E2E_PATH_LEN], rel[64];
-    e2e_proc p;
-    snprintf(rel, sizeof rel, "cuda/%s", prog);
-    e2e_build_path(rel, path, sizeof path);
-    char *argv[] = {path, NULL};
-    e2e_proc_opts o = {addr, 1, 0};
-    ck_assert_int_eq(e2e_run(&p, dir, tag, path, argv, &o), 0);
-    *err = e2e_read_file(p.err_path);
-    return !p.timed_out && WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
-}
-
 static void expect(const char *prog, const char *addr, const char *tag, int pass, const char *want)
 {
     char *err;
-    int rc = client(prog, addr, tag, &err);
+    int rc = e2e_client_status(dir, prog, addr, tag, &err);
     int ok = (pass ? rc == 0 : rc > 0) && (want == NULL || strstr(err, want) != NULL) &&
              (!pass || strstr(err, "data channel") == NULL);
     if (!ok)

@@ -342,6 +342,21 @@ int e2e_run(e2e_proc *p, const char *dir, const char *tag, const char *prog,
     return 0;
 }
 
+int e2e_client_status(const char *dir, const char *prog, const char *addr, const char *tag, char **err)
+{
+    char path[E2E_PATH_LEN], rel[64];
+    e2e_proc p;
+    snprintf(rel, sizeof rel, "cuda/%s", prog);
+    e2e_build_path(rel, path, sizeof path);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {addr, 1, 0};
+    *err = NULL;
+    if (e2e_run(&p, dir, tag, path, argv, &o) != 0)
+        return -1;
+    *err = e2e_read_file(p.err_path);
+    return !p.timed_out && WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+}
+
 static char *const *e2e__extra_args;
 
 void e2e_server_extra_args(char *const *args)

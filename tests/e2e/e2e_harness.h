@@ -102,6 +102,11 @@ int e2e_wait_output(e2e_proc *p, const char *needle, int timeout_ms);
 int e2e_run(e2e_proc *p, const char *dir, const char *tag, const char *prog,
             char *const argv[], const e2e_proc_opts *o);
 
+/* Runs build/cuda/PROG through the shim against addr (e2e_run, output in DIR named
+ * after TAG): its exit status, -1 when it could not run or did not exit by itself;
+ * its standard error in *err (malloc'd). */
+int e2e_client_status(const char *dir, const char *prog, const char *addr, const char *tag, char **err);
+
 /* Reads a whole file; returns a malloc'd NUL-terminated string ("" if absent). */
 char *e2e_read_file(const char *path);
 

@@ -24,11 +24,11 @@ FUZZ_REQUEST_SEEDS := $(wildcard tests/fuzz/seeds/request/*)
 FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_sockio.c protocol/crm_bulk.c protocol/crm_tls.c
 FUZZ_CHAN_SEEDS := $(wildcard tests/fuzz/seeds/chan/*)
 
-$(FUZZ_DIR)/fuzz_chan: tests/fuzz/fuzz_chan.c $(FUZZ_CHAN_SRCS) protocol/crm_chan.h protocol/crm_payload.h
+$(FUZZ_DIR)/fuzz_chan: tests/fuzz/fuzz_chan.c tests/fuzz/fuzz_feed.h $(FUZZ_CHAN_SRCS) protocol/crm_chan.h protocol/crm_payload.h
 	mkdir -p $(FUZZ_DIR)
 	clang $(FUZZ_CFLAGS) -I/usr/include/tirpc -pthread -o $@ $< $(FUZZ_CHAN_SRCS) -ltirpc -lzstd -lssl -lcrypto
 
-$(FUZZ_DIR)/fuzz_request: tests/fuzz/fuzz_request.c $(FUZZ_SERVER) $(wildcard server/*.h protocol/*.h common/*.h) \
+$(FUZZ_DIR)/fuzz_request: tests/fuzz/fuzz_request.c tests/fuzz/fuzz_feed.h $(FUZZ_SERVER) $(wildcard server/*.h protocol/*.h common/*.h) \
                           $(GEN_HEADERS) | $(EMU_LIB)
 	mkdir -p $(FUZZ_DIR)
 	clang $(FUZZ_CFLAGS) -I/usr/include/tirpc -pthread -DCRM_CHAN_ACCEPT_MS=50 -o $@ $< $(FUZZ_SERVER) \

@@ -17,33 +17,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "tests/fuzz/fuzz_feed.h"
 #include "protocol/crm_chan.h"
 #include "protocol/crm_payload.h"
 
 #define RING_BYTES (256u << 10)
 #define MAX_PAYLOAD (4u << 20)
-
-typedef struct feeder {
-    int fd;
-    const uint8_t *data;
-    size_t size;
-} feeder;
-
-static void *feed(void *arg)
-{
-    feeder *f = arg;
-    char sink[4096];
-    for (size_t off = 0; off < f->size;) {
-        ssize_t n = send(f->fd, f->data + off, f->size - off, MSG_NOSIGNAL);
-        if (n <= 0)
-            break;
-        off += (size_t)n;
-    }
-    shutdown(f->fd, SHUT_WR);
-    while (recv(f->fd, sink, sizeof sink, 0) > 0)
-        ;
-    return NULL;
-}
 
 /* Decodes one payload of total bytes announced as on the channel. */
 static void receive(crm_chan *c, uint64_t total)

@@ -12,33 +12,11 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "tests/fuzz/fuzz_feed.h"
 #include "common/crm_log.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
 #include "server/crm_session.h"
-
-typedef struct feeder {
-    int fd;
-    const uint8_t *data;
-    size_t size;
-} feeder;
-
-/* Writes the input, ends the stream, and reads replies until the session closes. */
-static void *feed(void *arg)
-{
-    feeder *f = arg;
-    char sink[65536];
-    for (size_t off = 0; off < f->size;) {
-        ssize_t n = send(f->fd, f->data + off, f->size - off, MSG_NOSIGNAL);
-        if (n <= 0)
-            break;
-        off += (size_t)n;
-    }
-    shutdown(f->fd, SHUT_WR);
-    while (recv(f->fd, sink, sizeof sink, 0) > 0)
-        ;
-    return NULL;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
