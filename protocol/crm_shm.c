@@ -75,6 +75,7 @@ int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie)
         crm_shm_detach();
         return -1;
     }
+    shm_unlink(name); /* mapped now: the name has served, even if the client dies before it says so */
     return 0;
 }
 

@@ -25,7 +25,8 @@ extern uint64_t crm_shm_data_size;
 int crm_shm_create(uint64_t size, char *name, unsigned char *cookie);
 /* Client: removes the name (the mapping stays). */
 void crm_shm_unlink(const char *name);
-/* Server: attaches the client's window after checking name, size and cookie. 0 or -1. */
+/* Server: attaches the client's window after checking name, size and cookie, and
+ * removes the name (a client killed before it could is then no leak). 0 or -1. */
 int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie);
 /* Unmaps the window. */
 void crm_shm_detach(void);

@@ -7,7 +7,7 @@
  * use while it is held); two clients at once (both pass). Killing the server
  * means SIGKILL of the daemon process alone: its session processes must end too.
  * Also: 50 clients SIGKILLed at random moments (mid-copy, mid-launch, while
- * connecting) leave no session process and no device memory behind and do not
+ * connecting) leave no session process, device memory or shared-memory window behind and do not
  * disturb a session running meanwhile; a killed session process fails its client
  * at once; a SIGSTOPped server makes the client give up after CUDAREM_TIMEOUT
  * saying so; a server killed and started again serves new sessions.
@@ -15,6 +15,7 @@
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,9 +322,22 @@ static void spawn_client(e2e_proc *p, const char *rel, const char *arg, const ch
     F_ASSERT(e2e_spawn(p, dir, tag, path, argv, &o) == 0, "spawn %s", rel);
 }
 
+/* Shared-memory windows (protocol/crm_shm.h) named in /dev/shm. */
+static int shm_windows(void)
+{
+    int n = 0;
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += strncmp(e->d_name, "cudarem-", 8) == 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
 /* Clients SIGKILLed at random moments of copies, kernel launches and connecting:
- * within a second no session process of theirs is left and the device's free
- * memory is what it was; a session that ran all along is unharmed. */
+ * within a second no session process of theirs is left, the device's free memory is
+ * what it was and no shared-memory window of theirs is left in /dev/shm; a session
+ * that ran all along is unharmed. */
 START_TEST(test_fifty_client_kills_leave_nothing)
 {
     static const char *rels[] = {"cuda/copyloop", "cuda/hog", "kernels/loop"};
@@ -335,6 +349,7 @@ START_TEST(test_fifty_client_kills_leave_nothing)
     F_ASSERT(e2e_wait_output(&witness, "started", 30000) == 0, "the witness did not start");
     F_ASSERT(children_settle(1, 5000, &last), "%d daemon children with the witness alone", last);
     F_ASSERT(meminfo(srv.tcp_addr, "meminfo0", &fr0, &tot0) == 0, "meminfo before failed");
+    int windows0 = shm_windows();
     srand(20261203); /* the same moments every run */
     for (int i = 0; i < 50; i++) {
         char tag[32];
@@ -350,6 +365,8 @@ START_TEST(test_fifty_client_kills_leave_nothing)
              settle_ms);
     F_ASSERT(meminfo(srv.tcp_addr, "meminfo1", &fr1, &tot1) == 0, "meminfo after failed");
     F_ASSERT(fr1 == fr0, "free memory %llu after the kills, %llu before", fr1, fr0);
+    F_ASSERT(shm_windows() == windows0, "%d shared-memory windows in /dev/shm after the kills, %d before",
+             shm_windows(), windows0);
     F_ASSERT(witness.pid != 0 && waitpid(witness.pid, NULL, WNOHANG) == 0, "the witness died");
     char *out = e2e_read_file(witness.out_path);
     int clean = strstr(out, "error") == NULL;
