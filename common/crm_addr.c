@@ -1,6 +1,7 @@
 /* crm_addr.c -- parsing, connecting and listening for cudarem endpoint addresses. */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -244,4 +245,41 @@ static int crm__listen_tcp(const crm_addr *a, char *err, size_t errlen)
 int crm_addr_listen(const crm_addr *a, char *err, size_t errlen)
 {
     return a->kind == CRM_ADDR_UNIX ? crm__listen_unix(a, err, errlen) : crm__listen_tcp(a, err, errlen);
+}
+
+void crm_addr_peer(int fd, crm_peer *p)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    memset(p, 0, sizeof *p);
+    p->uid = p->pid = -1;
+    snprintf(p->host, sizeof p->host, "?");
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family == AF_UNIX) {
+        p->is_unix = 1;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
+            p->uid = (long)cred.uid;
+            p->pid = (long)cred.pid;
+        }
+    } else if (ss.ss_family == AF_INET) {
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &in->sin_addr, p->host, sizeof p->host);
+        p->port = ntohs(in->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &in6->sin6_addr, p->host, sizeof p->host);
+        p->port = ntohs(in6->sin6_port);
+        p->v6 = 1;
+    }
+}
+
+void crm_addr_peer_format(const crm_peer *p, char *buf, size_t len)
+{
+    if (p->is_unix && p->uid >= 0)
+        snprintf(buf, len, "unix peer pid %ld uid %ld", p->pid, p->uid);
+    else if (p->is_unix)
+        snprintf(buf, len, "unix peer");
+    else
+        snprintf(buf, len, p->v6 ? "[%s]:%d" : "%s:%d", p->host, p->port);
 }

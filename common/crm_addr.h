@@ -1,4 +1,5 @@
-/* crm_addr.h -- cudarem endpoint addresses: "tcp:HOST:PORT", "HOST:PORT", "unix:PATH". */
+/* crm_addr.h -- cudarem endpoint addresses: "tcp:HOST:PORT", "HOST:PORT", "unix:PATH";
+ * and who is at the other end of a connected socket. */
 #ifndef CRM_ADDR_H
 #define CRM_ADDR_H
 
@@ -20,6 +21,19 @@ void crm_addr_format(const crm_addr *a, char *buf, size_t len);
 /* Opens a connected stream socket; returns the fd, or -1 with a reason in err.
  * timeout_ms bounds the connect (TCP). The socket is blocking, close-on-exec. */
 int crm_addr_connect(const crm_addr *a, int timeout_ms, char *err, size_t errlen);
+/* Who is at the other end of a connected socket. */
+typedef struct crm_peer {
+    int is_unix;           /* a Unix socket: uid and pid from the kernel (SO_PEERCRED) */
+    long uid, pid;         /* -1 when unknown */
+    char host[46];         /* TCP: the peer's address as text ("?" when unknown) */
+    int port, v6;
+} crm_peer;
+
+/* Fills *p for socket fd. */
+void crm_addr_peer(int fd, crm_peer *p);
+/* "1.2.3.4:5", "[::1]:5" or "unix peer pid P uid U", for logs. */
+void crm_addr_peer_format(const crm_peer *p, char *buf, size_t len);
+
 /* Opens a listening socket; returns the fd, or -1 with a reason in err. */
 int crm_addr_listen(const crm_addr *a, char *err, size_t errlen);
 

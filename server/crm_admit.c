@@ -1,10 +1,8 @@
 /* crm_admit.c -- failed authentications per peer in the daemon, and the refusal of
  * a peer over the limit until its window ends (server/crm_admit.h). */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
+#include "common/crm_addr.h"
 #include "common/crm_log.h"
 #include "server/crm_admit.h"
 
@@ -20,23 +18,12 @@ static crm__peer crm__peers[CRM__SLOTS];
 
 void crm_admit_peer_key(int fd, char *key, size_t len)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "?";
-    struct ucred cred;
-    socklen_t cl = sizeof cred;
-    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family == AF_UNIX) {
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-            snprintf(key, len, "unix uid %d", (int)cred.uid);
-        else
-            snprintf(key, len, "unix");
-        return;
-    }
-    if (ss.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
-    else if (ss.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
-    snprintf(key, len, "%s", host);
+    crm_peer p;
+    crm_addr_peer(fd, &p);
+    if (p.is_unix && p.uid >= 0)
+        snprintf(key, len, "unix uid %ld", p.uid);
+    else
+        snprintf(key, len, "%s", p.is_unix ? "unix" : p.host);
 }
 
 /* The slot of key, or NULL. */

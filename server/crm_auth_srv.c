@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/crm_addr.h"
 #include "common/crm_auth.h"
 #include "common/crm_log.h"
 #include "protocol/crm_chan.h"
@@ -222,14 +223,9 @@ void crm_auth_srv_begin(crm_srv_rpc *x, crm_session *s, const char *refuse)
 /* The peer's uid when fd is a Unix socket, else -1. */
 static long crm__peer_uid(int fd)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    struct ucred cred;
-    socklen_t cl = sizeof cred;
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family != AF_UNIX ||
-        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
-        return -1;
-    return (long)cred.uid;
+    crm_peer p;
+    crm_addr_peer(fd, &p);
+    return p.is_unix ? p.uid : -1;
 }
 
 static void crm__uid_name(uid_t uid, char *name, size_t len)

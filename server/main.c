@@ -96,31 +96,6 @@ static int crm__open_listeners(const crm_options *o, struct pollfd *fds)
     return 0;
 }
 
-static void crm__peer_name(int fd, char *buf, size_t len)
-{
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "?";
-    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family == AF_UNIX) {
-        struct ucred cred;
-        socklen_t cl = sizeof cred;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-            snprintf(buf, len, "unix peer pid %d uid %d", (int)cred.pid, (int)cred.uid);
-        else
-            snprintf(buf, len, "unix peer");
-        return;
-    }
-    if (ss.ss_family == AF_INET) {
-        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-        snprintf(buf, len, "%s:%d", host, ntohs(in->sin_port));
-    } else {
-        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-        snprintf(buf, len, "[%s]:%d", host, ntohs(in6->sin6_port));
-    }
-}
-
 static int crm__active_sessions(void)
 {
     int n = 0;
@@ -132,18 +107,16 @@ static int crm__active_sessions(void)
 /* With --tls-cert: a connection that opens with a TLS handshake gets TLS; a plain
  * one over TCP is refused (its HELLO answered with why), over a Unix socket served.
  * NULL, or the refusal. */
-static const char *crm__start_tls(int fd, const char *peer)
+static const char *crm__start_tls(int fd, const crm_peer *who, const char *peer)
 {
     char err[256];
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
     if (crm_tls_is_hello(fd, CRM_ROUTE_WAIT_MS)) {
         if (crm_tls_accept(fd, CRM_ROUTE_WAIT_MS, err, sizeof err) == 0)
             return NULL;
         crm_warn("refused %s: %s", peer, err);
         exit(1);
     }
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_UNIX)
+    if (who->is_unix)
         return NULL;
     return "this server takes TCP clients over TLS only: set CUDAREM_TLS=on (and CUDAREM_TLS_CA to the CA "
            "that signed its certificate)";
@@ -164,9 +137,11 @@ static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, en
     signal(SIGINT, SIG_IGN); /* a terminal ^C reaches the parent, which stops us */
     if (crm_chan_is_channel(fd, CRM_ROUTE_WAIT_MS)) /* a session's data channel, not a session */
         exit(crm_chan_route(fd, CRM_ROUTE_WAIT_MS) == 0 ? 0 : 1);
-    crm__peer_name(fd, peer, sizeof peer);
+    crm_peer who;
+    crm_addr_peer(fd, &who);
+    crm_addr_peer_format(&who, peer, sizeof peer);
     if (refuse == NULL && crm_tls_server_ready())
-        refuse = crm__start_tls(fd, peer);
+        refuse = crm__start_tls(fd, &who, peer);
     if (refuse == NULL && crm_backend_load(kind, err, sizeof err) != 0) {
         crm_error("session %llu: %s", (unsigned long long)id, err);
         refuse = "the server cannot load its CUDA backend";

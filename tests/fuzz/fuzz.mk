@@ -42,10 +42,16 @@ $(FUZZ_DIR)/fuzz_image: tests/fuzz/fuzz_image.c $(FUZZ_PARSERS) common/crm_fatbi
 	mkdir -p $(FUZZ_DIR)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_PARSERS) -lzstd -llz4
 
+# $(1): the harness, $(2): its seed files, copied where it reads them.
+define FUZZ_SEEDS
+	mkdir -p $(FUZZ_DIR)/$(1)-seeds $(FUZZ_DIR)/findings
+	cp $(2) $(FUZZ_DIR)/$(1)-seeds/
+endef
+
 # $(1): the harness, $(2): its seed files.
 define FUZZ_RUN
-	mkdir -p $(FUZZ_DIR)/$(1)-corpus $(FUZZ_DIR)/$(1)-seeds $(FUZZ_DIR)/findings
-	cp $(2) $(FUZZ_DIR)/$(1)-seeds/
+	$(call FUZZ_SEEDS,$(1),$(2))
+	mkdir -p $(FUZZ_DIR)/$(1)-corpus
 	$(FUZZ_RUN_ENV) $(FUZZ_DIR)/$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=10 \
 	    -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/$(1)-corpus $(FUZZ_DIR)/$(1)-seeds
 endef
@@ -54,8 +60,8 @@ endef
 # its seeds for FUZZ_CI_RUNS inputs with a fixed seed, so a run repeats exactly.
 FUZZ_CI_RUNS ?= 3000
 define FUZZ_CI
-	rm -rf $(FUZZ_DIR)/$(1)-ci && mkdir -p $(FUZZ_DIR)/$(1)-ci $(FUZZ_DIR)/$(1)-seeds $(FUZZ_DIR)/findings
-	cp $(2) $(FUZZ_DIR)/$(1)-seeds/
+	$(call FUZZ_SEEDS,$(1),$(2))
+	rm -rf $(FUZZ_DIR)/$(1)-ci && mkdir -p $(FUZZ_DIR)/$(1)-ci
 	$(FUZZ_RUN_ENV) $(FUZZ_DIR)/$(1) -seed=1 -runs=$(FUZZ_CI_RUNS) -max_len=200000 -timeout=10 \
 	    -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/$(1)-ci $(FUZZ_DIR)/$(1)-seeds \
 	    > $(FUZZ_DIR)/$(1)-ci.log 2>&1; rc=$$?; grep -E "^#[0-9]+ +(INITED|DONE)|^Done" $(FUZZ_DIR)/$(1)-ci.log; \
