@@ -68,11 +68,13 @@ static int bc_info(void)
 }
 
 /* Times n calls of each cheap synchronous call after n/10 untimed ones:
- * cudaStreamQuery(0) and cudaEventQuery (answered by the server each time) and a
- * 4-byte device-to-host cudaMemcpy. */
+ * cudaMemGetInfo (a round trip each time: the server's memory changes under other
+ * sessions), cudaEventQuery of a completed event (a remote runtime may answer it
+ * from what it already knows) and a 4-byte device-to-host cudaMemcpy. */
 static int bc_latency(long n)
 {
     int *dev = nullptr, host = 0;
+    size_t free_bytes = 0, total_bytes = 0;
     cudaEvent_t ev;
     BC_CHECK(cudaMalloc(&dev, 4));
     BC_CHECK(cudaMemset(dev, 0, 4));
@@ -83,7 +85,7 @@ static int bc_latency(long n)
     long warm = n / 10 + 1;
     for (long i = 0; i < n + warm; i++) {
         double t0 = bc_now();
-        BC_CHECK(cudaStreamQuery(0));
+        BC_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
         double t1 = bc_now();
         BC_CHECK(cudaEventQuery(ev));
         double t2 = bc_now();
@@ -96,7 +98,7 @@ static int bc_latency(long n)
         }
     }
     printf("{");
-    bc_print_lat("stream_query", sq, 0);
+    bc_print_lat("sync_call", sq, 0);
     bc_print_lat("event_query", eq, 0);
     bc_print_lat("memcpy_d2h_4", mc, 1);
     printf("}\n");

@@ -335,7 +335,7 @@ class Bench:
 
     def sec_latency(self):
         n, rounds = self.p["lat_n"], self.p["lat_rounds"]
-        out = {"call": "cudaStreamQuery(0)", "n": n, "rounds": rounds, "servers_on_cpu": 0}
+        out = {"call": "cudaMemGetInfo", "n": n, "rounds": rounds, "servers_on_cpu": 0}
         addr, raw_addr = self.latency_servers()
         if not self.pin("0"):
             placements = [("unpinned", None)]
@@ -363,37 +363,37 @@ class Bench:
                 # The round with the lowest p50 on each side: other load on the machine
                 # only ever slows a round down.
                 best_raw = min(raw, key=lambda d: d["p50_us"])
-                best_rem = min(rem, key=lambda d: d["stream_query"]["p50_us"])
+                best_rem = min(rem, key=lambda d: d["sync_call"]["p50_us"])
                 o = {"raw_p50_us": best_raw["p50_us"], "raw_p99_us": best_raw["p99_us"], "placement": place}
-                for call in ("stream_query", "event_query", "memcpy_d2h_4"):
+                for call in ("sync_call", "event_query", "memcpy_d2h_4"):
                     o[call + "_p50_us"] = best_rem[call]["p50_us"]
                     o[call + "_p99_us"] = best_rem[call]["p99_us"]
-                o["ratio_p50"] = o["stream_query_p50_us"] / o["raw_p50_us"]
+                o["ratio_p50"] = o["sync_call_p50_us"] / o["raw_p50_us"]
                 if rem_static:
-                    best_static = min(rem_static, key=lambda d: d["stream_query"]["p50_us"])
-                    o["static_stream_query_p50_us"] = best_static["stream_query"]["p50_us"]
-                    o["static_ratio_p50"] = o["static_stream_query_p50_us"] / o["stream_query_p50_us"]
+                    best_static = min(rem_static, key=lambda d: d["sync_call"]["p50_us"])
+                    o["static_sync_call_p50_us"] = best_static["sync_call"]["p50_us"]
+                    o["static_ratio_p50"] = o["static_sync_call_p50_us"] / o["sync_call_p50_us"]
                 out.setdefault(t + "_placements", []).append(o)
             if out.get(t + "_placements"):   # the figure the plots and README show: the same-core one
                 out[t] = out[t + "_placements"][0]
         rc, d, err = run_json([self.prog("bench_cuda"), "latency", str(n)], env=self.env(local=True), timeout=120)
         d = self.check("bench_cuda latency local", rc, d, err)
         if d:
-            out["local"] = {c + "_p50_us": d[c]["p50_us"] for c in ("stream_query", "event_query", "memcpy_d2h_4")}
+            out["local"] = {c + "_p50_us": d[c]["p50_us"] for c in ("sync_call", "event_query", "memcpy_d2h_4")}
         self.res["latency"] = out
         rows = []
         for t in ("tcp", "unix"):
             for o in out.get(t + "_placements", []):
-                rows.append([t, o["placement"], f2(o["raw_p50_us"]), f2(o["raw_p99_us"]), f2(o["stream_query_p50_us"]),
-                             f2(o["stream_query_p99_us"]), f2(o["event_query_p50_us"]),
+                rows.append([t, o["placement"], f2(o["raw_p50_us"]), f2(o["raw_p99_us"]), f2(o["sync_call_p50_us"]),
+                             f2(o["sync_call_p99_us"]), f2(o["event_query_p50_us"]),
                              f2(o["memcpy_d2h_4_p50_us"]), f2(o["ratio_p50"]) + "x",
-                             f2(o.get("static_stream_query_p50_us")),
+                             f2(o.get("static_sync_call_p50_us")),
                              f2(o["static_ratio_p50"]) + "x" if "static_ratio_p50" in o else "n/a"])
         if "local" in out:
             l = out["local"]
-            rows.append(["local", "-", "-", "-", f2(l["stream_query_p50_us"]), "-", f2(l["event_query_p50_us"]),
+            rows.append(["local", "-", "-", "-", f2(l["sync_call_p50_us"]), "-", f2(l["event_query_p50_us"]),
                          f2(l["memcpy_d2h_4_p50_us"]), "-", "-", "-"])
-        table("1. synchronous call latency, us (%d calls, best of %d rounds; servers pinned to CPU 0, the client on the same core or another; remote = cudaStreamQuery through the shim, raw = 8-byte ping-pong)" % (n, rounds),
+        table("1. synchronous call latency, us (%d calls, best of %d rounds; servers pinned to CPU 0, the client on the same core or another; remote = cudaMemGetInfo through the shim, raw = 8-byte ping-pong)" % (n, rounds),
               ["transport", "client", "raw p50", "raw p99", "remote p50", "remote p99", "eventQuery p50", "memcpy 4B p50", "remote/raw",
                "static-runtime p50", "static/shared"], rows)
         for t in ("tcp", "unix"):
@@ -1057,7 +1057,7 @@ class Bench:
             fig, ax = plt.subplots(figsize=(7, 4))
             x = range(len(ts))
             ax.bar([i - 0.2 for i in x], [lat[t]["raw_p50_us"] for t in ts], 0.4, label="raw 8-byte round trip")
-            ax.bar([i + 0.2 for i in x], [lat[t]["stream_query_p50_us"] for t in ts], 0.4, label="cudaStreamQuery (remote)")
+            ax.bar([i + 0.2 for i in x], [lat[t]["sync_call_p50_us"] for t in ts], 0.4, label="cudaMemGetInfo (remote)")
             ax.set_xticks(list(x))
             ax.set_xticklabels(ts)
             ax.set_ylabel("p50 latency (us)")
@@ -1116,10 +1116,10 @@ class Bench:
                      self.profile_name, m["cpu"], m["cores"], "GPU: " + "; ".join(m["gpus"]) if m["gpus"] else "no GPU",
                      "remote device: %s" % (r.get("remote_device") or {}).get("device", "?"), r.get("local_mode")), ""]
         lat = r.get("latency", {})
-        rows = [[t, o["placement"], f2(o["raw_p50_us"]), f2(o["stream_query_p50_us"]), f2(o["stream_query_p99_us"]),
+        rows = [[t, o["placement"], f2(o["raw_p50_us"]), f2(o["sync_call_p50_us"]), f2(o["sync_call_p99_us"]),
                  f2(o["ratio_p50"]) + "x"] for t in ("tcp", "unix") for o in lat.get(t + "_placements", [])]
         if rows:
-            lines += ["**Synchronous call latency** (cudaStreamQuery, us; servers pinned to CPU 0, the client on the "
+            lines += ["**Synchronous call latency** (cudaMemGetInfo, us; servers pinned to CPU 0, the client on the "
                       "same core or another)", "",
                       md_table(["transport", "client", "raw round trip p50", "remote p50", "remote p99", "remote/raw"],
                                rows), ""]
