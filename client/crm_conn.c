@@ -315,8 +315,11 @@ static bool_t crm__xdr_device_output(XDR *xdrs)
 static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
 {
     u_int n;
-    if (xdrs->x_op != XDR_DECODE)
+    crm_posted_failure posted;
+    if (xdrs->x_op != XDR_DECODE || !xdr_crm_posted_failure(xdrs, &posted))
         return FALSE;
+    if (posted.api != 0) /* a posted call failed: it ran before these */
+        crm__defer(posted.api, posted.status);
     if (!xdr_u_int(xdrs, &n) || n != crm__conn.queue.count + x->n || !crm__xdr_queued_replies(xdrs))
         return FALSE;
     for (u_int i = 0; i < x->n; i++) {
@@ -347,6 +350,21 @@ static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_
     crm_codec_observe(&moved, crm__now_ns() - t0);
 }
 
+/* The server is gone (st says how): every later call fails. Lock held. */
+static cudaError_t crm__lost(enum clnt_stat st)
+{
+    if (st == RPC_TIMEDOUT)
+        crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
+                  "fail with cudaErrorDevicesUnavailable",
+                  crm__conn.addr, (long)crm__conn.timeout.tv_sec);
+    else
+        crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
+                  crm__conn.addr, clnt_sperrno(st));
+    crm__drop();
+    crm__conn.state = CRM_CONN_LOST;
+    return cudaErrorDevicesUnavailable;
+}
+
 static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
 {
     crm__exchange x = {calls, replies, n};
@@ -366,18 +384,23 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     crm_queue_clear(&crm__conn.queue);
     crm_idle_after(&crm__conn.idle, st == RPC_SUCCESS && n > 0 ? &calls[n - 1] : NULL,
                    st == RPC_SUCCESS && n > 0 ? &replies[n - 1] : NULL);
-    if (st == RPC_SUCCESS)
-        return cudaSuccess;
-    if (st == RPC_TIMEDOUT)
-        crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
-                  "fail with cudaErrorDevicesUnavailable",
-                  crm__conn.addr, (long)crm__conn.timeout.tv_sec);
-    else
-        crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
-                  crm__conn.addr, clnt_sperrno(st));
-    crm__drop();
-    crm__conn.state = CRM_CONN_LOST;
-    return cudaErrorDevicesUnavailable;
+    return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
+}
+
+/* Sends the queue in a message that is not answered (CRM_POST): the queue's
+ * calls cost no round trip, and a failure among them comes back with the next
+ * reply. Lock held. */
+static cudaError_t crm__post_queue(void)
+{
+    crm__exchange x = {NULL, NULL, 0};
+    crm_idle_sent(&crm__conn.idle);
+    enum clnt_stat st = crm_rpc_post(&crm__conn.rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
+    if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
+        st = RPC_CANTSEND;
+    crm__conn.stats.posts++;
+    crm__conn.stats.calls += crm__conn.queue.count;
+    crm_queue_clear(&crm__conn.queue);
+    return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
 }
 
 /* Queues the selection of the calling thread's device on the server, ahead of its
@@ -433,7 +456,7 @@ cudaError_t crm_conn_async(crm_call *call)
         crm_idle_note(&crm__conn.idle, call);
     if (err == cudaSuccess &&
         (crm__conn.queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.queue.count >= CRM_QUEUE_MAX_CALLS))
-        err = crm__send(NULL, NULL, 0);
+        err = crm__post_queue();
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
 }

@@ -19,7 +19,8 @@ typedef struct crm_session_info {
 /* Counters kept since the connection opened (CUDAREM_STATS prints them at exit). */
 typedef struct crm_conn_stats {
     uint64_t round_trips;  /* RPC messages that waited for an answer */
-    uint64_t calls;        /* CUDA calls carried in them */
+    uint64_t calls;        /* CUDA calls carried in them and in posts */
+    uint64_t posts;        /* messages of queued calls sent without waiting (CRM_POST) */
     uint64_t calls_answered_here; /* synchronisations the last round trip had answered (client/crm_idle.h) */
     uint64_t bytes_h2d;    /* bulk payload bytes sent */
     uint64_t bytes_d2h;    /* bulk payload bytes received */

@@ -103,6 +103,11 @@ enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *ar
     return crm__reply_status(&reply);
 }
 
+enum clnt_stat crm_rpc_post(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args)
+{
+    return crm__send_call(r, proc, xargs, args);
+}
+
 void crm_rpc_fini(crm_rpc *r)
 {
     if (r->xdrs.x_ops != NULL)

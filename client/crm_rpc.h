@@ -23,6 +23,9 @@ int crm_rpc_init(crm_rpc *r, int fd, struct timeval timeout);
  * the reply into res with xres. RPC_SUCCESS, or why not (clnt_sperrno names it);
  * after a failure the stream is out of step and must be dropped. */
 enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res);
+/* Sends a call of procedure proc that is never answered (CRM_POST) and returns
+ * once it is written: RPC_SUCCESS, or why not (the stream must be dropped then). */
+enum clnt_stat crm_rpc_post(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args);
 /* Frees the record stream's buffers. */
 void crm_rpc_fini(crm_rpc *r);
 

@@ -191,6 +191,8 @@ static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
     if (!crm_srv_rpc_getargs(x, (xdrproc_t)crm__xdr_exec, &ex)) {
         crm_srv_rpc_error(x, GARBAGE_ARGS);
     } else {
+        ex.res.posted = s->posted; /* the posted calls ran before this batch */
+        memset(&s->posted, 0, sizeof s->posted);
         ex.res.device_output.device_output_len =
             (u_int)crm_devout_take(&ex.res.device_output.device_output_val, CRM_OUTPUT_MAX);
         if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_exec_res, &ex.res))
@@ -198,6 +200,39 @@ static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
         else if (crm_session_chan_after_reply() != 0)
             crm__stopping = 1; /* the client cannot get its data: end the session */
     }
+    xdr_free((xdrproc_t)xdr_crm_exec_res, (char *)&ex.res);
+}
+
+/* Keeps the first failure of a posted batch's calls for the next reply. */
+static void crm__note_posted(crm_session *s, const crm_replies *replies)
+{
+    for (u_int i = 0; i < replies->crm_replies_len && s->posted.api == 0; i++) {
+        const crm_reply *r = &replies->crm_replies_val[i];
+        int status = *(const int *)&r->crm_reply_u; /* every result starts with err */
+        if (status != 0) {
+            s->posted.api = (int)r->api;
+            s->posted.status = status;
+        }
+    }
+}
+
+/* A posted batch: run like an EXEC batch and never answered. Its replies are
+ * dropped once their first failure is noted; one that does not decode ends the
+ * session, as the client can no longer know what ran. */
+static void crm__post_batch(crm_srv_rpc *x, crm_session *s)
+{
+    crm__exec ex = {.s = s};
+    if (!s->hello_done) {
+        crm_warn("session %llu: posted calls before HELLO from %s", (unsigned long long)s->id, s->peer);
+        crm__stopping = 1;
+        return;
+    }
+    if (!crm_srv_rpc_getargs(x, (xdrproc_t)crm__xdr_exec, &ex)) {
+        crm_warn("session %llu: a posted batch from %s does not decode", (unsigned long long)s->id, s->peer);
+        crm__stopping = 1;
+    }
+    crm__note_posted(s, &ex.res.replies);
+    crm_session_chan_discard(); /* nobody asked for the payloads of its replies */
     xdr_free((xdrproc_t)xdr_crm_exec_res, (char *)&ex.res);
 }
 
@@ -215,6 +250,9 @@ static void crm__dispatch(crm_srv_rpc *x, uint32_t proc)
         break;
     case CRM_AUTH:
         crm_auth_srv_begin(x, &crm__session, crm__session.refuse);
+        break;
+    case CRM_POST:
+        crm__post_batch(x, &crm__session);
         break;
     default:
         crm_srv_rpc_error(x, PROC_UNAVAIL);

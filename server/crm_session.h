@@ -58,6 +58,7 @@ typedef struct crm_session {
     uint64_t scrubbed;     /* bytes zeroed before they were freed (--scrub) */
     unsigned batch_index;  /* position of the running call in its batch */
     unsigned batch_len;    /* calls in the running batch */
+    crm_posted_failure posted; /* first failure of a posted batch, for the next reply */
 } crm_session;
 
 /* Exit status of a session process whose client failed to authenticate: the
