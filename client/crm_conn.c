@@ -387,18 +387,23 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
     return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
 }
 
-/* Sends the queue in a message that is not answered (CRM_POST): the queue's
- * calls cost no round trip, and a failure among them comes back with the next
- * reply. Lock held. */
-static cudaError_t crm__post_queue(void)
+/* Sends the queue, then calls[0..n), in a message that is not answered
+ * (CRM_POST): they cost no round trip, and a failure among them comes back with
+ * the next reply. Returns once their bulk data has left. Lock held. */
+static cudaError_t crm__post(crm_call *calls, unsigned n)
 {
-    crm__exchange x = {NULL, NULL, 0};
+    crm__exchange x = {calls, NULL, n};
+    for (unsigned i = 0; i < n; i++)
+        crm_idle_note(&crm__conn.idle, &calls[i]);
     crm_idle_sent(&crm__conn.idle);
+    crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
+    uint64_t t0 = crm__now_ns();
     enum clnt_stat st = crm_rpc_post(&crm__conn.rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
     if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
         st = RPC_CANTSEND;
+    crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.posts++;
-    crm__conn.stats.calls += crm__conn.queue.count;
+    crm__conn.stats.calls += crm__conn.queue.count + n;
     crm_queue_clear(&crm__conn.queue);
     return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
 }
@@ -456,7 +461,17 @@ cudaError_t crm_conn_async(crm_call *call)
         crm_idle_note(&crm__conn.idle, call);
     if (err == cudaSuccess &&
         (crm__conn.queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.queue.count >= CRM_QUEUE_MAX_CALLS))
-        err = crm__post_queue();
+        err = crm__post(NULL, 0);
+    pthread_mutex_unlock(&crm__conn.lock);
+    return err;
+}
+
+cudaError_t crm_conn_post(crm_call *call)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    cudaError_t err = crm__prepare();
+    if (err == cudaSuccess)
+        err = crm__post(call, 1);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
 }

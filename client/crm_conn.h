@@ -46,6 +46,12 @@ cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n);
  * captured before this returns. */
 cudaError_t crm_conn_async(crm_call *call);
 
+/* Sends an asynchronous call with large bulk data now, after the queue, without
+ * waiting for an answer (CRM_POST): it returns once the data has left, so the
+ * caller's memory may change; the call's own failure surfaces like a queued
+ * call's. Returns the transport error. */
+cudaError_t crm_conn_post(crm_call *call);
+
 /* Sends whatever is queued now (program exit, cudaGetLastError); transport error. */
 cudaError_t crm_conn_flush(void);
 /* Returns and clears the first failure of a queued call, as a runtime error. */

@@ -56,13 +56,17 @@ static cudaError_t crm__resolve_kind(crm__copy *c)
  * data is not copied twice on the client. */
 #define CRM_QUEUED_COPY_MAX (1u << 20)
 
-/* Sends a large host-to-device copy in a message of its own (after the queue). */
+/* Sends a large host-to-device copy in a message of its own (after the queue): an
+ * asynchronous one is posted, costing no round trip, and returns once its data
+ * has left, as a local runtime returns once a pageable source is staged. */
 static cudaError_t crm__copy_h2d_now(crm_h2d_args *args)
 {
     crm_call call = {.api = CRM_API_crm_memcpy_h2d};
     crm_reply reply;
     memset(&reply, 0, sizeof reply);
     call.crm_call_u.crm_memcpy_h2d.data = *args;
+    if (args->async)
+        return crm_conn_post(&call);
     cudaError_t err = crm_conn_call(&call, &reply);
     crm_conn_reply_free(&reply);
     return err;

@@ -47,6 +47,22 @@ int main()
         CT_ERR(cudaMemcpyAsync(y, host, n * sizeof(float), cudaMemcpyHostToDevice, stream), cudaSuccess);
     CT_ERR(cudaStreamSynchronize(stream), cudaErrorUnknown); /* a library call's failure */
     CT_ERR(cudaStreamSynchronize(stream), cudaSuccess);
+    /* A copy too large to queue is posted on its own: no round trip either, and the
+     * source may change once the call returns. */
+    static float big[1 << 20], back[1 << 20];
+    float *z = nullptr;
+    for (int k = 0; k < (1 << 20); k++)
+        big[k] = (float)(k & 0xffff);
+    CT_ERR(cudaMalloc(&z, sizeof big), cudaSuccess);
+    CT_ERR(cudaMemcpyAsync(z, big, sizeof big, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    memset(big, 0, sizeof big);
+    CT_ERR(cudaStreamSynchronize(stream), cudaSuccess);
+    CT_ERR(cudaMemcpy(back, z, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+    bad = 0;
+    for (int k = 0; k < (1 << 20); k++)
+        bad += back[k] != (float)(k & 0xffff);
+    CT_TRUE(bad == 0);
+    CT_ERR(cudaFree(z), cudaSuccess);
     HO_CUBLAS(cublasDestroy(handle));
     CT_ERR(cudaEventDestroy(event), cudaSuccess);
     CT_ERR(cudaStreamDestroy(stream), cudaSuccess);
