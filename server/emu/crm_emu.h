@@ -62,6 +62,14 @@ void crm__emu_unpoison(void);
  * cudaErrorMemoryAllocation when dev's memory or the window is exhausted. */
 cudaError_t crm__mem_alloc(int dev, size_t size, void **out);
 
+/* --- crm_emu_populate.c: backing allocations with pages ahead of their first use --- */
+
+/* Hands what the budget allows of a new allocation [base, base + size) to the
+ * thread that backs it; returns the bytes taken on, which crm__populate_release
+ * gives back when the allocation is freed (and drops what is still to do). */
+size_t crm__populate(void *base, size_t size);
+void crm__populate_release(void *base, size_t size, size_t taken);
+
 /* Unmaps the allocation starting exactly at p (exclusive lock); cudaErrorInvalidValue
  * when p is not the start of a live allocation. */
 cudaError_t crm__mem_free(void *p);

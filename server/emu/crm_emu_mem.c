@@ -29,6 +29,7 @@ typedef struct crm__alloc {
     size_t size;     /* bytes the caller asked for (the valid range) */
     size_t mapped;   /* size rounded up to pages: what is charged to dev */
     int dev;         /* owning device; -1: a virtual address reservation */
+    size_t backed;   /* bytes crm__populate took on */
 } crm__alloc;
 
 static crm__alloc *crm__allocs;  /* live allocations sorted by base */
@@ -127,6 +128,7 @@ static void crm__table_remove(size_t idx)
     crm__unmap(a.base, a.mapped);
     if (a.dev >= 0)
         crm__pool_release(a.dev, a.mapped);
+    crm__populate_release((void *)a.base, a.mapped, a.backed);
     memmove(&crm__allocs[idx], &crm__allocs[idx + 1], (crm__nallocs - idx - 1) * sizeof a);
     crm__nallocs--;
 }
@@ -145,7 +147,10 @@ cudaError_t crm__mem_alloc(int dev, size_t size, void **out)
     void *p = MAP_FAILED;
     if (crm__find_gap(mapped + page, page, &a.base, &idx) == 0)
         p = mmap((void *)a.base, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED)
+        a.backed = crm__populate(p, mapped);
     if (p != MAP_FAILED && crm__table_insert(idx, &a) != 0) {
+        crm__populate_release((void *)a.base, a.mapped, a.backed);
         crm__unmap(a.base, mapped);
         p = MAP_FAILED;
     }
