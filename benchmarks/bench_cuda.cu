@@ -152,11 +152,31 @@ static int bc_async(long n, long batch)
     return 0;
 }
 
+/* Fills buf with the file's bytes, over and over; exits when it cannot be read. */
+static void bc_fill_file(unsigned char *buf, size_t n, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(buf, 1, n, f) : 0;
+    if (f)
+        fclose(f);
+    if (got == 0) {
+        fprintf(stderr, "bench_cuda: cannot read %s\n", path);
+        exit(1);
+    }
+    for (size_t done = got; done < n; done += got)
+        memcpy(buf + done, buf, std::min(got, n - done));
+}
+
 /* Fills buf: "random" (incompressible), "zeros", "sparse" (a random float in every
- * tenth 4-byte word, zeros elsewhere, as after a ReLU) or "lowentropy" (random
- * bytes from a 4-letter alphabet: 2 bits of entropy per byte). */
+ * tenth 4-byte word, zeros elsewhere, as after a ReLU), "lowentropy" (random
+ * bytes from a 4-letter alphabet: 2 bits of entropy per byte) or "file:PATH" (a
+ * file's bytes repeated: the real tensors of benchmarks/make_tensors.py). */
 static void bc_fill(unsigned char *buf, size_t n, const char *data)
 {
+    if (strncmp(data, "file:", 5) == 0) {
+        bc_fill_file(buf, n, data + 5);
+        return;
+    }
     if (strcmp(data, "zeros") == 0) {
         memset(buf, 0, n);
         return;

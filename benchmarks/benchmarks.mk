@@ -5,6 +5,7 @@
 #   make bench                 the full set, about 5 minutes on 2 cores
 #   make bench BENCH_QUICK=1   about 1 minute
 #   make bench BENCH_FULL=1    SGEMM up to N = 8192 without a GPU too
+#   make bench BENCH_ONLY=copy,shaped   only these sections
 #   make bench-smoke           seconds: every benchmark program runs (not in `make test`)
 #
 # The shaped-link section needs root (network namespaces); without it, it says why
@@ -19,7 +20,8 @@ ifneq ($(wildcard server/emu/cudarem_emu_kernel.h),)
 BENCH_PROGS += $(BENCH_BIN)/bench_kernel_emu.so
 endif
 BENCH_WARN  := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
-BENCH_ARGS  := $(if $(filter 1,$(BENCH_QUICK)),--quick) $(if $(filter 1,$(BENCH_FULL)),--full)
+BENCH_ARGS  := $(if $(filter 1,$(BENCH_QUICK)),--quick) $(if $(filter 1,$(BENCH_FULL)),--full) \
+               $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 $(BENCH_BIN):
 	mkdir -p $@

@@ -49,7 +49,7 @@ PROFILES = {
                     copy_batches=3, copy_rounds=2, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
                     ptx_elements=1 << 20,
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=64 * MIB,
-                    shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=1,
+                    shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=1, tensors=True,
                     load_clients=32, load_seconds=30),
 }
 RATE_GBPS = {"1gbit": 0.125, "10gbit": 1.25}   # link rate in GB/s (10^9 bytes)
@@ -62,6 +62,9 @@ GOAL_COPY_FRACTION = 0.90
 GOAL_SHM_FRACTION = 0.50
 GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
+GOAL_AUTO_OF_BEST = 0.95   # compression auto vs the better of on and off
+SHAPED_MODES = ("auto", "on", "off")
+SECTIONS = ("latency", "async", "copy", "sgemm", "ptx", "load", "tls", "train", "shaped")
 GOAL_SGEMM_RATIO = 1.05
 GOAL_TRAIN_RT = 2.0
 GOAL_PTX_RATE = 200e6      # PTX engine lane-instructions per second per core
@@ -219,6 +222,7 @@ class Bench:
         self.p = dict(PROFILES[self.profile_name])
         self.tmp = tempfile.mkdtemp(prefix="cudarem-bench.")
         self.procs = Procs()
+        self._tensors = None
         self.namespaces = []
         self.failures = []
         self.res = {"profile": self.profile_name, "started": datetime.datetime.now().isoformat(timespec="seconds")}
@@ -947,11 +951,44 @@ class Bench:
             raise BenchError("%s in namespace did not start: %s" % (argv[0], open(log_path).read()[-300:]))
         return p
 
+    def tensor_kinds(self):
+        """The real float32 tensors (benchmarks/make_tensors.py, PyTorch on the CPU) as
+        data kinds: {kind: "file:PATH"}; empty, with the reason logged, without torch."""
+        if self._tensors is not None:
+            return self._tensors
+        self._tensors = {}
+        if not self.p.get("tensors"):
+            return self._tensors
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = os.environ.get("CUDAREM_PYENV") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cudarem", "pyenv")
+        py = os.path.join(env, "bin", "python")
+        dest = os.path.join(self.out, "tensors")
+        names = ("weights", "activations", "gradients")
+        if not all(os.path.exists(os.path.join(dest, n + ".f32")) for n in names):
+            if not os.path.exists(py):
+                log("  real tensors: n/a (no framework environment at %s: tools/python-env.sh makes it)" % env)
+                return self._tensors
+            r = subprocess.run([py, os.path.join(here, "make_tensors.py"), dest], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600)
+            if r.returncode != 0:
+                log("  real tensors: n/a (make_tensors.py: %s)" % r.stdout.strip()[-300:])
+                return self._tensors
+        self._tensors = {n: "file:" + os.path.join(dest, n + ".f32") for n in names}
+        return self._tensors
+
+    def shaped_kinds(self):
+        kinds = {d: d for d in self.p["shaped_data"]}
+        kinds.update(self.tensor_kinds())
+        return kinds
+
     def shaped_measure(self, srv, cli, out):
         size, batches = self.p["shaped_size"], self.p["shaped_batches"]
         in_cli = ["ip", "netns", "exec", cli]
         raw_addr = "tcp:%s:%d" % (NS_NET[0], NS_PORT_RAW)
         crm_addr = "tcp:%s:%d" % (NS_NET[0], NS_PORT_CRM)
+        kinds = self.shaped_kinds()
+        out["data"] = list(kinds)
         rawp = self.ns_server(srv, [self.prog("bench_raw"), "serve", raw_addr], os.path.join(self.tmp, "ns-raw.log"),
                               None, "listening")
         try:
@@ -960,49 +997,66 @@ class Bench:
                 o = {"link_GBps": RATE_GBPS[rate]}
                 o["raw"] = self.raw_stream(raw_addr, "bench_raw stream %s" % rate, sizes=[size], batches=batches,
                                            argv_prefix=in_cli)
-                for mode in ("auto", "off"):
+                for mode in SHAPED_MODES:
                     env = dict(os.environ, CUDAREM_COMPRESS=mode)
                     lp = os.path.join(self.tmp, "ns-server-%s-%s.log" % (rate, mode))
                     sp = self.ns_server(srv, [self.server, "--insecure", "--listen", crm_addr, "--log-level", "info"], lp, env,
                                         "serving the")
                     try:
-                        for data in self.p["shaped_data"]:
+                        for kind, data in kinds.items():
                             d = self.copy_run(self.env(crm_addr, extra={"CUDAREM_COMPRESS": mode}),
-                                              "bench_cuda copy %s %s %s" % (rate, mode, data), data=data, sizes=[size],
+                                              "bench_cuda copy %s %s %s" % (rate, mode, kind), data=data, sizes=[size],
                                               batches=batches, dirs="h2d_pinned,d2h_pinned", argv_prefix=in_cli)
-                            o.setdefault(mode, {})[data] = d
+                            o.setdefault(mode, {})[kind] = d
                     finally:
                         self.procs.stop(sp)
                 out["rates"][rate] = o
         finally:
             self.procs.stop(rawp)
 
+    @staticmethod
+    def shaped_rate(o, mode, kind, direction):
+        d = o.get(mode, {}).get(kind)
+        return d["%s_pinned_GBps" % direction][0] if d else None
+
     def shaped_report(self, out):
         rows = []
         g1, g2 = {}, None   # compressible kind -> worst direction / link rate; incompressible loss
+        worst = []          # (auto / better of on and off, where)
         for rate, o in out["rates"].items():
             raw = o.get("raw")
-            rows.append([rate, "raw socket", "random", "-", f2(raw["write_GBps"][0]) if raw else "n/a",
+            rows.append([rate, "raw socket", "random", f2(raw["write_GBps"][0]) if raw else "n/a",
                          f2(raw["read_GBps"][0]) if raw else "n/a", "-"])
-            for data in self.p["shaped_data"]:
-                a, f = o.get("auto", {}).get(data), o.get("off", {}).get(data)
-                for mode, d in (("auto", a), ("off", f)):
-                    if d:
-                        rows.append([rate, "CUDAREM_COMPRESS=%s" % mode, data, "",
-                                     f2(d["h2d_pinned_GBps"][0]), f2(d["d2h_pinned_GBps"][0]),
-                                     f2(d["h2d_pinned_GBps"][0] / o["link_GBps"]) + "x"])
-                if rate == "1gbit" and data != "random" and a:
-                    g1[data] = min(a["h2d_pinned_GBps"][0], a["d2h_pinned_GBps"][0]) / o["link_GBps"]
-                if rate == "1gbit" and data == "random" and a and f:
+            for kind in out.get("data", []):
+                for mode in SHAPED_MODES:
+                    h, d = self.shaped_rate(o, mode, kind, "h2d"), self.shaped_rate(o, mode, kind, "d2h")
+                    if h is not None:
+                        rows.append([rate, "CUDAREM_COMPRESS=%s" % mode, kind, f2(h), f2(d), f2(h / o["link_GBps"]) + "x"])
+                for direction in ("h2d", "d2h"):
+                    a, on, off = (self.shaped_rate(o, m, kind, direction) for m in SHAPED_MODES)
+                    if a and on and off:
+                        worst.append((a / max(on, off), "%s %s %s" % (rate, kind, direction.upper())))
+                a = o.get("auto", {}).get(kind)
+                f = o.get("off", {}).get(kind)
+                if rate == "1gbit" and kind in ("zeros", "sparse", "lowentropy") and a:
+                    g1[kind] = min(a["h2d_pinned_GBps"][0], a["d2h_pinned_GBps"][0]) / o["link_GBps"]
+                if rate == "1gbit" and kind == "random" and a and f:
                     g2 = 1 - min(a["h2d_pinned_GBps"][0] / f["h2d_pinned_GBps"][0],
                                  a["d2h_pinned_GBps"][0] / f["d2h_pinned_GBps"][0])
+        out["auto_vs_best"] = [{"where": w, "ratio": r} for r, w in worst]
         table("6. shaped links (veth between two network namespaces, tbf both ways), %s copies, GB/s; x = H2D / link rate"
-              % fmt_size(out["size"]), ["link", "path", "data", "", "H2D pinned", "D2H pinned", "x link"], rows)
+              % fmt_size(out["size"]), ["link", "path", "data", "H2D pinned", "D2H pinned", "x link"], rows)
         self.goal("compressible data (%s) >= %.0fx link rate on 1 Gbit/s (auto)" % (", ".join(g1) or "none", GOAL_COMPRESS_X),
                   min(g1.values()) >= GOAL_COMPRESS_X if g1 else None,
                   ", ".join("%s %sx" % (k, f2(v)) for k, v in g1.items()) or "n/a")
         self.goal("incompressible data loses < %d%% with compression auto vs off (1 Gbit/s)" % (GOAL_INCOMPRESSIBLE_LOSS * 100),
                   None if g2 is None else g2 < GOAL_INCOMPRESSIBLE_LOSS, "%s loss" % f2(g2 * 100 if g2 is not None else None, "%.1f%%"))
+        low = min(worst) if worst else None
+        self.goal("compression auto within %d%% of the better of on and off (every link, data kind, direction)"
+                  % round(100 * (1 - GOAL_AUTO_OF_BEST)), None if low is None else low[0] >= GOAL_AUTO_OF_BEST,
+                  "worst %s of the better (%s); %d of %d within" % (
+                      f2(low[0] * 100, "%.0f%%"), low[1], sum(r >= GOAL_AUTO_OF_BEST for r, _ in worst), len(worst))
+                  if low else "n/a")
 
     # ---- outputs -----------------------------------------------------------------------
 
@@ -1081,24 +1135,25 @@ class Bench:
             made.append(self.save(fig, plt, "sgemm.png"))
         sh = self.res.get("shaped", {})
         if sh.get("rates"):
-            labels, auto, off = [], [], []
+            labels, bars = [], {m: [] for m in SHAPED_MODES}
             for rate, o in sh["rates"].items():
-                for data in self.p["shaped_data"]:
-                    a, f = o.get("auto", {}).get(data), o.get("off", {}).get(data)
-                    labels.append("%s\n%s" % (rate, data))
-                    auto.append(a["h2d_pinned_GBps"][0] / o["link_GBps"] if a else 0)
-                    off.append(f["h2d_pinned_GBps"][0] / o["link_GBps"] if f else 0)
+                for kind in sh.get("data", []):
+                    labels.append("%s\n%s" % (rate, kind))
+                    for m in SHAPED_MODES:
+                        v = self.shaped_rate(o, m, kind, "h2d")
+                        bars[m].append(v / o["link_GBps"] if v else 0)
             fig, ax = plt.subplots(figsize=(max(6, len(labels) * 1.2), 4.5))
             x = range(len(labels))
-            ax.bar([i - 0.2 for i in x], auto, 0.4, label="CUDAREM_COMPRESS=auto")
-            ax.bar([i + 0.2 for i in x], off, 0.4, label="CUDAREM_COMPRESS=off")
+            for i, m in enumerate(SHAPED_MODES):
+                ax.bar([j + (i - 1) * 0.27 for j in x], bars[m], 0.27, label="CUDAREM_COMPRESS=%s" % m)
             ax.axhline(1.0, color="k", linewidth=1, label="link rate")
             ax.axhline(GOAL_COMPRESS_X, color="k", linestyle=":", linewidth=1, label="goal for compressible data (1 Gbit/s)")
             ax.set_xticks(list(x))
-            ax.set_xticklabels(labels, fontsize=8)
+            ax.set_xticklabels(labels, fontsize=7)
+            ax.set_yscale("log")
             ax.set_ylabel("host-to-device throughput / link rate")
             ax.legend(fontsize=8)
-            ax.set_title("shaped links: %s copies, compression auto vs off" % fmt_size(sh["size"]))
+            ax.set_title("shaped links: %s copies, compression auto, on and off" % fmt_size(sh["size"]))
             fig.tight_layout()
             made.append(self.save(fig, plt, "shaped.png"))
         return made
@@ -1169,13 +1224,13 @@ class Bench:
         if sh.get("rates"):
             rows = []
             for rate, o in sh["rates"].items():
-                for data in self.p["shaped_data"]:
-                    a_, f_ = o.get("auto", {}).get(data), o.get("off", {}).get(data)
-                    rows.append([rate, data, f2(a_["h2d_pinned_GBps"][0]) if a_ else "n/a",
-                                 f2(f_["h2d_pinned_GBps"][0]) if f_ else "n/a",
-                                 f2(a_["d2h_pinned_GBps"][0]) if a_ else "n/a", f2(f_["d2h_pinned_GBps"][0]) if f_ else "n/a"])
-            lines += ["**Shaped links** (%s copies over a tbf-shaped veth, GB/s; link 1 Gbit/s = 0.125 GB/s)" % fmt_size(sh["size"]), "",
-                      md_table(["link", "data", "H2D auto", "H2D off", "D2H auto", "D2H off"], rows), ""]
+                for kind in sh.get("data", []):
+                    rows.append([rate, kind] + [f2(self.shaped_rate(o, m, kind, d)) for d in ("h2d", "d2h")
+                                                for m in SHAPED_MODES])
+            lines += ["**Shaped links** (%s copies over a tbf-shaped veth, GB/s; link 1 Gbit/s = 0.125 GB/s; weights, "
+                      "activations and gradients are float32 tensors of a small network trained with PyTorch, "
+                      "benchmarks/make_tensors.py)" % fmt_size(sh["size"]), "",
+                      md_table(["link", "data"] + ["%s %s" % (d, m) for d in ("H2D", "D2H") for m in SHAPED_MODES], rows), ""]
         elif sh.get("skipped"):
             lines += ["**Shaped links**: skipped (%s)" % sh.get("reason"), ""]
         lines += ["**Goals**", ""] + ["- %s %s: %s" % (g["status"], g["goal"], g["detail"]) for g in self.goals] + [""]
@@ -1191,9 +1246,8 @@ class Bench:
             self.profile_name, m["cpu"], m["cores"], m["memory_GiB"], "; ".join(m["gpus"]) or "none (emulated device)"))
         self.start_servers()
         log("remote device: %s; local: %s" % ((self.res.get("remote_device") or {}).get("device"), self.res["local_mode"]))
-        sections = [("latency", self.sec_latency), ("async", self.sec_async), ("copy", self.sec_copy),
-                    ("sgemm", self.sec_sgemm), ("ptx", self.sec_ptx), ("load", self.sec_load), ("tls", self.sec_tls),
-                    ("train", self.sec_train)]
+        only = set(self.args.only.split(",")) if self.args.only else set(SECTIONS)
+        sections = [(name, getattr(self, "sec_" + name)) for name in SECTIONS if name != "shaped" and name in only]
         times = {}
         for name, fn in sections:
             s = time.monotonic()
@@ -1205,8 +1259,8 @@ class Bench:
             times[name] = round(time.monotonic() - s, 1)
         self.procs.stop_all()
         s = time.monotonic()
-        if self.args.no_shaped:
-            self.res["shaped"] = {"skipped": True, "reason": "--no-shaped"}
+        if self.args.no_shaped or "shaped" not in only:
+            self.res["shaped"] = {"skipped": True, "reason": "--no-shaped" if self.args.no_shaped else "--only"}
         else:
             try:
                 self.sec_shaped()
@@ -1245,6 +1299,7 @@ def main():
     ap.add_argument("--smoke", action="store_true", help="seconds: check that every program runs")
     ap.add_argument("--full", action="store_true", help="SGEMM up to N = 8192 without a GPU too")
     ap.add_argument("--no-shaped", action="store_true", help="skip the shaped-link section")
+    ap.add_argument("--only", default=None, help="run only these sections, comma-separated: " + ", ".join(SECTIONS))
     args = ap.parse_args()
     args.out = args.out or os.path.join(args.build, "bench")
     bench = Bench(args)
