@@ -73,13 +73,18 @@ void crm_codec_learn(crm_codec_model *m, const crm_payload_stats *moved, uint64_
     }
 }
 
-int crm_codec_choose(uint64_t bytes, int same_machine)
+int crm_codec_choose(uint64_t bytes, int same_machine, int live)
 {
     pthread_mutex_lock(&crm__lock);
     if (crm__mode == -2)
         crm__mode = crm__read_mode();
-    /* Through the shared-memory ring the link is memory: no compressor keeps up. */
-    int level = same_machine && crm__mode < 0 ? 0 : crm_codec_decide(crm__mode, bytes, &crm__model);
+    int level;
+    if (crm__mode < 0 && same_machine)
+        level = 0; /* through the shared-memory ring the link is memory: no compressor keeps up */
+    else if (crm__mode < 0 && live && bytes >= CRM_CODEC_MIN_BYTES)
+        level = CRM_CODEC_AUTO_LEVEL | CRM_LEVEL_LIVE;
+    else
+        level = crm_codec_decide(crm__mode, bytes, &crm__model);
     pthread_mutex_unlock(&crm__lock);
     return level;
 }

@@ -1,5 +1,7 @@
 /* crm_codec.h -- the client's choice of compression for bulk transfers
- * (CUDAREM_COMPRESS=auto|off|on|LEVEL). In auto mode it learns the link's speed
+ * (CUDAREM_COMPRESS=auto|off|on|LEVEL). A transfer on the data channel's socket
+ * is left to the sender's live choice (protocol/crm_zlive.h), made chunk by chunk
+ * from the transfer's own figures. For the others, auto mode learns the link's speed
  * from transfers sent raw, and the compressor's speed and gain from the chunks it
  * tried to compress (a probe tries only a transfer's first few chunks), and
  * compresses when the compressor outruns the link: the data
@@ -24,8 +26,10 @@ typedef struct crm_codec_model {
 
 /* Compression level for a transfer of `bytes` (0 = raw), with CRM_LEVEL_PROBE
  * when only its first chunks should be tried; same_machine: the bytes go through
- * the shared-memory ring, where auto mode never compresses. */
-int crm_codec_choose(uint64_t bytes, int same_machine);
+ * the shared-memory ring, where auto mode never compresses; live: they go through
+ * a data channel's socket, where auto mode leaves the choice to the sender, chunk
+ * by chunk (CRM_LEVEL_LIVE, protocol/crm_zlive.h). */
+int crm_codec_choose(uint64_t bytes, int same_machine, int live);
 /* Learns from one message: bulk bytes before/after encoding in either direction,
  * time spent compressing here, and the message's elapsed time. */
 void crm_codec_observe(const crm_payload_stats *moved, uint64_t elapsed_ns);

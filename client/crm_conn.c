@@ -536,6 +536,14 @@ int crm_conn_same_machine(void)
     return same;
 }
 
+int crm_conn_channel_socket(void)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    int socket = crm__conn.state == CRM_CONN_OPEN && crm_chan_current != NULL && crm_chan_current->ring == NULL;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return socket;
+}
+
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)
 {
     pthread_mutex_lock(&crm__conn.lock);

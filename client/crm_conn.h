@@ -67,6 +67,8 @@ void crm_conn_reply_free(crm_reply *reply);
 
 /* 1 when bulk data goes through the shared-memory ring (the server is on this machine). */
 int crm_conn_same_machine(void);
+/* 1 when bulk data goes through a data channel's socket (no ring). */
+int crm_conn_channel_socket(void);
 
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);

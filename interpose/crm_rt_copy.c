@@ -85,8 +85,9 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
 static int crm__level_for(uint64_t bytes)
 {
     /* Only transfers auto mode might compress need to know where the bytes go. */
-    int level = crm_codec_choose(bytes, bytes >= CRM_CODEC_MIN_BYTES && crm_conn_same_machine());
-    return bytes > CRM_QUEUED_COPY_MAX ? level | CRM_LEVEL_CHANNEL : level;
+    int big = bytes >= CRM_CODEC_MIN_BYTES, channel = bytes > CRM_QUEUED_COPY_MAX;
+    int level = crm_codec_choose(bytes, big && crm_conn_same_machine(), big && channel && crm_conn_channel_socket());
+    return channel ? level | CRM_LEVEL_CHANNEL : level;
 }
 
 static cudaError_t crm__copy_h2d(const crm__copy *c)

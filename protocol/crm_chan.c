@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan.h"
@@ -45,6 +47,7 @@ static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
             c->broken = 1;
             break;
         }
+        c->wrote += (uint64_t)got;
         while (n > 0 && (size_t)got >= iov->iov_len) {
             got -= (ssize_t)iov->iov_len;
             iov++;
@@ -181,6 +184,17 @@ bool_t crm_chan_end_put(crm_chan *c)
         if (!crm__take_ack(c))
             return FALSE;
     return !c->broken;
+}
+
+int crm_chan_link(crm_chan *c, uint64_t *wrote, uint64_t *queued)
+{
+    int n = 0;
+    *wrote = c->wrote;
+    *queued = 0;
+    if (c->fd < 0 || c->ring != NULL || ioctl(c->fd, SIOCOUTQ, &n) != 0 || n < 0)
+        return -1;
+    *queued = (uint64_t)n;
+    return 0;
 }
 
 /* ---- input -------------------------------------------------------------------------- */

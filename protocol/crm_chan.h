@@ -66,6 +66,7 @@ struct crm_chan {
     uint32_t ftype, flen, fleft, foff;
     /* bytes moved by payload frames, either way, and the part through the ring */
     uint64_t moved, ring_moved;
+    uint64_t wrote;          /* bytes written to the socket */
     /* payloads waiting to be sent, and the thread that sends them (client) */
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -104,6 +105,10 @@ void crm_chan_discard(crm_chan *c);
  * acks. FALSE on failure. */
 bool_t crm_chan_end_put(crm_chan *c);
 
+/* For the live compression choice (protocol/crm_zlive.h): bytes written to the
+ * socket so far and how many of them it still holds (SIOCOUTQ). 0, or -1 when the
+ * channel has a ring (its bytes skip the socket) or the socket does not say. */
+int crm_chan_link(crm_chan *c, uint64_t *wrote, uint64_t *queued);
 /* The channel of this process (the client's connection, or a server session),
  * NULL when none; the payload codec reads and posts through it. */
 extern crm_chan *crm_chan_current;

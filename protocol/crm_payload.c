@@ -8,6 +8,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_payload.h"
 #include "protocol/crm_chan.h"
+#include "protocol/crm_zlive.h"
 
 #define CRM_PIECE (1u << 30)             /* XDR_GETBYTES/PUTBYTES take a u_int */
 #define CRM_SAMPLE (64u << 10)           /* bytes of a chunk compressed to judge it */
@@ -162,19 +163,17 @@ typedef struct crm__zenc {
     int skip;                /* chunks left to send raw without sampling */
     unsigned tries;          /* chunks compression may still be tried on */
     crm_payload_stats *st;
+    crm_chan *chan;          /* the channel whose socket the live choice watches, or NULL */
+    crm_zlive zl;            /* the live choice, with chan */
 } crm__zenc;
 
 /* Compresses one chunk if a sample of it compresses; returns stored size or 0 (raw). */
 static size_t crm__try_compress(crm__zenc *z, const char *data, size_t len)
 {
-    if (z->skip > 0) {
-        z->skip--;
-        return 0;
-    }
     size_t sample = len < CRM_SAMPLE ? len : CRM_SAMPLE;
     size_t got = ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, sample, z->level);
     if (ZSTD_isError(got) || (double)got > CRM_SAMPLE_GAIN * (double)sample) {
-        z->skip = CRM_SKIP_AFTER_MISS;
+        z->skip = z->chan == NULL ? CRM_SKIP_AFTER_MISS : 0; /* the live choice tries again itself */
         return 0;
     }
     got = sample == len ? got : ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, len, z->level);
@@ -297,6 +296,8 @@ static void crm__helper_take(const char **data, const char **out, size_t *stored
 static bool_t crm__put_one(XDR *xdrs, crm__zenc *z, uint32_t len, const char *data, const char *out, size_t stored)
 {
     z->st->wire_bytes += (stored ? stored : len) + 12;
+    if (z->chan != NULL)
+        crm_zlive_sent(&z->zl, len, (stored ? stored : len) + 12);
     return stored ? crm__put_chunk(xdrs, CRM__CHUNK_ZSTD, len, out, (uint32_t)stored)
                   : crm__put_chunk(xdrs, CRM__CHUNK_RAW, len, data, len);
 }
@@ -304,6 +305,50 @@ static bool_t crm__put_one(XDR *xdrs, crm__zenc *z, uint32_t len, const char *da
 static uint32_t crm__chunk_len(uint64_t total, uint64_t off)
 {
     return total - off > CRM_PAYLOAD_CHUNK ? CRM_PAYLOAD_CHUNK : (uint32_t)(total - off);
+}
+
+/* ---- the live choice ------------------------------------------------------------- */
+
+static pthread_mutex_t crm__zprior_lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_zlive crm__zprior; /* what the last live payload of this process measured */
+static int crm__zprior_set;
+
+/* The channel whose socket xdrs writes to, for the live choice; NULL when there is
+ * none or its bytes go through the ring. */
+static crm_chan *crm__live_channel(const XDR *xdrs)
+{
+    crm_chan *c = crm_chan_current;
+    uint64_t wrote, queued;
+    return c != NULL && xdrs == &c->xdr && crm_chan_link(c, &wrote, &queued) == 0 ? c : NULL;
+}
+
+/* Samples the socket and returns how many bytes it holds. */
+static uint64_t crm__live_sample(crm__zenc *z)
+{
+    uint64_t wrote, queued;
+    if (crm_chan_link(z->chan, &wrote, &queued) == 0)
+        crm_zlive_link(&z->zl, crm__now_ns(), wrote, queued);
+    return queued;
+}
+
+/* What to do with the next len bytes (CRM_ZLIVE_*). */
+static int crm__plan(crm__zenc *z, uint64_t len)
+{
+    if (z->chan != NULL)
+        return crm_zlive_decide(&z->zl, len, crm__live_sample(z));
+    if (z->skip > 0) {
+        z->skip--;
+        return CRM_ZLIVE_RAW;
+    }
+    return z->tries > 0 ? CRM_ZLIVE_COMPRESS : CRM_ZLIVE_RAW;
+}
+
+/* Compresses a sample of the chunk only, to see whether the data shrinks now. */
+static void crm__probe(crm__zenc *z, const char *data, size_t len)
+{
+    size_t sample = len < CRM_SAMPLE ? len : CRM_SAMPLE;
+    size_t got = ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, sample, z->level);
+    crm_zlive_comp(&z->zl, sample, ZSTD_isError(got) || got > sample ? sample : got, 0);
 }
 
 /* Chunks in pairs: the helper compresses the second while this thread compresses
@@ -314,26 +359,53 @@ static bool_t crm__put_zstd(XDR *xdrs, crm__zenc *z, const char *src, uint64_t p
     uint64_t total = width * height;
     for (uint64_t off = 0; off < total;) {
         uint32_t len = crm__chunk_len(total, off), len2 = off + len < total ? crm__chunk_len(total, off + len) : 0;
-        int trying = z->skip == 0 && z->tries > 0;
+        int what = crm__plan(z, (uint64_t)len + len2);
+        int trying = what == CRM_ZLIVE_COMPRESS;
         int helped = trying && z->tries > 1 && len2 > 0 &&
                      crm__helper_give(src, pitch, width, height, off + len, len2, z->level);
         uint64_t t0 = crm__now_ns();
         const char *data = crm__gather(src, pitch, width, height, off, len, z->gather), *data2 = NULL, *out2 = NULL;
         size_t stored = trying ? crm__try_compress(z, data, len) : 0, stored2 = 0;
+        if (what == CRM_ZLIVE_PROBE)
+            crm__probe(z, data, len);
         if (helped)
             crm__helper_take(&data2, &out2, &stored2);
         if (trying) {
-            z->st->compress_ns += crm__now_ns() - t0;
+            uint64_t ns = crm__now_ns() - t0, raw = len + (helped ? len2 : 0);
+            uint64_t wire = (stored ? stored : len) + (helped ? (stored2 ? stored2 : len2) : 0);
+            z->st->compress_ns += ns;
             z->tries -= helped ? 2 : 1;
-            z->st->tried_raw += len + (helped ? len2 : 0);
-            z->st->tried_wire += (stored ? stored : len) + (helped ? (stored2 ? stored2 : len2) : 0);
+            z->st->tried_raw += raw;
+            z->st->tried_wire += wire;
+            if (z->chan != NULL)
+                crm_zlive_comp(&z->zl, raw, wire, ns);
         }
+        if (z->chan != NULL)
+            crm__live_sample(z); /* how much the link drained meanwhile */
         if (!crm__put_one(xdrs, z, len, data, z->out, stored) ||
             (helped && !crm__put_one(xdrs, z, len2, data2, out2, stored2)))
             return FALSE;
         off += len + (helped ? len2 : 0);
     }
     return TRUE;
+}
+
+/* crm__put_zstd with the live choice: it starts from, and leaves, this process's
+ * estimates. */
+static bool_t crm__put_zstd_live(XDR *xdrs, crm__zenc *z, const char *src, uint64_t pitch, uint64_t width,
+                                 uint64_t height)
+{
+    uint64_t wrote, queued;
+    crm_chan_link(z->chan, &wrote, &queued);
+    pthread_mutex_lock(&crm__zprior_lock);
+    crm_zlive_start(&z->zl, crm__zprior_set ? &crm__zprior : NULL, wrote);
+    pthread_mutex_unlock(&crm__zprior_lock);
+    bool_t ok = crm__put_zstd(xdrs, z, src, pitch, width, height);
+    pthread_mutex_lock(&crm__zprior_lock);
+    crm__zprior = z->zl;
+    crm__zprior_set = 1;
+    pthread_mutex_unlock(&crm__zprior_lock);
+    return ok;
 }
 
 /* The data channel a payload in xdrs may move to; never the channel itself. */
@@ -390,8 +462,10 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
     int zlevel = level & CRM_LEVEL_MASK;
     crm__zenc z = {.cctx = tls->cctx, .level = zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel,
                    .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st,
-                   .tries = (level & CRM_LEVEL_PROBE) ? CRM_PROBE_CHUNKS : ~0u};
-    return crm__put_zstd(xdrs, &z, src, pitch, width, height);
+                   .tries = (level & CRM_LEVEL_PROBE) ? CRM_PROBE_CHUNKS : ~0u,
+                   .chan = (level & CRM_LEVEL_LIVE) ? crm__live_channel(xdrs) : NULL};
+    return z.chan != NULL ? crm__put_zstd_live(xdrs, &z, src, pitch, width, height)
+                          : crm__put_zstd(xdrs, &z, src, pitch, width, height);
 }
 
 /* ---- decoding --------------------------------------------------------------------- */

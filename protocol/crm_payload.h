@@ -19,6 +19,8 @@
 #define CRM_CODEC_STREAM 3u              /* the payload is on the data channel */
 #define CRM_LEVEL_CHANNEL 0x100          /* flag of a level: send through the data channel */
 #define CRM_LEVEL_PROBE 0x200            /* flag of a level: compress only the first chunks */
+#define CRM_LEVEL_LIVE 0x400             /* flag of a level: on a data channel socket, compress the
+                                            chunks the live choice picks (protocol/crm_zlive.h) */
 #define CRM_LEVEL_MASK 0xff              /* the zstd level in a level */
 #define CRM_PROBE_CHUNKS 8               /* chunks a probing payload tries to compress */
 #define CRM_PAYLOAD_CHUNK (1u << 20)   /* packed bytes per compressed chunk */
@@ -54,7 +56,8 @@ void crm_rows_writer_init(crm_rows_writer *rw, char *base, uint64_t pitch, uint6
 
 /* Writes rows (height rows of width bytes, pitch apart) from src. level 0 sends
  * them raw; level > 0 compresses chunks with zstd at that level, sampling each
- * chunk first and sending raw what does not compress. With CRM_LEVEL_CHANNEL in
+ * chunk first and sending raw what does not compress; with CRM_LEVEL_LIVE, when
+ * xdrs is a data channel's socket, only the chunks the live choice picks. With CRM_LEVEL_CHANNEL in
  * level and a data channel open, only the codec goes into xdrs and the payload is
  * posted to the channel (crm_chan_post): src must stay valid until it is sent.
  * st may be NULL. */

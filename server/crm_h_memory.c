@@ -119,7 +119,7 @@ cudaError_t crm_srv_crm_memcpy_d2h(crm_session *s, uint64_t src, uint64_t spitch
     cudaStream_t h;
     /* the client chose the compression and the channel; bound the level to what zstd knows */
     int zlevel = level & CRM_LEVEL_MASK;
-    data->level = (level & (CRM_LEVEL_CHANNEL | CRM_LEVEL_PROBE)) |
+    data->level = (level & (CRM_LEVEL_CHANNEL | CRM_LEVEL_PROBE | CRM_LEVEL_LIVE)) |
                   (zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel);
     cudaError_t err = crm_session_check_region(s, src, spitch, width, height);
     if (err == cudaSuccess)

@@ -175,10 +175,16 @@ START_TEST(test_copy_through_staging_path)
 }
 END_TEST
 
+/* Compression on, at level 7, and auto on the channel's socket (no ring), where the
+ * sender decides chunk by chunk (protocol/crm_zlive.h). */
 START_TEST(test_copy_compressed)
 {
-    setenv("CUDAREM_COMPRESS", _i == 0 ? "on" : "7", 1);
+    static const char *const modes[] = {"on", "7", "auto"};
+    setenv("CUDAREM_COMPRESS", modes[_i], 1);
+    if (_i == 2)
+        setenv("CUDAREM_SHM", "off", 1);
     run_program("cuda", "copy", VIA_TCP, 0, 0);
+    unsetenv("CUDAREM_SHM");
     unsetenv("CUDAREM_COMPRESS");
 }
 END_TEST
@@ -279,7 +285,7 @@ static Suite *e2e_programs_suite(void)
     tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS * NRUNTIMES);
     tcase_add_test(tcp, test_python_ctypes_tcp);
     tcase_add_loop_test(ux, test_copy_bulk_paths, 0, 6);
-    tcase_add_loop_test(tcp, test_copy_compressed, 0, 2);
+    tcase_add_loop_test(tcp, test_copy_compressed, 0, 3);
     tcase_add_loop_test(ux, test_copy_through_staging_path, 0, 2);
     tcase_add_test(hid, test_python_ctypes_hidden_cuda);
     suite_add_tcase(s, tcp);

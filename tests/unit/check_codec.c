@@ -91,7 +91,19 @@ END_TEST
 START_TEST(test_same_machine_sends_raw)
 {
     unsetenv("CUDAREM_COMPRESS");
-    ck_assert_int_eq(crm_codec_choose(64 * MIB, 1), 0);
+    ck_assert_int_eq(crm_codec_choose(64 * MIB, 1, 0), 0);
+}
+END_TEST
+
+/* On a data channel's socket auto mode leaves the choice to the sender's live one;
+ * small transfers are still sent raw. */
+START_TEST(test_channel_socket_chooses_live)
+{
+    unsetenv("CUDAREM_COMPRESS");
+    int level = crm_codec_choose(64 * MIB, 0, 1);
+    ck_assert(level & CRM_LEVEL_LIVE);
+    ck_assert_int_gt(level & CRM_LEVEL_MASK, 0);
+    ck_assert_int_eq(crm_codec_choose(64 << 10, 0, 1), 0);
 }
 END_TEST
 
@@ -116,6 +128,7 @@ static Suite *codec_suite(void)
     tcase_add_test(tc, test_tiny_messages_teach_nothing);
     tcase_add_test(tc, test_probe_teaches_both);
     tcase_add_test(tc, test_same_machine_sends_raw);
+    tcase_add_test(tc, test_channel_socket_chooses_live);
     suite_add_tcase(s, tc);
     return s;
 }
