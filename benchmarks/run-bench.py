@@ -45,8 +45,9 @@ PROFILES = {
                   shaped_rates=["1gbit"], shaped_size=16 * MIB, shaped_data=["zeros", "random"],
                   shaped_batches=1, shaped_rounds=1, load_clients=16, load_seconds=10),
     "default": dict(lat_n=2000, lat_rounds=3, async_n=20000, async_batch=2000, burst_n=10000,
-                    kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 64 * MIB, 256 * MIB],
-                    copy_batches=3, copy_rounds=2, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
+                    kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB,
+                                                  256 * MIB],
+                    copy_batches=3, copy_rounds=3, sgemm_n=[256, 512, 1024, 2048], sgemm_reps=3, train=True,
                     ptx_elements=1 << 20,
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=32 * MIB,
                     shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=3, tensors=True,
@@ -61,6 +62,7 @@ GOAL_SYNC_RATIO = 1.2
 GOAL_STATIC_RATIO = 1.05   # static-runtime build vs shared build, sync call p50
 GOAL_COPY_FRACTION = 0.90
 GOAL_SHM_FRACTION = 0.50
+GOAL_MEDIUM_FRACTION = 0.80
 GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_AUTO_OF_BEST = 0.95   # compression auto vs the better of on and off
@@ -572,6 +574,8 @@ class Bench:
         for path, t, _ in self.COPY_PATHS:
             out[path] = {"raw": best_of(runs[(t, "raw")]) if t == path else None,
                          "remote": best_of(runs[(path, "remote")])}
+            if t == path:   # remote / raw round by round: how far one round's ratio strays
+                out[path]["ratio_range"] = self.round_ratios(runs[(path, "remote")], runs[(t, "raw")])
         out["local"] = best_of(runs[("local", "")])
         self.res["copy"] = out
         big = [i for i, s in enumerate(sizes) if s >= 64 * MIB]
@@ -588,19 +592,63 @@ class Bench:
             self.goal("same-host copies >= %d%% of the same copy in process for >= 64 MiB (%s)" % (GOAL_SHM_FRACTION * 100, direction),
                       min(fr) >= GOAL_SHM_FRACTION if fr else None,
                       ", ".join("%s %.0f%%" % (fmt_size(sizes[i]), f * 100) for i, f in zip(big, fr)) or "no size >= 64 MiB in this profile")
+        self.medium_copy_goals(out, sizes)
         self.local_copy_table(out, sizes)
+
+    def medium_copy_goals(self, out, sizes):
+        """The sizes of tensors and batches: 64 KiB to 4 MiB against the raw stream on
+        each transport, and the ring against the copy in process from 1 MiB up."""
+        medium = [i for i, s in enumerate(sizes) if 64 * KIB <= s <= 4 * MIB]
+        for t in ("tcp", "unix"):
+            raw, rem = out[t]["raw"], out[t]["remote"]
+            fr = [(rem[key][i] / raw[rkey][i], "%s %s" % (d, fmt_size(sizes[i]))) for i in medium
+                  for d, key, rkey in (("H2D", "h2d_pinned_GBps", "write_GBps"), ("D2H", "d2h_pinned_GBps", "read_GBps"))
+                  ] if raw and rem else []
+            worst = min(fr) if fr else None
+            self.goal("copies of 64 KiB-4 MiB >= %d%% of the raw stream (%s, both directions)" % (GOAL_MEDIUM_FRACTION * 100, t),
+                      None if worst is None else worst[0] >= GOAL_MEDIUM_FRACTION,
+                      "worst %s %.0f%%; %d of %d" % (worst[1], worst[0] * 100, sum(f >= GOAL_MEDIUM_FRACTION for f, _ in fr),
+                                                     len(fr)) if worst else "n/a")
+        loc, shm = out["local"], out["shm"]["remote"]
+        ring = [i for i, s in enumerate(sizes) if s >= MIB]
+        fr = [(shm[key][i] / loc[key][i], "%s %s" % (d, fmt_size(sizes[i]))) for i in ring
+              for d, key in (("H2D", "h2d_pinned_GBps"), ("D2H", "d2h_pinned_GBps"))] if loc and shm else []
+        worst = min(fr) if fr else None
+        self.goal("same-host copies >= %d%% of the same copy in process from 1 MiB up" % (GOAL_SHM_FRACTION * 100),
+                  None if worst is None else worst[0] >= GOAL_SHM_FRACTION,
+                  "worst %s %.0f%%" % (worst[1], worst[0] * 100) if worst else "n/a")
+
+    @staticmethod
+    def round_ratios(rems, raws):
+        """Per direction and size, [lowest, highest] of remote / raw over the rounds."""
+        out = {}
+        for d, key, rkey in (("h2d", "h2d_pinned_GBps", "write_GBps"), ("d2h", "d2h_pinned_GBps", "read_GBps")):
+            pairs = [(m, r) for m, r in zip(rems, raws) if m and r]
+            if pairs:
+                n = len(pairs[0][0][key])
+                rs = [[m[key][i] / r[rkey][i] for m, r in pairs if r[rkey][i] > 0] for i in range(n)]
+                out[d] = [[min(x), max(x)] if x else None for x in rs]
+        return out
 
     def copy_table(self, t, raw, rem, rounds):
         if not raw or not rem:
             return
+        rng = self.res["copy"][t].get("ratio_range", {})
+
+        def span(d, i):
+            r = rng.get(d, [None] * (i + 1))[i]
+            return "%.0f-%.0f%%" % (r[0] * 100, r[1] * 100) if r else "n/a"
+
         rows = []
         for i, s in enumerate(self.p["copy_sizes"]):
             rows.append([fmt_size(s), f2(raw["write_GBps"][i]), f2(rem["h2d_pinned_GBps"][i]),
                          f2(rem["h2d_pageable_GBps"][i]), f2(ratio(rem["h2d_pinned_GBps"][i], raw["write_GBps"][i]) * 100, "%.0f%%"),
-                         f2(raw["read_GBps"][i]), f2(rem["d2h_pinned_GBps"][i]),
-                         f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%")])
-        table("3. copy bandwidth over %s, GB/s (cudaMemcpy through the shim vs raw socket stream, random data; best of %d rounds)" % (t, rounds),
-              ["size", "raw write", "H2D pinned", "H2D pageable", "pinned/raw", "raw read", "D2H pinned", "D2H/raw"], rows)
+                         span("h2d", i), f2(raw["read_GBps"][i]), f2(rem["d2h_pinned_GBps"][i]),
+                         f2(ratio(rem["d2h_pinned_GBps"][i], raw["read_GBps"][i]) * 100, "%.0f%%"), span("d2h", i)])
+        table("3. copy bandwidth over %s, GB/s (cudaMemcpy through the shim vs raw socket stream, random data; best of %d "
+              "rounds; rounds: remote/raw of each round, lowest-highest)" % (t, rounds),
+              ["size", "raw write", "H2D pinned", "H2D pageable", "pinned/raw", "rounds", "raw read", "D2H pinned", "D2H/raw",
+               "rounds"], rows)
 
     def local_copy_table(self, out, sizes):
         loc = out["local"]

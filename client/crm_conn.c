@@ -398,7 +398,15 @@ static cudaError_t crm__post(crm_call *calls, unsigned n)
     crm_idle_sent(&crm__conn.idle);
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
+    crm_chan *chan = crm_chan_current;
+    if (chan != NULL) /* the message first, then its payloads, from this thread */
+        crm_chan_hold(chan, 1);
     enum clnt_stat st = crm_rpc_post(&crm__conn.rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
+    if (chan != NULL) {
+        if (st == RPC_SUCCESS && !crm_chan_run(chan))
+            st = RPC_CANTSEND;
+        crm_chan_hold(chan, 0);
+    }
     if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
         st = RPC_CANTSEND;
     crm__observe_bulk(&sent0, &recv0, t0);
@@ -528,20 +536,13 @@ void crm_conn_reply_free(crm_reply *reply)
     xdr_free((xdrproc_t)xdr_crm_reply, (char *)reply);
 }
 
-int crm_conn_same_machine(void)
+int crm_conn_bulk_route(void)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    int same = crm__conn.state == CRM_CONN_OPEN && crm_chan_current != NULL && crm_chan_current->ring != NULL;
+    crm_chan *c = crm__conn.state == CRM_CONN_OPEN ? crm_chan_current : NULL;
+    int route = c == NULL ? CRM_ROUTE_INLINE : c->ring != NULL ? CRM_ROUTE_RING : CRM_ROUTE_SOCKET;
     pthread_mutex_unlock(&crm__conn.lock);
-    return same;
-}
-
-int crm_conn_channel_socket(void)
-{
-    pthread_mutex_lock(&crm__conn.lock);
-    int socket = crm__conn.state == CRM_CONN_OPEN && crm_chan_current != NULL && crm_chan_current->ring == NULL;
-    pthread_mutex_unlock(&crm__conn.lock);
-    return socket;
+    return route;
 }
 
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)

@@ -65,10 +65,11 @@ cudaError_t crm_conn_call(crm_call *call, crm_reply *reply);
 /* Frees what decoding a reply allocated. */
 void crm_conn_reply_free(crm_reply *reply);
 
-/* 1 when bulk data goes through the shared-memory ring (the server is on this machine). */
-int crm_conn_same_machine(void);
-/* 1 when bulk data goes through a data channel's socket (no ring). */
-int crm_conn_channel_socket(void);
+/* Where the session's large bulk payloads go: no data channel (inline in the RPC
+ * stream), the channel's socket, or its shared-memory ring (the server is on this
+ * machine). The channel is opened when the session is. */
+enum { CRM_ROUTE_INLINE, CRM_ROUTE_SOCKET, CRM_ROUTE_RING };
+int crm_conn_bulk_route(void);
 
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);

@@ -106,6 +106,7 @@ void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct 
     }
     if (res->capabilities & CRM_CAP_SHM)
         crm_chan_set_ring(&crm__chan, crm_shm_data, crm_shm_data_size);
+    crm__chan.lazy_acks = 1;
     if (crm_chan_start_sender(&crm__chan) != 0) {
         crm_chan_close(&crm__chan);
         return;

@@ -52,24 +52,26 @@ static cudaError_t crm__resolve_kind(crm__copy *c)
     }
 }
 
-/* Copies up to this size are queued with their data; larger ones go at once, so the
- * data is not copied twice on the client. */
+/* Where a copy's bytes travel. Up to CRM_COPY_INLINE_MAX they go inline in the RPC
+ * stream, host-to-device ones queued with their data (copied once more on the
+ * client, but a small copy costs no system call of its own). Larger ones go on the
+ * data channel, written straight from their source and read straight into their
+ * destination, through the shared-memory ring when the server is on this machine
+ * (the channel's own buffers take pieces under 32 KiB anyway). Without a channel,
+ * copies up to CRM_QUEUED_COPY_MAX are queued. */
+#define CRM_COPY_INLINE_MAX (32u << 10)
 #define CRM_QUEUED_COPY_MAX (1u << 20)
 
-/* Sends a large host-to-device copy in a message of its own (after the queue): an
- * asynchronous one is posted, costing no round trip, and returns once its data
- * has left, as a local runtime returns once a pageable source is staged. */
+/* Sends a host-to-device copy too large to queue in a message of its own, after
+ * the queue, posted: it costs no round trip and returns once its data has left,
+ * as a local runtime returns once a pageable source is staged (the copy into the
+ * device may finish later). A failure on the server, like a queued copy's,
+ * surfaces at the next synchronising call; a bad destination is refused here. */
 static cudaError_t crm__copy_h2d_now(crm_h2d_args *args)
 {
     crm_call call = {.api = CRM_API_crm_memcpy_h2d};
-    crm_reply reply;
-    memset(&reply, 0, sizeof reply);
     call.crm_call_u.crm_memcpy_h2d.data = *args;
-    if (args->async)
-        return crm_conn_post(&call);
-    cudaError_t err = crm_conn_call(&call, &reply);
-    crm_conn_reply_free(&reply);
-    return err;
+    return crm_conn_post(&call);
 }
 
 static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
@@ -81,22 +83,27 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
     return queued ? crm_rpc_crm_memcpy_h2d(&args) : crm__copy_h2d_now(&args);
 }
 
-/* Large copies travel on the data channel when the session has one. */
-static int crm__level_for(uint64_t bytes)
+/* The compression level and path of a copy of `bytes` (CRM_LEVEL_CHANNEL: on the
+ * data channel); *queued: a host-to-device copy travels queued with its data. */
+static int crm__level_for(uint64_t bytes, int *queued)
 {
-    /* Only transfers auto mode might compress need to know where the bytes go. */
-    int big = bytes >= CRM_CODEC_MIN_BYTES, channel = bytes > CRM_QUEUED_COPY_MAX;
-    int level = crm_codec_choose(bytes, big && crm_conn_same_machine(), big && channel && crm_conn_channel_socket());
+    int route = crm_conn_bulk_route();
+    int channel = route != CRM_ROUTE_INLINE ? bytes > CRM_COPY_INLINE_MAX : bytes > CRM_QUEUED_COPY_MAX;
+    *queued = !channel;
+    int big = bytes >= CRM_CODEC_MIN_BYTES;
+    int level = crm_codec_choose(bytes, big && route == CRM_ROUTE_RING, big && channel && route == CRM_ROUTE_SOCKET);
     return channel ? level | CRM_LEVEL_CHANNEL : level;
 }
 
 static cudaError_t crm__copy_h2d(const crm__copy *c)
 {
     uint64_t bytes = c->width * c->height;
+    int queued;
     /* Refused here, as a local GPU refuses it at the call, not at a later sync. */
     if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)c->dst, c->dpitch, c->width, c->height))
         return cudaErrorInvalidValue;
-    cudaError_t err = crm__h2d_one(c, crm__level_for(bytes), bytes <= CRM_QUEUED_COPY_MAX);
+    int level = crm__level_for(bytes, &queued);
+    cudaError_t err = crm__h2d_one(c, level, queued);
     if (err == cudaSuccess)
         crm_conn_count_bulk(bytes, 0);
     return err;
@@ -112,7 +119,8 @@ static cudaError_t crm__d2h_one(const crm__copy *c, int level)
 static cudaError_t crm__copy_d2h(const crm__copy *c)
 {
     uint64_t bytes = c->width * c->height;
-    cudaError_t err = crm__d2h_one(c, crm__level_for(bytes));
+    int queued;
+    cudaError_t err = crm__d2h_one(c, crm__level_for(bytes, &queued));
     if (err == cudaSuccess)
         crm_conn_count_bulk(0, bytes);
     return err;

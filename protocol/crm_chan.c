@@ -160,14 +160,26 @@ static bool_t crm__put_ring(crm_chan *c, const char *src, uint64_t n)
     return TRUE;
 }
 
+/* Sends what is gathered and n bytes at src as one INLINE frame: one system call
+ * for a payload's header and its bytes. */
+static bool_t crm__send_gathered_and(crm_chan *c, const char *src, u_int n)
+{
+    uint32_t len = c->olen + n;
+    uint32_t hdr[3] = {htonl(CRM_FRAME_INLINE), htonl(len), 0};
+    struct iovec iov[3] = {{hdr, sizeof hdr}, {c->obuf, c->olen}, {(void *)src, n}};
+    c->olen = 0;
+    return crm__writev_all(c, iov, 3);
+}
+
 static bool_t crm__putbytes(XDR *xdrs, const char *src, u_int n)
 {
     crm_chan *c = (crm_chan *)xdrs->x_private;
     c->moved += n;
     if (n >= CRM_CHAN_DIRECT) {
-        if (!crm__flush(c))
-            return FALSE;
-        return c->ring ? crm__put_ring(c, src, n) : crm__send_frame(c, CRM_FRAME_INLINE, n, 0, src);
+        if (c->ring == NULL)
+            return n <= UINT32_MAX - CRM_CHAN_BUF ? crm__send_gathered_and(c, src, n)
+                                                  : crm__flush(c) && crm__send_frame(c, CRM_FRAME_INLINE, n, 0, src);
+        return crm__flush(c) && crm__put_ring(c, src, n);
     }
     if (c->olen + n > CRM_CHAN_BUF && !crm__flush(c))
         return FALSE;
@@ -180,7 +192,7 @@ bool_t crm_chan_end_put(crm_chan *c)
 {
     if (!crm__flush(c))
         return FALSE;
-    while (c->ring_used > 0)
+    while (c->ring_used > 0 && !c->lazy_acks)
         if (!crm__take_ack(c))
             return FALSE;
     return !c->broken;
@@ -205,6 +217,11 @@ static bool_t crm__next_frame(crm_chan *c)
     uint32_t type, len, offset;
     if (!crm__read_frame(c, &type, &len, &offset))
         return FALSE;
+    while (type == CRM_FRAME_ACK && len <= c->ring_used) { /* a lazy ack of our earlier pieces */
+        c->ring_used -= len;
+        if (!crm__read_frame(c, &type, &len, &offset))
+            return FALSE;
+    }
     int ok = (type == CRM_FRAME_INLINE && len > 0) ||
              (type == CRM_FRAME_RING && c->ring != NULL && len > 0 && offset < c->ring_size &&
               len <= c->ring_size - offset);
@@ -371,7 +388,8 @@ bool_t crm_chan_post(crm_chan *c, const crm_chan_job *job)
     if (ok) {
         c->jobs[(c->job_head + c->job_count) % CRM_CHAN_MAX_JOBS] = *job;
         c->job_count++;
-        pthread_cond_broadcast(&c->changed);
+        if (!c->held)
+            pthread_cond_broadcast(&c->changed);
     }
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -381,9 +399,29 @@ bool_t crm_chan_run(crm_chan *c)
 {
     crm_chan_job job;
     bool_t ok = TRUE;
-    while (crm__take_job(c, &job))
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        while (c->sending) /* the thread finishes what it took first */
+            pthread_cond_wait(&c->changed, &c->lock);
+        bool_t took = crm__take_job(c, &job);
+        c->sending = took;
+        pthread_mutex_unlock(&c->lock);
+        if (!took)
+            break;
         ok = crm__send_job(c, &job) && ok;
+        pthread_mutex_lock(&c->lock);
+        c->sending = 0;
+        pthread_cond_broadcast(&c->changed);
+        pthread_mutex_unlock(&c->lock);
+    }
     return ok && !c->broken;
+}
+
+void crm_chan_hold(crm_chan *c, int held)
+{
+    pthread_mutex_lock(&c->lock);
+    c->held = held;
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void *crm__sender_main(void *arg)
@@ -392,7 +430,7 @@ static void *crm__sender_main(void *arg)
     crm_chan_job job;
     pthread_mutex_lock(&c->lock);
     while (!c->stopping) {
-        if (!crm__take_job(c, &job)) {
+        if (c->held || c->sending || !crm__take_job(c, &job)) {
             pthread_cond_wait(&c->changed, &c->lock);
             continue;
         }

@@ -12,7 +12,11 @@
  * CRM_FRAME_INLINE len bytes. CRM_FRAME_RING: len bytes at offset in the ring;
  * the receiver answers CRM_FRAME_ACK {len} once it has copied them out. A payload
  * is a sequence of frames from one side; its writer waits for every ack before the
- * payload counts as sent, so the channel is idle between payloads.
+ * payload counts as sent, so the channel is idle between payloads, except with
+ * lazy_acks (the client's host-to-device payloads): the server copies them out of
+ * the ring before it runs anything later, so the client need not wait, and reads
+ * the acks when it needs the ring's space or finds them before the frames of a
+ * payload coming back.
  *
  * The channel is an XDR stream (crm_chan.xdr): the payload codec (crm_payload.h)
  * encodes into it and decodes from it like any other stream. Writers of a payload
@@ -57,6 +61,11 @@ struct crm_chan {
     uint32_t ring_head;      /* where the next piece goes */
     uint32_t ring_used;      /* bytes sent and not yet acknowledged */
     uint32_t ring_piece;     /* largest piece */
+    int lazy_acks;           /* a payload counts as sent once it is in the ring; its acks
+                                are read when the ring needs the space or among the next
+                                payload's frames (the client: the server reads its pieces
+                                before it runs anything later, so they never overlap a
+                                payload coming back) */
     /* output: bytes of the INLINE frame being gathered */
     char *obuf;
     uint32_t olen;
@@ -73,6 +82,7 @@ struct crm_chan {
     crm_chan_job jobs[CRM_CHAN_MAX_JOBS];
     unsigned job_head, job_count;
     int sending;             /* a job is being sent */
+    int held;                /* jobs posted now are sent by crm_chan_run, not the thread */
     int threaded;            /* the sender thread runs */
     int stopping;
     pthread_t sender;
@@ -92,8 +102,13 @@ void crm_chan_close(crm_chan *c);
 
 /* Queues a payload; FALSE when the queue is full or the channel broken. */
 bool_t crm_chan_post(crm_chan *c, const crm_chan_job *job);
-/* Sends the queued payloads in this thread (no sender thread). FALSE on failure. */
+/* Sends the queued payloads in this thread (no sender thread, or held jobs).
+ * FALSE on failure. */
 bool_t crm_chan_run(crm_chan *c);
+/* Holds (1) or releases (0) the payloads posted from now on for crm_chan_run in
+ * the posting thread: a message that is not answered (CRM_POST) is written first,
+ * then its payloads, with no hand-over to the sender thread. */
+void crm_chan_hold(crm_chan *c, int held);
 /* Waits until the sender thread has sent every queued payload. FALSE on failure. */
 bool_t crm_chan_wait(crm_chan *c);
 /* Unblocks a sender stuck on a peer that stopped reading; the channel is broken. */
