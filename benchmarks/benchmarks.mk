@@ -3,13 +3,14 @@
 # bench.md and PNG plots in $(BUILD)/bench (benchmarks/run-bench.py does the runs).
 #
 #   make bench                 the full set, about 5 minutes on 2 cores
-#   make bench BENCH_QUICK=1   about 1 minute
+#   make bench BENCH_QUICK=1   about 1 minute: the figures, not judged against the goals
 #   make bench BENCH_FULL=1    SGEMM up to N = 8192 without a GPU too
 #   make bench BENCH_ONLY=copy,shaped   only these sections
 #   make bench-smoke           seconds: every benchmark program runs (not in `make test`)
 #
 # The shaped-link section needs root (network namespaces); without it, it says why
-# it was skipped. Goals are reported as PASS/MISS lines; only a failing benchmark
+# it was skipped. Goals are reported as PASS/MISS lines (the default profile only,
+# whose rounds are repeated and their spread shown); only a failing benchmark
 # program makes the target fail.
 
 BENCH_BIN   := $(BUILD)/bench/bin

@@ -403,7 +403,9 @@ static cudaError_t crm__post(crm_call *calls, unsigned n)
         crm_chan_hold(chan, 1);
     enum clnt_stat st = crm_rpc_post(&crm__conn.rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
     if (chan != NULL) {
-        if (st == RPC_SUCCESS && !crm_chan_run(chan))
+        if (st != RPC_SUCCESS)
+            crm_chan_discard(chan); /* the message did not leave: nobody reads its payloads */
+        else if (!crm_chan_run(chan))
             st = RPC_CANTSEND;
         crm_chan_hold(chan, 0);
     }

@@ -421,6 +421,8 @@ void crm_chan_hold(crm_chan *c, int held)
 {
     pthread_mutex_lock(&c->lock);
     c->held = held;
+    if (!held) /* what was held and not run is the thread's again */
+        pthread_cond_broadcast(&c->changed);
     pthread_mutex_unlock(&c->lock);
 }
 

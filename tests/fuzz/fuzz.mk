@@ -7,7 +7,9 @@
 # and their zstd/LZ4 payloads, cubin module info). Built with clang's libFuzzer,
 # ASan and UBSan into $(BUILD)/fuzz; `make fuzz FUZZ_SECONDS=N` runs each for N
 # seconds from its seeds, `make fuzz-request` / `fuzz-chan` / `fuzz-ptx` / `fuzz-image` one;
-# findings land in $(BUILD)/fuzz/findings (a crash fails the target).
+# findings land in $(BUILD)/fuzz/findings (a crash fails the target). The request
+# seeds are sessions recorded by record.py; posted.bin is memory.bin with two of its
+# EXEC batches sent as CRM_POST.
 
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
@@ -21,7 +23,8 @@ FUZZ_SERVER  := $(filter-out server/main.c,$(wildcard server/*.c)) $(GEN)/crm_se
                 $(addprefix common/,crm_log.c crm_rangemap.c crm_idmap.c crm_addr.c crm_auth.c crm_digest.c) \
                 $(FUZZ_PARSERS)
 FUZZ_REQUEST_SEEDS := $(wildcard tests/fuzz/seeds/request/*)
-FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_sockio.c protocol/crm_bulk.c protocol/crm_tls.c
+FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_zlive.c protocol/crm_sockio.c protocol/crm_bulk.c \
+                  protocol/crm_tls.c
 FUZZ_CHAN_SEEDS := $(wildcard tests/fuzz/seeds/chan/*)
 
 $(FUZZ_DIR)/fuzz_chan: tests/fuzz/fuzz_chan.c tests/fuzz/fuzz_feed.h $(FUZZ_CHAN_SRCS) protocol/crm_chan.h protocol/crm_payload.h
