@@ -350,9 +350,13 @@ static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_
     crm_codec_observe(&moved, crm__now_ns() - t0);
 }
 
-/* The server is gone (st says how): every later call fails. Lock held. */
+/* The server is gone (st says how): every later call fails. A data channel whose
+ * socket timed out under a payload means the server stopped answering, whatever
+ * the RPC stream made of the payload it lost. Lock held. */
 static cudaError_t crm__lost(enum clnt_stat st)
 {
+    if (crm_chan_current != NULL && crm_chan_current->timed_out)
+        st = RPC_TIMEDOUT;
     if (st == RPC_TIMEDOUT)
         crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
                   "fail with cudaErrorDevicesUnavailable",

@@ -33,6 +33,14 @@ static int crm__interrupted(const crm_chan *c)
     return errno == EINTR && c->retry_eintr;
 }
 
+/* Marks the channel unusable after a failed read or write (got <= 0), noting
+ * whether the socket's time limit ran out: the peer stopped, as opposed to gone. */
+static void crm__fail(crm_chan *c, ssize_t got)
+{
+    c->timed_out = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    c->broken = 1;
+}
+
 /* Writes every byte of the iovecs (modified); a vanished peer is an error, never
  * a SIGPIPE. */
 static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
@@ -44,7 +52,7 @@ static bool_t crm__writev_all(crm_chan *c, struct iovec *iov, int n)
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
-            c->broken = 1;
+            crm__fail(c, got);
             break;
         }
         c->wrote += (uint64_t)got;
@@ -88,7 +96,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
-            c->broken = 1;
+            crm__fail(c, got);
             break;
         }
         if (direct) {

@@ -55,6 +55,7 @@ struct crm_chan {
     int (*open)(crm_chan *c);/* opens fd on first use (server: accepts); 0 or -1 */
     int retry_eintr;         /* 1: an interrupted read or write is retried */
     int broken;              /* a read, write or frame failed: the channel is unusable */
+    int timed_out;           /* that failure was the socket's time limit (SO_RCVTIMEO/SNDTIMEO) */
     /* ring in the shared window; NULL when none */
     char *ring;
     uint32_t ring_size;

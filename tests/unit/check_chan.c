@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include "protocol/crm_chan.h"
 #include "protocol/crm_payload.h"
@@ -211,6 +212,33 @@ START_TEST(test_peer_gone)
 }
 END_TEST
 
+/* A receiver whose peer stops sending midway through a payload fails when the
+ * socket's time limit runs out, and says it timed out (the client reports the
+ * server stopped answering); a peer that closed instead is not a timeout. */
+START_TEST(test_read_timeout)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    ck_assert_int_eq(crm_chan_init(&rx, sv[1], 1), 0);
+    struct timeval limit = {.tv_sec = 0, .tv_usec = 100000};
+    ck_assert_int_eq(setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit), 0);
+    rx.xdr.x_op = XDR_DECODE;
+    uint32_t hdr[3] = {htonl(1), htonl(4096), 0}; /* an INLINE frame whose bytes never come */
+    ck_assert_int_eq(write(sv[0], hdr, sizeof hdr), (ssize_t)sizeof hdr);
+    if (_i == 1)
+        close(sv[0]);
+    char got[4096];
+    crm_rows_writer w;
+    crm_rows_writer_init(&w, got, sizeof got, sizeof got, 1);
+    ck_assert(!crm_payload_get(&rx.xdr, sizeof got, &w.w, NULL));
+    ck_assert(rx.broken);
+    ck_assert_int_eq(rx.timed_out, _i == 0);
+    if (_i == 0)
+        close(sv[0]);
+    crm_chan_close(&rx);
+}
+END_TEST
+
 static Suite *chan_suite(void)
 {
     Suite *s = suite_create("chan");
@@ -224,6 +252,7 @@ static Suite *chan_suite(void)
     tcase_add_loop_test(tc, test_produced, 0, 2);
     tcase_add_test(tc, test_hostile_frames);
     tcase_add_loop_test(tc, test_peer_gone, 0, 2);
+    tcase_add_loop_test(tc, test_read_timeout, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
