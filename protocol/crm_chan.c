@@ -11,6 +11,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan.h"
 #include "protocol/crm_payload.h"
+#include "protocol/crm_sockio.h"
 #include "protocol/crm_tls.h"
 
 #define CRM_CHAN_BUF (64u << 10)       /* gathered output, read-ahead input */
@@ -76,9 +77,24 @@ static bool_t crm__send_frame(crm_chan *c, uint32_t type, uint32_t len, uint32_t
     return crm__writev_all(c, iov, data ? 2 : 1);
 }
 
+/* Reads up to want bytes into buf, sleeping until some come; a frame header's
+ * read (spin) polls first. */
+static ssize_t crm__read_some(crm_chan *c, char *buf, size_t want, int spin)
+{
+    if (crm_tls_on(c->fd))
+        return crm_tls_read(c->fd, buf, want);
+    if (spin) {
+        ssize_t got = crm_sock_spin_recv(c->fd, buf, want);
+        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+            return got;
+    }
+    return read(c->fd, buf, want);
+}
+
 /* Reads exactly n bytes: first what was read ahead, then straight into dst when
- * the rest is large, else through the read-ahead buffer. */
-static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
+ * the rest is large, else through the read-ahead buffer; spin: a frame header,
+ * which polls the socket a while before sleeping. */
+static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n, int spin)
 {
     while (n > 0 && !c->broken) {
         if (c->ipos < c->ilen) {
@@ -91,8 +107,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
         }
         int direct = n >= CRM_CHAN_DIRECT;
         size_t want = direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF;
-        ssize_t got = crm_tls_on(c->fd) ? crm_tls_read(c->fd, direct ? dst : c->ibuf, want)
-                                         : read(c->fd, direct ? dst : c->ibuf, want);
+        ssize_t got = crm__read_some(c, direct ? dst : c->ibuf, want, spin);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -113,7 +128,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
 static bool_t crm__read_frame(crm_chan *c, uint32_t *type, uint32_t *len, uint32_t *offset)
 {
     uint32_t hdr[3];
-    if (!crm__read_exact(c, (char *)hdr, sizeof hdr))
+    if (!crm__read_exact(c, (char *)hdr, sizeof hdr, 1))
         return FALSE;
     *type = ntohl(hdr[0]);
     *len = ntohl(hdr[1]);
@@ -252,7 +267,7 @@ static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
             return FALSE;
         u_int take = n < c->fleft ? n : c->fleft;
         if (c->ftype == CRM_FRAME_INLINE) {
-            if (!crm__read_exact(c, dst, take))
+            if (!crm__read_exact(c, dst, take, 0))
                 return FALSE;
         } else {
             memcpy(dst, c->ring + c->foff, take);
@@ -325,11 +340,28 @@ static const struct xdr_ops crm__ops = {
 
 /* ---- set-up ------------------------------------------------------------------------- */
 
+/* A Unix socket's sender may queue CRM_CHAN_UNIX_SNDBUF bytes (capped by
+ * net.core.wmem_max) instead of the default 208 KiB: a writer that fills the buffer
+ * sleeps until the reader has drained three quarters of it, and with a small buffer
+ * the reader then runs dry while the writer's wake-up crosses cores (a stream of
+ * 64 KiB copies ran a third of the time). TCP sizes its buffers itself. */
+#define CRM_CHAN_UNIX_SNDBUF (4 << 20)
+
+static void crm__size_buffers(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    int size = CRM_CHAN_UNIX_SNDBUF;
+    if (fd >= 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0 && a.ss_family == AF_UNIX)
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size); /* a smaller buffer still works */
+}
+
 int crm_chan_init(crm_chan *c, int fd, int retry_eintr)
 {
     memset(c, 0, sizeof *c);
     c->fd = fd;
     c->retry_eintr = retry_eintr;
+    crm__size_buffers(fd);
     c->obuf = malloc(CRM_CHAN_BUF);
     c->ibuf = malloc(CRM_CHAN_BUF);
     c->xdr.x_ops = &crm__ops;
@@ -347,8 +379,12 @@ int crm_chan_init(crm_chan *c, int fd, int retry_eintr)
 
 bool_t crm_chan_ready(crm_chan *c)
 {
-    if (c->fd < 0 && !c->broken && (c->open == NULL || c->open(c) != 0 || c->fd < 0))
-        c->broken = 1;
+    if (c->fd < 0 && !c->broken) {
+        if (c->open == NULL || c->open(c) != 0 || c->fd < 0)
+            c->broken = 1;
+        else
+            crm__size_buffers(c->fd);
+    }
     return !c->broken;
 }
 
@@ -389,6 +425,24 @@ static bool_t crm__take_job(crm_chan *c, crm_chan_job *job)
     return TRUE;
 }
 
+/* Wakes the threads waiting on the queue when one has something to do now (lock
+ * held): a waiter for the queue to drain or a send to end, or the sender thread
+ * when it may take a job. A wake-up of a thread with nothing to do would cost each
+ * posted copy a round of futex calls and a switch to another core. */
+static void crm__wake(crm_chan *c)
+{
+    if (c->waiters > 0 || c->stopping || (c->threaded && !c->held && !c->sending && c->job_count > 0))
+        pthread_cond_broadcast(&c->changed);
+}
+
+/* Waits for the queue to change (lock held), counted among the waiters. */
+static void crm__wait_change(crm_chan *c)
+{
+    c->waiters++;
+    pthread_cond_wait(&c->changed, &c->lock);
+    c->waiters--;
+}
+
 bool_t crm_chan_post(crm_chan *c, const crm_chan_job *job)
 {
     pthread_mutex_lock(&c->lock);
@@ -396,8 +450,7 @@ bool_t crm_chan_post(crm_chan *c, const crm_chan_job *job)
     if (ok) {
         c->jobs[(c->job_head + c->job_count) % CRM_CHAN_MAX_JOBS] = *job;
         c->job_count++;
-        if (!c->held)
-            pthread_cond_broadcast(&c->changed);
+        crm__wake(c);
     }
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -410,7 +463,7 @@ bool_t crm_chan_run(crm_chan *c)
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (c->sending) /* the thread finishes what it took first */
-            pthread_cond_wait(&c->changed, &c->lock);
+            crm__wait_change(c);
         bool_t took = crm__take_job(c, &job);
         c->sending = took;
         pthread_mutex_unlock(&c->lock);
@@ -419,7 +472,7 @@ bool_t crm_chan_run(crm_chan *c)
         ok = crm__send_job(c, &job) && ok;
         pthread_mutex_lock(&c->lock);
         c->sending = 0;
-        pthread_cond_broadcast(&c->changed);
+        crm__wake(c);
         pthread_mutex_unlock(&c->lock);
     }
     return ok && !c->broken;
@@ -429,8 +482,7 @@ void crm_chan_hold(crm_chan *c, int held)
 {
     pthread_mutex_lock(&c->lock);
     c->held = held;
-    if (!held) /* what was held and not run is the thread's again */
-        pthread_cond_broadcast(&c->changed);
+    crm__wake(c); /* what was held and not run is the thread's again */
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -449,7 +501,7 @@ static void *crm__sender_main(void *arg)
         crm__send_job(c, &job);
         pthread_mutex_lock(&c->lock);
         c->sending = 0;
-        pthread_cond_broadcast(&c->changed);
+        crm__wake(c);
     }
     pthread_mutex_unlock(&c->lock);
     return NULL;
@@ -467,7 +519,7 @@ bool_t crm_chan_wait(crm_chan *c)
 {
     pthread_mutex_lock(&c->lock);
     while (c->threaded && (c->job_count > 0 || c->sending))
-        pthread_cond_wait(&c->changed, &c->lock);
+        crm__wait_change(c);
     bool_t ok = !c->broken;
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -483,6 +535,7 @@ void crm_chan_discard(crm_chan *c)
 {
     pthread_mutex_lock(&c->lock);
     c->job_count = 0;
+    crm__wake(c);
     pthread_mutex_unlock(&c->lock);
 }
 

@@ -83,6 +83,7 @@ struct crm_chan {
     crm_chan_job jobs[CRM_CHAN_MAX_JOBS];
     unsigned job_head, job_count;
     int sending;             /* a job is being sent */
+    unsigned waiters;        /* threads waiting for the queue to drain or a send to end */
     int held;                /* jobs posted now are sent by crm_chan_run, not the thread */
     int threaded;            /* the sender thread runs */
     int stopping;

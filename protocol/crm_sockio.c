@@ -1,7 +1,12 @@
 /* crm_sockio.c -- whole reads and writes on stream sockets (through their TLS
  * session when they have one). */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 #include "protocol/crm_sockio.h"
 #include "protocol/crm_tls.h"
 
@@ -15,8 +20,61 @@ static int crm__again(const crm_sockio_policy *p)
     return (errno == EAGAIN || errno == EWOULDBLOCK) && p != NULL && p->retry_timeouts;
 }
 
+static uint64_t crm__spin_ns;
+static pthread_once_t crm__spin_once = PTHREAD_ONCE_INIT;
+
+uint64_t crm_sock_spin_parse(const char *value, long cores)
+{
+    char *end = NULL;
+    long us = value != NULL && *value ? strtol(value, &end, 10) : -1;
+    if (us < 0 || (end != NULL && *end != '\0'))
+        us = cores >= 2 ? CRM_SOCK_SPIN_US : 0;
+    return (uint64_t)(us > CRM_SOCK_SPIN_MAX_US ? CRM_SOCK_SPIN_MAX_US : us) * 1000u;
+}
+
+static void crm__spin_init(void)
+{
+    crm__spin_ns = crm_sock_spin_parse(getenv("CUDAREM_SPIN_US"), sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+uint64_t crm_sock_spin_ns(void)
+{
+    pthread_once(&crm__spin_once, crm__spin_init);
+    return crm__spin_ns;
+}
+
+static uint64_t crm__now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len)
+{
+    uint64_t spin = crm_sock_spin_ns(), deadline = 0;
+    while (spin > 0) {
+        ssize_t got = recv(fd, buf, len, MSG_DONTWAIT);
+        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            return got;
+        uint64_t now = crm__now_ns();
+        if (deadline == 0)
+            deadline = now + spin;
+        else if (now >= deadline)
+            break;
+        sched_yield(); /* a peer on this core, or anyone else waiting for it, runs */
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
 ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p)
 {
+    if (!crm_tls_on(fd)) {
+        ssize_t got = crm_sock_spin_recv(fd, buf, len);
+        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && !crm__again(p)))
+            return got;
+    }
     for (;;) {
         ssize_t got = crm_tls_on(fd) ? crm_tls_read(fd, buf, len) : recv(fd, buf, len, 0);
         if (got >= 0 || !crm__again(p))

@@ -7,6 +7,7 @@
 #define CRM_SOCKIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -17,8 +18,26 @@ typedef struct crm_sockio_policy {
     volatile const sig_atomic_t *stop;  /* when non-NULL and set: give up instead */
 } crm_sockio_policy;
 
-/* Reads at most len bytes: the count (> 0), 0 at end of stream, -1 on error or
- * timeout (errno says which). */
+/* How long a reader polls its socket before it sleeps in the kernel
+ * (CUDAREM_SPIN_US overrides; 0: never). Reads on these sockets wait for an
+ * answer the peer is about to send (a reply, the payload a reply announced, the
+ * next call of a program making calls back to back), and waking a sleeper on
+ * another core costs a 2-core VM 30-60 us, several times a round trip on one core.
+ * Polling yields the core between tries, so a peer or other work on it runs. */
+#define CRM_SOCK_SPIN_US 50
+#define CRM_SOCK_SPIN_MAX_US 100000
+uint64_t crm_sock_spin_ns(void);
+/* That length in ns for a CUDAREM_SPIN_US value (NULL: unset) on a machine with
+ * `cores` cores: the default with two or more (with one, the peer cannot run while
+ * this process polls), 0 with one, for a value that is not a count of us. */
+uint64_t crm_sock_spin_parse(const char *value, long cores);
+/* Polls fd for up to crm_sock_spin_ns(): what recv() gave (the count, 0 at end of
+ * stream, -1 on error), or -1 with errno EAGAIN when nothing came in time. Plain
+ * sockets only (not a TLS session's). */
+ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len);
+
+/* Reads at most len bytes, polling first (crm_sock_spin_recv): the count (> 0), 0
+ * at end of stream, -1 on error or timeout (errno says which). */
 ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p);
 /* Writes all n bytes: 0, or -1. */
 int crm_sock_write_all(int fd, const void *buf, size_t n, const crm_sockio_policy *p);
