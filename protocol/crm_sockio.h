@@ -26,14 +26,17 @@ typedef struct crm_sockio_policy {
  * Polling yields the core between tries, so a peer or other work on it runs. */
 #define CRM_SOCK_SPIN_US 50
 #define CRM_SOCK_SPIN_MAX_US 100000
+#define CRM_SOCK_SPIN_BUSY_NS 20000  /* a yield this long ran other work: stop polling */
+#define CRM_SOCK_SPIN_BACKOFF 8      /* after polls that found nothing, up to 255 reads sleep at once */
 uint64_t crm_sock_spin_ns(void);
 /* That length in ns for a CUDAREM_SPIN_US value (NULL: unset) on a machine with
  * `cores` cores: the default with two or more (with one, the peer cannot run while
  * this process polls), 0 with one, for a value that is not a count of us. */
 uint64_t crm_sock_spin_parse(const char *value, long cores);
 /* Polls fd for up to crm_sock_spin_ns(): what recv() gave (the count, 0 at end of
- * stream, -1 on error), or -1 with errno EAGAIN when nothing came in time. Plain
- * sockets only (not a TLS session's). */
+ * stream, -1 on error), or -1 with errno EAGAIN when nothing came in time, when a
+ * yield let other work run meanwhile, or when this thread's recent polls found
+ * nothing (they back off). Plain sockets only (not a TLS session's). */
 ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len);
 
 /* Reads at most len bytes, polling first (crm_sock_spin_recv): the count (> 0), 0
