@@ -2,7 +2,7 @@
 # them (`make bench`): remote vs local vs raw socket, tables on stdout, bench.json,
 # bench.md and PNG plots in $(BUILD)/bench (benchmarks/run-bench.py does the runs).
 #
-#   make bench                 the full set, about 5 minutes on 2 cores
+#   make bench                 the full set, about 7 minutes on 2 cores
 #   make bench BENCH_QUICK=1   about 1 minute: the figures, not judged against the goals
 #   make bench BENCH_FULL=1    SGEMM up to N = 8192 without a GPU too
 #   make bench BENCH_ONLY=copy,shaped   only these sections
