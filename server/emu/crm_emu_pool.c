@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CRM_POOL_SLOTS 1024
+#define CRM_POOL_SWEEP_NS 10000000ull /* a process's view of dead processes' bytes: at most 10 ms old */
 
 typedef struct crm__pool_slot {
     _Atomic int pid;                                   /* owner, 0 = free */
@@ -143,10 +145,27 @@ void crm__pool_release(int dev, size_t bytes)
     atomic_fetch_sub(&crm__p->total[dev], bytes);
 }
 
+/* Sweeps when the last sweep of this process is CRM_POOL_SWEEP_NS old: the bytes
+ * of a process that died come back to cudaMemGetInfo within that time, and a
+ * program asking in a loop does not walk every slot each call (a tenth of the
+ * server's time in a loop of cudaMemGetInfo). */
+static void crm__sweep_now_and_then(void)
+{
+    static _Atomic unsigned long long swept_ns;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    unsigned long long now = (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec + 1;
+    unsigned long long last = atomic_load(&swept_ns);
+    if (last != 0 && now - last < CRM_POOL_SWEEP_NS)
+        return;
+    atomic_store(&swept_ns, now);
+    crm__sweep();
+}
+
 size_t crm__pool_used(int dev)
 {
     if (crm__slot() == NULL)
         return 0;
-    crm__sweep();
+    crm__sweep_now_and_then();
     return (size_t)atomic_load(&crm__p->total[dev]);
 }
