@@ -81,8 +81,11 @@ static bool_t crm__send_frame(crm_chan *c, uint32_t type, uint32_t len, uint32_t
  * read (spin) polls first. */
 static ssize_t crm__read_some(crm_chan *c, char *buf, size_t want, int spin)
 {
-    if (crm_tls_on(c->fd))
+    if (crm_tls_on(c->fd)) {
+        if (spin)
+            crm_sock_spin_wait(c->fd);
         return crm_tls_read(c->fd, buf, want);
+    }
     if (spin) {
         ssize_t got = crm_sock_spin_recv(c->fd, buf, want);
         if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))

@@ -64,19 +64,22 @@ static void crm__missed(void)
     crm__skip = (1u << crm__misses) - 1;
 }
 
-ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len)
+/* The poll of crm_sock_spin_recv with recv flags (MSG_DONTWAIT and maybe MSG_PEEK). */
+static ssize_t crm__spin(int fd, void *buf, size_t len, int flags)
 {
     uint64_t spin = crm_sock_spin_ns(), start = 0, before_yield = 0;
     if (spin > 0 && crm__skip > 0) {
         crm__skip--;
         spin = 0;
     }
-    while (spin > 0) {
-        ssize_t got = recv(fd, buf, len, MSG_DONTWAIT);
+    for (;;) { /* one look at least, polling or not */
+        ssize_t got = recv(fd, buf, len, flags);
         if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             crm__misses = 0;
             return got;
         }
+        if (spin == 0)
+            break;
         uint64_t now = crm__now_ns();
         if (start == 0) {
             start = now;
@@ -91,9 +94,24 @@ ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len)
     return -1;
 }
 
+ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len)
+{
+    return crm__spin(fd, buf, len, MSG_DONTWAIT);
+}
+
+int crm_sock_spin_wait(int fd)
+{
+    char byte;
+    if (crm_tls_pending(fd))
+        return 1;
+    return crm__spin(fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK) >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
 ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p)
 {
-    if (!crm_tls_on(fd)) {
+    if (crm_tls_on(fd)) {
+        crm_sock_spin_wait(fd); /* then the session reads what came, or sleeps */
+    } else {
         ssize_t got = crm_sock_spin_recv(fd, buf, len);
         if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && !crm__again(p)))
             return got;

@@ -36,8 +36,14 @@ uint64_t crm_sock_spin_parse(const char *value, long cores);
 /* Polls fd for up to crm_sock_spin_ns(): what recv() gave (the count, 0 at end of
  * stream, -1 on error), or -1 with errno EAGAIN when nothing came in time, when a
  * yield let other work run meanwhile, or when this thread's recent polls found
- * nothing (they back off). Plain sockets only (not a TLS session's). */
+ * nothing (they back off and only look once). Plain sockets only (a TLS
+ * session's: crm_sock_spin_wait). */
 ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len);
+
+/* Polls fd like crm_sock_spin_recv without taking anything, for a TLS session's
+ * socket: 1 when bytes (or the end of the stream, or an error) wait there or in the
+ * session, 0 when nothing came in time. */
+int crm_sock_spin_wait(int fd);
 
 /* Reads at most len bytes, polling first (crm_sock_spin_recv): the count (> 0), 0
  * at end of stream, -1 on error or timeout (errno says which). */

@@ -191,6 +191,11 @@ int crm_tls_on(int fd)
     return fd >= 0 && fd < CRM__MAX_FD && crm__ssl[fd] != NULL;
 }
 
+int crm_tls_pending(int fd)
+{
+    return crm_tls_on(fd) && SSL_has_pending(crm__ssl[fd]);
+}
+
 int crm_tls_is_hello(int fd, int timeout_ms)
 {
     unsigned char first;

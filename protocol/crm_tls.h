@@ -27,6 +27,8 @@ int crm_tls_accept(int fd, int timeout_ms, char *err, size_t errlen);
 int crm_tls_connect(int fd, const char *host, char *err, size_t errlen);
 /* 1 when fd has a TLS session. */
 int crm_tls_on(int fd);
+/* 1 when fd's TLS session holds bytes read from the socket and not yet taken. */
+int crm_tls_pending(int fd);
 /* 1 when the first byte waiting on fd (within timeout_ms) opens a TLS handshake. */
 int crm_tls_is_hello(int fd, int timeout_ms);
 

@@ -1,6 +1,6 @@
 /* check_sockio.c -- unit tests of the socket reads' polling (protocol/crm_sockio.c):
  * what a poll returns when bytes are there, come late, never come or the peer has
- * gone; a read that outlasts its poll still gets its bytes; CUDAREM_SPIN_US's values. */
+ * gone; the poll that takes nothing (TLS); a read that outlasts its poll still gets its bytes; CUDAREM_SPIN_US's values. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,6 +71,24 @@ START_TEST(test_peer_gone)
 }
 END_TEST
 
+/* The poll without taking (for TLS sockets): 1 with bytes waiting, which stay for
+ * the read; 0 when none come; 1 once the peer has gone (the read says so). */
+START_TEST(test_spin_wait)
+{
+    open_pair();
+    ck_assert_int_eq(crm_sock_spin_wait(sv[1]), 0);
+    ck_assert_int_eq(write(sv[0], "kept", 4), 4);
+    ck_assert_int_eq(crm_sock_spin_wait(sv[1]), 1);
+    char buf[16];
+    ck_assert_int_eq(crm_sock_read(sv[1], buf, sizeof buf, NULL), 4);
+    ck_assert(memcmp(buf, "kept", 4) == 0);
+    close(sv[0]);
+    ck_assert_int_eq(crm_sock_spin_wait(sv[1]), 1);
+    ck_assert_int_eq(crm_sock_read(sv[1], buf, sizeof buf, NULL), 0);
+    close(sv[1]);
+}
+END_TEST
+
 /* Bytes written 0 ms (within any poll) or 30 ms (past it) after the read began. */
 START_TEST(test_read_outlasts_poll)
 {
@@ -109,6 +127,7 @@ static Suite *sockio_suite(void)
     tcase_add_test(tc, test_bytes_waiting);
     tcase_add_test(tc, test_nothing_comes);
     tcase_add_test(tc, test_peer_gone);
+    tcase_add_test(tc, test_spin_wait);
     tcase_add_loop_test(tc, test_read_outlasts_poll, 0, 2);
     tcase_add_test(tc, test_spin_setting);
     suite_add_tcase(s, tc);
