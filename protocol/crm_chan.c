@@ -77,23 +77,6 @@ static bool_t crm__send_frame(crm_chan *c, uint32_t type, uint32_t len, uint32_t
     return crm__writev_all(c, iov, data ? 2 : 1);
 }
 
-/* Reads up to want bytes into buf, sleeping until some come; a frame header's
- * read (spin) polls first. */
-static ssize_t crm__read_some(crm_chan *c, char *buf, size_t want, int spin)
-{
-    if (crm_tls_on(c->fd)) {
-        if (spin)
-            crm_sock_spin_wait(c->fd);
-        return crm_tls_read(c->fd, buf, want);
-    }
-    if (spin) {
-        ssize_t got = crm_sock_spin_recv(c->fd, buf, want);
-        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
-            return got;
-    }
-    return read(c->fd, buf, want);
-}
-
 /* Reads exactly n bytes: first what was read ahead, then straight into dst when
  * the rest is large, else through the read-ahead buffer; spin: a frame header,
  * which polls the socket a while before sleeping. */
@@ -110,7 +93,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n, int spin)
         }
         int direct = n >= CRM_CHAN_DIRECT;
         size_t want = direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF;
-        ssize_t got = crm__read_some(c, direct ? dst : c->ibuf, want, spin);
+        ssize_t got = crm_sock_read_once(c->fd, direct ? dst : c->ibuf, want, spin);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -548,7 +531,7 @@ void crm_chan_close(crm_chan *c)
         crm_chan_abort(c);
         pthread_mutex_lock(&c->lock);
         c->stopping = 1;
-        pthread_cond_broadcast(&c->changed);
+        crm__wake(c);
         pthread_mutex_unlock(&c->lock);
         pthread_join(c->sender, NULL);
         c->threaded = 0;

@@ -107,17 +107,25 @@ int crm_sock_spin_wait(int fd)
     return crm__spin(fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK) >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p)
+ssize_t crm_sock_read_once(int fd, void *buf, size_t len, int poll)
 {
     if (crm_tls_on(fd)) {
-        crm_sock_spin_wait(fd); /* then the session reads what came, or sleeps */
-    } else {
+        if (poll)
+            crm_sock_spin_wait(fd); /* then the session reads what came, or sleeps */
+        return crm_tls_read(fd, buf, len);
+    }
+    if (poll) {
         ssize_t got = crm_sock_spin_recv(fd, buf, len);
-        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && !crm__again(p)))
+        if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
             return got;
     }
-    for (;;) {
-        ssize_t got = crm_tls_on(fd) ? crm_tls_read(fd, buf, len) : recv(fd, buf, len, 0);
+    return recv(fd, buf, len, 0);
+}
+
+ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p)
+{
+    for (int poll = 1;; poll = 0) {
+        ssize_t got = crm_sock_read_once(fd, buf, len, poll);
         if (got >= 0 || !crm__again(p))
             return got;
     }

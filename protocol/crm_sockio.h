@@ -45,8 +45,12 @@ ssize_t crm_sock_spin_recv(int fd, void *buf, size_t len);
  * session, 0 when nothing came in time. */
 int crm_sock_spin_wait(int fd);
 
-/* Reads at most len bytes, polling first (crm_sock_spin_recv): the count (> 0), 0
- * at end of stream, -1 on error or timeout (errno says which). */
+/* One read of at most len bytes, sleeping until some come, after a poll when
+ * `poll` (crm_sock_spin_recv, or crm_sock_spin_wait on a TLS session's socket):
+ * what recv() gives, interruptions and timeouts included. */
+ssize_t crm_sock_read_once(int fd, void *buf, size_t len, int poll);
+/* Reads at most len bytes, polling first: the count (> 0), 0 at end of stream, -1
+ * on error or timeout (errno says which). */
 ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p);
 /* Writes all n bytes: 0, or -1. */
 int crm_sock_write_all(int fd, const void *buf, size_t n, const crm_sockio_policy *p);
