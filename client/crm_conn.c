@@ -559,6 +559,13 @@ void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)
     pthread_mutex_unlock(&crm__conn.lock);
 }
 
+void crm_conn_count_pinned(uint64_t bytes)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    crm__conn.stats.pinned_bytes += bytes;
+    pthread_mutex_unlock(&crm__conn.lock);
+}
+
 size_t crm_conn_round_trips_by_call(char *buf, size_t len)
 {
     pthread_mutex_lock(&crm__conn.lock);

@@ -26,6 +26,8 @@ typedef struct crm_conn_stats {
     uint64_t bytes_d2h;    /* bulk payload bytes received */
     uint64_t channel_bytes;/* bytes on the data channel, either way (protocol/crm_chan.h) */
     uint64_t ring_bytes;   /* of which through the shared-memory ring */
+    uint64_t pinned_bytes; /* copied by the server straight to or from shared pinned memory
+                              (client/crm_hostmem.h), either way */
 } crm_conn_stats;
 
 /* Opens the session if needed. Returns cudaSuccess and fills *info, or
@@ -73,6 +75,8 @@ int crm_conn_bulk_route(void);
 
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
+/* Adds bytes of copies the server made to or from shared pinned memory. */
+void crm_conn_count_pinned(uint64_t bytes);
 /* Snapshot of the counters. */
 void crm_conn_get_stats(crm_conn_stats *out);
 /* Writes the round trips so far by the call each waited for, "name=count ...",

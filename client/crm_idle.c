@@ -88,6 +88,10 @@ void crm_idle_after(crm_idle *st, const crm_call *call, const crm_reply *reply)
             crm__drained(st, 0, a->async ? a->stream : CRM_WIRE_LEGACY_STREAM);
         break;
     }
+    case CRM_API_crm_memcpy_host: /* only a synchronous one ends a message */
+        if (reply->crm_reply_u.crm_memcpy_host.err == cudaSuccess && !call->crm_call_u.crm_memcpy_host.async)
+            crm__drained(st, 0, CRM_WIRE_LEGACY_STREAM);
+        break;
     case CRM_API_cudaStreamSynchronize:
         if (reply->crm_reply_u.cudaStreamSynchronize.err == cudaSuccess)
             crm__drained(st, 0, call->crm_call_u.cudaStreamSynchronize.stream);

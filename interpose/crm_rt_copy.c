@@ -6,6 +6,7 @@
 #include "client/crm_codec.h"
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
+#include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
@@ -95,15 +96,56 @@ static int crm__level_for(uint64_t bytes, int *queued)
     return channel ? level | CRM_LEVEL_CHANNEL : level;
 }
 
+/* A copy whose host side lies in shared pinned memory (client/crm_hostmem.h) and
+ * whose device side is a known allocation: the server copies the bytes itself, so
+ * the call carries none. A synchronous copy waits for its answer, as it would
+ * locally. An asynchronous copy to the host is queued: the server writes the
+ * memory when it runs it, and the program may read it once the copy is known
+ * complete, as CUDA requires. An asynchronous copy to the device keeps its usual
+ * path, which takes the bytes now: run later from the shared memory, it would
+ * read what the program wrote there since, and our queue holds a copy until the
+ * next synchronising call, far longer than a local GPU takes to start it.
+ * Returns 0 when the copy does not qualify, else 1 with its result in *err. */
+static int crm__copy_pinned(const crm__copy *c, int to_device, cudaError_t *err)
+{
+    uint64_t id, offset, bytes = c->width * c->height;
+    const void *host = to_device ? c->src : c->dst;
+    uint64_t hpitch = to_device ? c->spitch : c->dpitch, dpitch = to_device ? c->dpitch : c->spitch;
+    uint64_t dev = (uint64_t)(uintptr_t)(to_device ? c->dst : c->src);
+    if (bytes <= CRM_COPY_INLINE_MAX || (to_device && c->async) ||
+        (c->height > 1 && hpitch > (UINT64_MAX - c->width) / (c->height - 1)))
+        return 0;
+    uint64_t extent = hpitch * (c->height - 1) + c->width;
+    if (!crm_hostmem_find(host, extent, &id, &offset) ||
+        !crm_ptrmap_device_region(dev, dpitch, c->width, c->height))
+        return 0;
+    if (!c->async) {
+        *err = crm_rpc_crm_memcpy_host(id, offset, hpitch, dev, dpitch, c->width, c->height, to_device, c->stream, 0);
+    } else {
+        crm_call call = {.api = CRM_API_crm_memcpy_host};
+        call.crm_call_u.crm_memcpy_host = (crm_args_crm_memcpy_host){
+            .region = id, .offset = offset, .hpitch = hpitch, .dev = dev, .dpitch = dpitch, .width = c->width,
+            .height = c->height, .to_device = 0, .stream = c->stream, .async = 1,
+        };
+        *err = crm_conn_async(&call);
+    }
+    if (*err == cudaSuccess)
+        crm_conn_count_pinned(bytes);
+    return 1;
+}
+
 static cudaError_t crm__copy_h2d(const crm__copy *c)
 {
     uint64_t bytes = c->width * c->height;
     int queued;
+    cudaError_t err;
     /* Refused here, as a local GPU refuses it at the call, not at a later sync. */
     if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)c->dst, c->dpitch, c->width, c->height))
         return cudaErrorInvalidValue;
+    if (crm__copy_pinned(c, 1, &err))
+        return err;
     int level = crm__level_for(bytes, &queued);
-    cudaError_t err = crm__h2d_one(c, level, queued);
+    err = crm__h2d_one(c, level, queued);
     if (err == cudaSuccess)
         crm_conn_count_bulk(bytes, 0);
     return err;
@@ -120,7 +162,10 @@ static cudaError_t crm__copy_d2h(const crm__copy *c)
 {
     uint64_t bytes = c->width * c->height;
     int queued;
-    cudaError_t err = crm__d2h_one(c, crm__level_for(bytes, &queued));
+    cudaError_t err;
+    if (crm__copy_pinned(c, 0, &err))
+        return err;
+    err = crm__d2h_one(c, crm__level_for(bytes, &queued));
     if (err == cudaSuccess)
         crm_conn_count_bulk(0, bytes);
     return err;

@@ -1,12 +1,13 @@
 /* crm_rt_memory.c -- exported allocation calls: device memory through the server,
- * "pinned" host memory kept in the client (page aligned, recorded for pointer
- * classification), and cudaPointerGetAttributes answered from those records. */
+ * "pinned" host memory (page aligned, shared with a server on this machine,
+ * recorded for pointer classification), and cudaPointerGetAttributes answered from those records. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
+#include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_log.h"
 #include "crm_client_gen.h"
@@ -66,9 +67,11 @@ static void crm__populate(void *p, size_t size)
         ((volatile char *)p)[off] = 0; /* fresh memory: its bytes are undefined to the program */
 }
 
-/* Page-aligned, resident client memory standing in for page-locked memory: the
- * bytes move over the network, so what matters to programs is alignment,
- * classification, and that copies do not stop to fault pages in. */
+/* Page-aligned, resident memory standing in for page-locked memory: shared with
+ * the server when it runs on this machine (client/crm_hostmem.h), so copies need
+ * no transport at all; else private, since the bytes move over the network anyway
+ * and what matters to programs is alignment, classification, and that copies do
+ * not stop to fault pages in. */
 static cudaError_t crm__host_alloc(void **ptr, size_t size, unsigned int flags)
 {
     if (ptr == NULL)
@@ -78,11 +81,13 @@ static cudaError_t crm__host_alloc(void **ptr, size_t size, unsigned int flags)
         return cudaSuccess;
     }
     void *p = NULL;
-    if (posix_memalign(&p, (size_t)sysconf(_SC_PAGESIZE), size) != 0)
+    int shared = crm_hostmem_alloc(size, &p) == 0;
+    if (!shared && posix_memalign(&p, (size_t)sysconf(_SC_PAGESIZE), size) != 0)
         return cudaErrorMemoryAllocation;
     crm__populate(p, size);
     if (crm_ptrmap_add(CRM_MEM_PINNED, (uint64_t)(uintptr_t)p, size, crm_thread_device(), flags) != 0) {
-        free(p);
+        if (!shared || crm_hostmem_free(p) != 0)
+            free(p);
         return cudaErrorMemoryAllocation;
     }
     *ptr = p;
@@ -109,7 +114,8 @@ CRM_EXPORT cudaError_t cudaFreeHost(void *ptr)
         return cudaSuccess;
     if (crm_ptrmap_remove(CRM_MEM_PINNED, (uint64_t)(uintptr_t)ptr, NULL) != 0)
         return crm_set_error(cudaErrorInvalidValue);
-    free(ptr);
+    if (crm_hostmem_free(ptr) != 0)
+        free(ptr);
     return cudaSuccess;
 }
 

@@ -1,4 +1,5 @@
-/* crm_shm.c -- creating, attaching and checking the shared-memory bulk window. */
+/* crm_shm.c -- creating, attaching and checking shared-memory regions, and the
+ * process's bulk window, which is one of them. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,38 +11,50 @@
 
 char *crm_shm_data;
 uint64_t crm_shm_data_size;
-static char *crm__map;
-static size_t crm__map_size;
+static crm_shm_region crm__window;
 
-static int crm__map_fd(int fd, uint64_t size)
+/* Maps fd as region r and closes it. 0 or -1. */
+static int crm__map_fd(crm_shm_region *r, int fd, uint64_t size)
 {
     size_t total = CRM_SHM_HEADER + size;
     void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED)
         return -1;
-    crm__map = p;
-    crm__map_size = total;
-    crm_shm_data = crm__map + CRM_SHM_HEADER;
-    crm_shm_data_size = size;
+    *r = (crm_shm_region){.map = p, .map_size = total, .data = (char *)p + CRM_SHM_HEADER, .size = size};
     return 0;
 }
 
-int crm_shm_create(uint64_t size, char *name, unsigned char *cookie)
+static int crm__random_name(char *name, unsigned char *cookie)
 {
     unsigned char rnd[8];
     if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd || getrandom(cookie, CRM_SHM_COOKIE, 0) != CRM_SHM_COOKIE)
         return -1;
-    snprintf(name, 64, "%s%d-%02x%02x%02x%02x%02x%02x%02x%02x", CRM_SHM_NAME_PREFIX, (int)getpid(), rnd[0], rnd[1],
-             rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    snprintf(name, CRM_SHM_NAME_MAX, "%s%d-%02x%02x%02x%02x%02x%02x%02x%02x", CRM_SHM_NAME_PREFIX, (int)getpid(),
+             rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+    return 0;
+}
+
+int crm_shm_region_create(crm_shm_region *r, uint64_t size, char *name, unsigned char *cookie)
+{
+    *r = (crm_shm_region){0};
+    if (size == 0 || size > CRM_SHM_SIZE_MAX || crm__random_name(name, cookie) != 0)
+        return -1;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    if (ftruncate(fd, (off_t)(CRM_SHM_HEADER + size)) != 0 || crm__map_fd(fd, size) != 0) {
+    /* posix_fallocate, not ftruncate alone: on a full /dev/shm it fails here,
+     * where ftruncate would succeed and a later touch of the memory raise SIGBUS */
+    if (posix_fallocate(fd, 0, (off_t)(CRM_SHM_HEADER + size)) != 0) {
+        close(fd);
         shm_unlink(name);
         return -1;
     }
-    memcpy(crm__map, cookie, CRM_SHM_COOKIE);
+    if (crm__map_fd(r, fd, size) != 0) { /* closes fd */
+        shm_unlink(name);
+        return -1;
+    }
+    memcpy(r->map, cookie, CRM_SHM_COOKIE);
     return 0;
 }
 
@@ -54,36 +67,59 @@ void crm_shm_unlink(const char *name)
 static int crm__name_ok(const char *name)
 {
     size_t n = strlen(CRM_SHM_NAME_PREFIX);
-    return strncmp(name, CRM_SHM_NAME_PREFIX, n) == 0 && strchr(name + 1, '/') == NULL && strlen(name) < 64;
+    return strncmp(name, CRM_SHM_NAME_PREFIX, n) == 0 && strchr(name + 1, '/') == NULL &&
+           strlen(name) < CRM_SHM_NAME_MAX;
 }
 
-int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie)
+int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, const unsigned char *cookie)
 {
     struct stat st;
-    if (!crm__name_ok(name) || size == 0 || size > (1ull << 40))
+    *r = (crm_shm_region){0};
+    if (!crm__name_ok(name) || size == 0 || size > CRM_SHM_SIZE_MAX)
         return -1;
-    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != CRM_SHM_HEADER + size) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != CRM_SHM_HEADER + size) {
         close(fd);
         return -1;
     }
-    if (crm__map_fd(fd, size) != 0) /* closes fd */
+    if (crm__map_fd(r, fd, size) != 0) /* closes fd */
         return -1;
-    if (memcmp(crm__map, cookie, CRM_SHM_COOKIE) != 0) { /* not the client's window */
-        crm_shm_detach();
+    if (memcmp(r->map, cookie, CRM_SHM_COOKIE) != 0) { /* not the client's region */
+        crm_shm_region_unmap(r);
         return -1;
     }
     shm_unlink(name); /* mapped now: the name has served, even if the client dies before it says so */
     return 0;
 }
 
+void crm_shm_region_unmap(crm_shm_region *r)
+{
+    if (r->map != NULL)
+        munmap(r->map, r->map_size);
+    *r = (crm_shm_region){0};
+}
+
+static int crm__window_set(int rc)
+{
+    crm_shm_data = rc == 0 ? crm__window.data : NULL;
+    crm_shm_data_size = rc == 0 ? crm__window.size : 0;
+    return rc;
+}
+
+int crm_shm_create(uint64_t size, char *name, unsigned char *cookie)
+{
+    return crm__window_set(crm_shm_region_create(&crm__window, size, name, cookie));
+}
+
+int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie)
+{
+    return crm__window_set(crm_shm_region_attach(&crm__window, name, size, cookie));
+}
+
 void crm_shm_detach(void)
 {
-    if (crm__map != NULL)
-        munmap(crm__map, crm__map_size);
-    crm__map = NULL;
-    crm_shm_data = NULL;
-    crm_shm_data_size = 0;
+    crm_shm_region_unmap(&crm__window);
+    crm__window_set(-1);
 }

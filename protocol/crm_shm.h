@@ -1,32 +1,53 @@
-/* crm_shm.h -- the shared-memory window for bulk data when client and server share
- * a machine. The client creates a POSIX shared memory object with a random name
- * and a random cookie in its first bytes, names both in HELLO, and unlinks the name
- * once the server has attached (or refused). The data channel then moves large
- * pieces of payloads through the window, used as a ring (protocol/crm_chan.h),
- * instead of through its socket. One window per process: the client's connection,
- * or a session process on the server. */
+/* crm_shm.h -- shared memory between a client and a server on one machine. A
+ * region is a POSIX shared memory object the client creates with a random name
+ * and a random cookie in its first page; it names both to the server, which
+ * attaches after checking them and removes the name, so nothing outlives the two
+ * mappings. Two uses:
+ * - the bulk window: one per process (the client's connection, or a session
+ *   process on the server), named in HELLO, which the data channel uses as a ring
+ *   (protocol/crm_chan.h) for large pieces of payloads instead of its socket;
+ * - pinned host memory (client/crm_hostmem.h): each cudaMallocHost allocation is
+ *   a region of its own, which the server copies to and from directly. */
 #ifndef CRM_SHM_H
 #define CRM_SHM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define CRM_SHM_COOKIE 16                 /* random bytes proving the window's owner */
+#define CRM_SHM_COOKIE 16                 /* random bytes proving the region's owner */
 #define CRM_SHM_HEADER 4096               /* the cookie's page; data follows */
-#define CRM_SHM_DEFAULT_SIZE (8u << 20)   /* data bytes (the ring); CUDAREM_SHM_SIZE overrides */
+#define CRM_SHM_DEFAULT_SIZE (8u << 20)   /* window data bytes (the ring); CUDAREM_SHM_SIZE overrides */
 #define CRM_SHM_NAME_PREFIX "/cudarem-"
+#define CRM_SHM_NAME_MAX 64
+#define CRM_SHM_SIZE_MAX (1ull << 40)
+
+/* One mapped region: the cookie's page, then `size` data bytes at `data`. */
+typedef struct crm_shm_region {
+    char *map;        /* start of the mapping, NULL when none */
+    size_t map_size;  /* CRM_SHM_HEADER + size */
+    char *data;       /* the data bytes, page aligned */
+    uint64_t size;
+} crm_shm_region;
+
+/* Client: creates a region of `size` data bytes, with its pages reserved so that
+ * touching them can never fault for want of shared memory; fills name
+ * (CRM_SHM_NAME_MAX bytes) and cookie. 0, or -1 (nothing is left behind). */
+int crm_shm_region_create(crm_shm_region *r, uint64_t size, char *name, unsigned char *cookie);
+/* Server: attaches a client's region after checking name, size and cookie, and
+ * removes the name (a client killed before it could is then no leak). 0 or -1. */
+int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, const unsigned char *cookie);
+/* Unmaps a region (nothing when none). */
+void crm_shm_region_unmap(crm_shm_region *r);
+/* Client: removes the name (the mappings stay). */
+void crm_shm_unlink(const char *name);
 
 /* The window of this process, NULL when none. */
 extern char *crm_shm_data;
 extern uint64_t crm_shm_data_size;
 
-/* Client: creates a window of `size` data bytes; fills name (64 bytes) and cookie.
- * 0, or -1 (no window; bulk data goes through the socket). */
+/* Client: creates the window of `size` data bytes (crm_shm_region_create). */
 int crm_shm_create(uint64_t size, char *name, unsigned char *cookie);
-/* Client: removes the name (the mapping stays). */
-void crm_shm_unlink(const char *name);
-/* Server: attaches the client's window after checking name, size and cookie, and
- * removes the name (a client killed before it could is then no leak). 0 or -1. */
+/* Server: attaches the client's window (crm_shm_region_attach). */
 int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie);
 /* Unmaps the window. */
 void crm_shm_detach(void);

@@ -273,5 +273,6 @@ void crm_session_release(crm_session *s, int device, int forget_only)
         crm_idmap_free(&s->streams);
         crm_idmap_free(&s->events);
         crm_idmap_free(&s->handles);
+        crm_idmap_free(&s->hostmem);
     }
 }

@@ -268,9 +268,11 @@ static void crm__log_end(crm_session *s)
     if (crm_scrub_on)
         snprintf(scrub, sizeof scrub, ", %llu of %llu bytes allocated zeroed when freed",
                  (unsigned long long)s->scrubbed, (unsigned long long)s->allocated);
-    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out%s",
+    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out%s, "
+             "%llu in and %llu out through shared pinned memory",
              (unsigned long long)s->id, s->peer, secs, (unsigned long long)s->calls,
-             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, scrub);
+             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, scrub,
+             (unsigned long long)s->bytes_pinned_in, (unsigned long long)s->bytes_pinned_out);
 }
 
 /* Serves calls until the client leaves or SIGTERM. */
@@ -309,12 +311,14 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_idmap_init(&s->streams);
     crm_idmap_init(&s->events);
     crm_idmap_init(&s->handles);
+    crm_idmap_init(&s->hostmem);
     crm_xfer_init(s);
     crm_devout_capture();
     if (refuse == NULL)
         crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
                  crm_backend_name(crm_backend_kind()));
     crm__serve(fd);
+    crm_session_hostmem_release(s);
     crm_session_release(s, -1, 0);
     crm_monitor_session_end();
     crm_xfer_fini();

@@ -50,10 +50,13 @@ typedef struct crm_session {
     crm_idmap streams;     /* client id -> crm_session_obj */
     crm_idmap events;      /* client id -> crm_session_obj */
     crm_idmap handles;     /* client id -> crm_session_obj of a library handle */
+    crm_idmap hostmem;     /* client id -> a shared pinned host region (server/crm_h_hostmem.c) */
     struct timespec start; /* for the end-of-session log line */
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */
     uint64_t bytes_out;    /* bulk bytes sent */
+    uint64_t bytes_pinned_in;  /* bytes copied from shared pinned host memory to device */
+    uint64_t bytes_pinned_out; /* bytes copied from device to shared pinned host memory */
     uint64_t allocated;    /* device memory allocated, in all (for --scrub's log line) */
     uint64_t scrubbed;     /* bytes zeroed before they were freed (--scrub) */
     unsigned batch_index;  /* position of the running call in its batch */
@@ -91,6 +94,8 @@ int crm_session_charge(crm_session *s, int device, uint64_t bytes);
 /* Narrows a device's free and total memory to what the session's user may still
  * take of it under --quota (the slice a client sees). */
 void crm_session_slice(crm_session *s, int device, size_t *free_bytes, size_t *total_bytes);
+/* Unmaps every shared pinned host region of the session, once the device is idle. */
+void crm_session_hostmem_release(crm_session *s);
 /* Device current in the backend. */
 int crm_session_device(void);
 /* Frees every allocation, stream and event of `device` (-1: of every device),

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 static const char *const programs[] = {
-    "device", "memory", "copy", "stream", "event", "errors", "threads", "ptds",
+    "device", "memory", "copy", "pinned", "stream", "event", "errors", "threads", "ptds",
 };
 #define NPROGRAMS ((int)(sizeof programs / sizeof programs[0]))
 
@@ -121,45 +121,86 @@ START_TEST(test_python_ctypes_hidden_cuda)
 }
 END_TEST
 
-/* Bytes the shim moved on the data channel and through its ring, from CUDAREM_STATS. */
-static void read_channel_stats(const char *path, long long *channel, long long *ring)
+/* What the shim's statistics (CUDAREM_STATS) say about its bulk paths. */
+typedef struct bulk_stats {
+    long long channel; /* bytes on the data channel */
+    long long ring;    /* of which through its shared-memory ring */
+    long long pinned;  /* copied by the server straight to or from shared pinned memory */
+} bulk_stats;
+
+static long long stats_field(const char *json, const char *path, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
+    const char *at = json ? strstr(json, quoted) : NULL;
+    ck_assert_msg(at != NULL, "no %s in the statistics of %s: %s", key, path, json ? json : "(none)");
+    return atoll(at + strlen(quoted));
+}
+
+static bulk_stats read_bulk_stats(const char *path)
 {
     char *json = e2e_read_file(path);
-    const char *c = json ? strstr(json, "\"channel_bytes\": ") : NULL, *r = json ? strstr(json, "\"ring_bytes\": ") : NULL;
-    ck_assert_msg(c != NULL && r != NULL, "no channel statistics in %s: %s", path, json ? json : "(none)");
-    *channel = atoll(c + strlen("\"channel_bytes\": "));
-    *ring = atoll(r + strlen("\"ring_bytes\": "));
+    bulk_stats b = {stats_field(json, path, "channel_bytes"), stats_field(json, path, "ring_bytes"),
+                    stats_field(json, path, "pinned_bytes")};
     free(json);
     unlink(path);
+    return b;
 }
 
 /* The copy program with each bulk path: in the RPC stream (CUDAREM_CHANNEL=off),
- * on the data channel's socket (CUDAREM_SHM=off), and through the shared-memory
- * ring (the default on one machine), over TCP and Unix. The bytes must arrive the
- * same, and the statistics must show the path really taken. */
+ * on the data channel's socket (CUDAREM_SHM=off), through the shared-memory ring
+ * with pinned memory shared with the server (the default on one machine), and
+ * through the ring alone (CUDAREM_SHARED_PINNED=off), over TCP and Unix. The bytes
+ * must arrive the same, and the statistics must show the path really taken:
+ * copy.cu moves 64 MiB each way from pageable memory, and 64 MiB into pinned memory. */
 START_TEST(test_copy_bulk_paths)
 {
-    static const char *const channel[] = {"off", "on", "on"}, *const shm[] = {"off", "off", "auto"};
+    static const char *const channel[] = {"off", "on", "on", "on"}, *const shm[] = {"off", "off", "auto", "auto"};
+    static const char *const shared[] = {"auto", "auto", "auto", "off"};
     char stats[64];
-    long long chan_bytes, ring_bytes;
-    int mode = _i % 3;
+    int mode = _i % 4;
     snprintf(stats, sizeof stats, "/tmp/crm-stats-%d.json", (int)getpid());
     setenv("CUDAREM_STATS", stats, 1);
     setenv("CUDAREM_CHANNEL", channel[mode], 1);
     setenv("CUDAREM_SHM", shm[mode], 1);
-    run_program("cuda", "copy", _i < 3 ? VIA_TCP : VIA_UNIX, 0, 0);
+    setenv("CUDAREM_SHARED_PINNED", shared[mode], 1);
+    run_program("cuda", "copy", _i < 4 ? VIA_TCP : VIA_UNIX, 0, 0);
     unsetenv("CUDAREM_STATS");
     unsetenv("CUDAREM_CHANNEL");
     unsetenv("CUDAREM_SHM");
-    read_channel_stats(stats, &chan_bytes, &ring_bytes);
+    unsetenv("CUDAREM_SHARED_PINNED");
+    bulk_stats b = read_bulk_stats(stats);
     if (mode == 0)
-        ck_assert_msg(chan_bytes == 0, "channel off, yet %lld bytes on it", chan_bytes);
+        ck_assert_msg(b.channel == 0, "channel off, yet %lld bytes on it", b.channel);
     else
-        ck_assert_msg(chan_bytes >= (128ll << 20), "only %lld bytes on the channel", chan_bytes);
+        ck_assert_msg(b.channel >= (128ll << 20), "only %lld bytes on the channel", b.channel);
+    if (mode >= 2)
+        ck_assert_msg(b.ring >= (128ll << 20), "only %lld bytes through the ring", b.ring);
+    else
+        ck_assert_msg(b.ring == 0, "ring off, yet %lld bytes through it", b.ring);
     if (mode == 2)
-        ck_assert_msg(ring_bytes >= (128ll << 20), "only %lld bytes through the ring", ring_bytes);
+        ck_assert_msg(b.pinned >= (64ll << 20), "only %lld bytes through shared pinned memory", b.pinned);
     else
-        ck_assert_msg(ring_bytes == 0, "ring off, yet %lld bytes through it", ring_bytes);
+        ck_assert_msg(b.pinned == 0, "pinned memory not shared, yet %lld bytes through it", b.pinned);
+}
+END_TEST
+
+/* The pinned program with its memory shared with the server (shared and static
+ * runtime) and private: the same bytes either way, and the shared path really taken. */
+START_TEST(test_pinned_shared_and_private)
+{
+    char stats[64];
+    snprintf(stats, sizeof stats, "/tmp/crm-stats-%d.json", (int)getpid());
+    setenv("CUDAREM_STATS", stats, 1);
+    setenv("CUDAREM_SHARED_PINNED", _i == 1 ? "off" : "auto", 1);
+    run_program(_i == 2 ? "cuda-static" : "cuda", "pinned", VIA_UNIX, 0, 0);
+    unsetenv("CUDAREM_STATS");
+    unsetenv("CUDAREM_SHARED_PINNED");
+    bulk_stats b = read_bulk_stats(stats);
+    if (_i != 1)
+        ck_assert_msg(b.pinned >= (16ll << 20), "only %lld bytes through shared pinned memory", b.pinned);
+    else
+        ck_assert_msg(b.pinned == 0, "sharing off, yet %lld bytes through shared pinned memory", b.pinned);
 }
 END_TEST
 
@@ -284,7 +325,8 @@ static Suite *e2e_programs_suite(void)
     tcase_add_test(hid, test_hidden_cuda_static_has_no_driver);
     tcase_add_loop_test(hid, test_program_hidden_cuda, 0, NPROGRAMS * NRUNTIMES);
     tcase_add_test(tcp, test_python_ctypes_tcp);
-    tcase_add_loop_test(ux, test_copy_bulk_paths, 0, 6);
+    tcase_add_loop_test(ux, test_copy_bulk_paths, 0, 8);
+    tcase_add_loop_test(ux, test_pinned_shared_and_private, 0, 3);
     tcase_add_loop_test(tcp, test_copy_compressed, 0, 3);
     tcase_add_loop_test(ux, test_copy_through_staging_path, 0, 2);
     tcase_add_test(hid, test_python_ctypes_hidden_cuda);
