@@ -2,13 +2,17 @@
  * programs use it: sync copies at odd offsets inside an allocation, pitched 2D
  * copies whose padding must stay untouched, asynchronous copies on a stream in
  * both directions, many allocations freed and made again, cudaHostAlloc flags,
- * and an allocation too small to share. Through cudarem on one machine these
+ * an allocation too small to share, and a forked child copying from its parent's
+ * pinned memory in a session of its own (cudarem serves a child; a local CUDA
+ * runtime would refuse it). Through cudarem on one machine these
  * large pinned copies are made by the server straight from and into the memory
  * it shares with the program (client/crm_hostmem.h); the results must be the same
  * bytes as any other path gives.
  */
 #include <cstdlib>
 #include <vector>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cuda_check.h"
 
 static const size_t MIB = 1u << 20;
@@ -156,6 +160,42 @@ static void check_small(void)
     CT_OK(cudaFreeHost(big));
 }
 
+/* The child's session never heard of the parent's shared memory: its copies from
+ * it must take the ordinary path. The parent's session is unaffected. */
+static void check_fork(void)
+{
+    const size_t n = MIB;
+    unsigned char *h = NULL;
+    char *d = NULL;
+    CT_OK(cudaMallocHost(&h, n));
+    CT_OK(cudaMalloc(&d, n));
+    if (h == NULL || d == NULL)
+        return;
+    ct_fill(h, n, 51);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *dc = NULL;
+        std::vector<unsigned char> back(n);
+        CT_OK(cudaMalloc(&dc, n));
+        CT_OK(cudaMemcpy(dc, h, n, cudaMemcpyHostToDevice));
+        CT_OK(cudaMemcpy(back.data(), dc, n, cudaMemcpyDeviceToHost));
+        CT_PATTERN(back.data(), n, 51);
+        CT_OK(cudaFree(dc));
+        fflush(stdout);
+        _exit(ct_failures.load() == 0 ? 0 : 1);
+    }
+    int status = -1;
+    CT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CT_OK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+    memset(h, 0, n);
+    CT_OK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost));
+    CT_PATTERN(h, n, 51);
+    CT_OK(cudaFree(d));
+    CT_OK(cudaFreeHost(h));
+}
+
 int main(void)
 {
     check_offsets();
@@ -163,5 +203,6 @@ int main(void)
     check_async();
     check_churn();
     check_small();
+    check_fork();
     return ct_finish("pinned");
 }
