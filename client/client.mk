@@ -1,10 +1,21 @@
-# client.mk -- objects of client/: connection, handle ids, pointer tables.
+# client.mk -- objects of client/: connection, handle ids, pointer tables; and cudarem-smi.
 CLIENT_OBJS := $(BUILD)/obj/client/crm_conn.o $(BUILD)/obj/client/crm_handles.o \
                $(BUILD)/obj/client/crm_ptrmap.o $(BUILD)/obj/client/crm_queue.o $(BUILD)/obj/client/crm_codec.o \
                $(BUILD)/obj/client/crm_modules.o $(BUILD)/obj/client/crm_dataconn.o $(BUILD)/obj/client/crm_rpc.o $(BUILD)/obj/client/crm_devices.o \
-               $(BUILD)/obj/client/crm_rtcount.o $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_kattr.o $(BUILD)/obj/client/crm_auth_cli.o $(BUILD)/obj/client/crm_hostmem.o \
+               $(BUILD)/obj/client/crm_rtcount.o $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_kattr.o $(BUILD)/obj/client/crm_auth_cli.o $(BUILD)/obj/client/crm_hostmem.o $(BUILD)/obj/client/crm_link.o \
                $(BUILD)/obj/client/crm_client_gen.o
 
 $(BUILD)/obj/client/crm_client_gen.o: $(GEN)/crm_client_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
+
+# cudarem-smi: the operator's view of servers (client/cudarem_smi.c), an observer
+# connection and nothing of the shim.
+SMI := $(BUILD)/cudarem-smi
+SMI_OBJS := $(BUILD)/obj/client/cudarem_smi.o $(BUILD)/obj/client/crm_observe.o $(BUILD)/obj/client/crm_link.o \
+            $(BUILD)/obj/client/crm_auth_cli.o $(BUILD)/obj/client/crm_rpc.o
+
+$(SMI): $(SMI_OBJS) $(PROTO_OBJS) $(UTIL_OBJS) $(AUTH_OBJS)
+	$(CC) -o $@ $^ $(LDFLAGS) -ltirpc
+
+all: $(SMI)

@@ -9,13 +9,13 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "client/crm_auth_cli.h"
 #include "client/crm_conn.h"
 #include "client/crm_devices.h"
 #include "client/crm_codec.h"
 #include "client/crm_dataconn.h"
 #include "client/crm_handles.h"
 #include "client/crm_idle.h"
+#include "client/crm_link.h"
 #include "client/crm_queue.h"
 #include "client/crm_rpc.h"
 #include "client/crm_rtcount.h"
@@ -62,77 +62,30 @@ static int crm__config(crm_addr *addr, char *err, size_t errlen)
     return crm_addr_parse(text, addr, err, errlen);
 }
 
-/* CUDAREM_TLS=on over TCP: the host the server's certificate must name, else NULL
- * (a Unix socket is local and its peer known: no TLS there). */
-static const char *crm__tls_host(const crm_addr *addr)
-{
-    const char *v = getenv("CUDAREM_TLS");
-    return v && strcmp(v, "on") == 0 && addr->kind == CRM_ADDR_TCP ? addr->host : NULL;
-}
-
-/* TLS on the session's connection when asked for. 0, or -1 with err set. */
-static int crm__start_tls(int fd, const crm_addr *addr, char *err, size_t errlen)
-{
-    const char *host = crm__tls_host(addr), *ca = getenv("CUDAREM_TLS_CA");
-    char why[300];
-    if (host == NULL)
-        return 0;
-    if (crm_tls_client_setup(ca && *ca ? ca : NULL, why, sizeof why) != 0 ||
-        crm_tls_connect(fd, host, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s", why);
-        return -1;
-    }
-    return 0;
-}
-
 static int crm__hello(char *err, size_t errlen)
 {
     crm_hello_args args;
     crm_hello_res res;
-    crm_auth_cli auth;
-    char host[256] = "", shm_name[64];
-    gethostname(host, sizeof host - 1);
+    char shm_name[64];
     memset(&args, 0, sizeof args);
-    memset(&res, 0, sizeof res);
-    if (crm_auth_cli_begin(&crm__conn.rpc, &auth, &args, err, errlen) != 0)
-        return -1;
-    args.proto_version = CRM_PROTO_VERSION;
-    args.prop_size = sizeof(struct cudaDeviceProp);
     args.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
-    args.pid = (unsigned)getpid();
-    args.host = host;
     crm_dataconn_offer_shm(crm__conn.fd, &args, shm_name);
     crm_dataconn_ask(&args);
-    enum clnt_stat st = crm_rpc_call(&crm__conn.rpc, CRM_HELLO, (xdrproc_t)xdr_crm_hello_args, &args,
-                                     (xdrproc_t)xdr_crm_hello_res, &res);
+    int rc = crm_link_hello(&crm__conn.rpc, &args, &res, err, errlen);
     if (shm_name[0] != '\0')
         crm_shm_unlink(shm_name); /* attached or refused: the name has served */
-    if (st != RPC_SUCCESS || !(res.capabilities & CRM_CAP_SHM))
+    if (rc != 0 || !(res.capabilities & CRM_CAP_SHM))
         crm_shm_detach();
-    if (st != RPC_SUCCESS) {
-        snprintf(err, errlen, "handshake failed: %s", clnt_sperrno(st));
+    if (rc != 0)
         return -1;
-    }
-    int rc = 0;
-    if (res.status != 0) {
-        snprintf(err, errlen, "server refused the session: %s", res.message);
-        rc = -1;
-    } else if (res.proto_version != CRM_PROTO_VERSION) {
-        snprintf(err, errlen, "protocol version mismatch: client %d, server %u", CRM_PROTO_VERSION,
-                 res.proto_version);
-        rc = -1;
-    } else if (crm_auth_cli_finish(&auth, &res, err, errlen) != 0) {
-        rc = -1;
-    } else {
-        crm__conn.info.device_count = res.device_count;
-        crm__conn.info.driver_version = res.driver_version;
-        crm__conn.info.runtime_version = res.runtime_version;
-        snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
-        crm_devices_store(res.devices.devices_val, res.devices.devices_len);
-        crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout, crm__tls_host(&crm__conn.server));
-    }
+    crm__conn.info.device_count = res.device_count;
+    crm__conn.info.driver_version = res.driver_version;
+    crm__conn.info.runtime_version = res.runtime_version;
+    snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
+    crm_devices_store(res.devices.devices_val, res.devices.devices_len);
+    crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout, crm_link_tls_host(&crm__conn.server));
     xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
-    return rc;
+    return 0;
 }
 
 static int crm__connect(char *err, size_t errlen)
@@ -140,18 +93,8 @@ static int crm__connect(char *err, size_t errlen)
     crm_addr *addr = &crm__conn.server;
     if (crm__config(addr, err, errlen) != 0)
         return -1;
-    crm__conn.fd = crm_addr_connect(addr, 10000, err, errlen);
-    if (crm__conn.fd < 0)
+    if (crm_link_open(addr, crm__conn.timeout, &crm__conn.fd, &crm__conn.rpc, err, errlen) != 0)
         return -1;
-    struct timeval limit = crm__conn.timeout; /* for the handshake too */
-    setsockopt(crm__conn.fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    setsockopt(crm__conn.fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
-    if (crm__start_tls(crm__conn.fd, addr, err, errlen) != 0)
-        return -1;
-    if (crm_rpc_init(&crm__conn.rpc, crm__conn.fd, crm__conn.timeout) != 0) {
-        snprintf(err, errlen, "cannot set up RPC over the connection: %s", strerror(errno));
-        return -1;
-    }
     crm__conn.rpc_open = 1;
     return crm__hello(err, errlen);
 }

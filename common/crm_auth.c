@@ -92,6 +92,7 @@ int crm_auth_verifier_new(const char *user, const char *secret, crm_auth_verifie
     if (!crm_auth_user_valid(user) || crm_auth_random(salt, sizeof salt) != 0)
         return -1;
     snprintf(v->user, sizeof v->user, "%s", user);
+    v->admin = 0;
     return crm_auth_derive(secret, salt, CRM_AUTH_ITERATIONS, v, NULL);
 }
 
@@ -107,8 +108,8 @@ void crm_auth_verifier_format(const crm_auth_verifier *v, char *line)
     crm__hex(v->salt, sizeof v->salt, salt);
     crm__hex(v->stored_key, sizeof v->stored_key, stored);
     crm__hex(v->server_key, sizeof v->server_key, server);
-    snprintf(line, CRM_AUTH_LINE_MAX, "%s:" CRM__SCHEME ":%" PRIu32 ":%s:%s:%s\n", v->user, v->iterations, salt,
-             stored, server);
+    snprintf(line, CRM_AUTH_LINE_MAX, "%s:" CRM__SCHEME ":%" PRIu32 ":%s:%s:%s%s\n", v->user, v->iterations, salt,
+             stored, server, v->admin ? ":" CRM_AUTH_ROLE_ADMIN : "");
 }
 
 static int crm__nibble(char c)
@@ -140,17 +141,26 @@ int crm_auth_verifier_parse(const char *line, crm_auth_verifier *v, char *err, s
 {
     const char *f[6];
     size_t len[6];
-    const char *p = line;
+    const char *p = line, *role = NULL;
     for (int i = 0; i < 6; i++) {
-        const char *end = i < 5 ? strchr(p, ':') : p + strlen(p);
+        const char *end = strchr(p, ':');
+        if (i == 5 && end != NULL)
+            role = end + 1; /* the optional seventh field */
+        else if (i == 5)
+            end = p + strlen(p);
         if (end == NULL) {
-            snprintf(err, errlen, "expected USER:" CRM__SCHEME ":ITERATIONS:SALT:STOREDKEY:SERVERKEY");
+            snprintf(err, errlen, "expected USER:" CRM__SCHEME ":ITERATIONS:SALT:STOREDKEY:SERVERKEY[:" CRM_AUTH_ROLE_ADMIN "]");
             return -1;
         }
         f[i] = p;
         len[i] = (size_t)(end - p);
-        p = end + (i < 5);
+        p = end + 1;
     }
+    if (role != NULL && strcmp(role, CRM_AUTH_ROLE_ADMIN) != 0) {
+        snprintf(err, errlen, "unknown role '%.32s' (the only one is '" CRM_AUTH_ROLE_ADMIN "')", role);
+        return -1;
+    }
+    v->admin = role != NULL;
     char num[16];
     char *end;
     if (len[0] > CRM_AUTH_USER_MAX || len[1] != strlen(CRM__SCHEME) || memcmp(f[1], CRM__SCHEME, len[1]) != 0) {

@@ -2,7 +2,8 @@
  * HMAC-SHA256 (libcrypto) in the manner of SCRAM-SHA-256 (RFC 5802, RFC 7677).
  *
  * A user's token is "USER:SECRET". The server keeps only a verifier per user (the
- * auth file's line USER:cudarem-sha256:ITERATIONS:SALT:STOREDKEY:SERVERKEY, hex):
+ * auth file's line USER:cudarem-sha256:ITERATIONS:SALT:STOREDKEY:SERVERKEY, hex, and
+ * optionally ":admin", the role that may see and end every session):
  *   salted     = PBKDF2-HMAC-SHA256(SECRET, SALT, ITERATIONS)
  *   client_key = HMAC(salted, "Client Key")    stored_key = SHA-256(client_key)
  *   server_key = HMAC(salted, "Server Key")
@@ -28,6 +29,7 @@
 #define CRM_AUTH_SECRET_MAX 512
 #define CRM_AUTH_ITERATIONS 4096 /* PBKDF2 rounds for new verifiers */
 #define CRM_AUTH_LINE_MAX 320    /* an auth file line, with its newline */
+#define CRM_AUTH_ROLE_ADMIN "admin" /* the role an auth file line may end with */
 
 /* What the server keeps of a user's token. */
 typedef struct crm_auth_verifier {
@@ -36,6 +38,7 @@ typedef struct crm_auth_verifier {
     unsigned char salt[CRM_AUTH_SALT_LEN];
     unsigned char stored_key[CRM_AUTH_KEY_LEN];
     unsigned char server_key[CRM_AUTH_KEY_LEN];
+    int admin;                   /* the line ends in ":admin": may see and end all sessions */
 } crm_auth_verifier;
 
 /* 1 when name is 1..CRM_AUTH_USER_MAX of [A-Za-z0-9._-]. */

@@ -10,6 +10,9 @@
 #define CRM_CAP_BULK2D  (1ull << 1)    /* pitched bulk payloads */
 #define CRM_CAP_SHM     (1ull << 2)    /* the data channel may use the shared window */
 #define CRM_CAP_CHANNEL (1ull << 3)    /* bulk payloads on a data channel (protocol/crm_chan.h) */
+#define CRM_CAP_OBSERVE (1ull << 4)    /* HELLO: an observer (cudarem-smi): no devices, no CUDA
+                                          calls, not in the session table; STATUS and END are
+                                          answered when its user is an administrator */
 
 /* Transfer buffer size of the RPC record streams (both ends). */
 #define CRM_RPC_BUFSZ   (1u << 20)

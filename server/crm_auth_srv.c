@@ -128,7 +128,7 @@ static int crm__file_has_user(const char *path, const char *user)
     return 0;
 }
 
-int crm_auth_srv_add_user(const char *path, const char *user)
+int crm_auth_srv_add_user(const char *path, const char *user, int admin)
 {
     unsigned char raw[32];
     char secret[2 * sizeof raw + 1], line[CRM_AUTH_LINE_MAX];
@@ -149,6 +149,7 @@ int crm_auth_srv_add_user(const char *path, const char *user)
         snprintf(secret + 2 * i, 3, "%02x", raw[i]);
     if (crm_auth_verifier_new(user, secret, &v) != 0)
         return 1;
+    v.admin = admin;
     crm_auth_verifier_format(&v, line);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line) || close(fd) != 0) {
@@ -156,10 +157,10 @@ int crm_auth_srv_add_user(const char *path, const char *user)
         return 1;
     }
     printf("%s:%s\n", user, secret);
-    fprintf(stderr, "cudarem-server: added user '%s' to %s. Give the client the token above as\n"
+    fprintf(stderr, "cudarem-server: added %suser '%s' to %s. Give the client the token above as\n"
                     "CUDAREM_TOKEN, or in a file only it can read as CUDAREM_TOKEN_FILE; it is shown\n"
                     "only now (the file keeps a verifier). A running server reads the file on SIGHUP.\n",
-            user, path);
+            admin ? "administrator " : "", user, path);
     return 0;
 }
 
@@ -284,6 +285,14 @@ int crm_auth_srv_admit(crm_session *s, const crm_hello_args *args, crm_hello_res
              "this server admits only clients with a token: set CUDAREM_TOKEN=USER:SECRET or CUDAREM_TOKEN_FILE%s",
              uid >= 0 ? " (your uid is not among those it admits on this socket)" : "");
     return 0;
+}
+
+int crm_auth_srv_is_admin(const crm_session *s)
+{
+    if (crm__ex.admitted_by_token)
+        return crm__ex.verifier != NULL && crm__ex.verifier->admin;
+    long uid = crm__peer_uid(s->fd);
+    return uid == 0 || (uid > 0 && (uid_t)uid == geteuid());
 }
 
 int crm_auth_srv_chan_token(unsigned char *token)

@@ -23,9 +23,10 @@ typedef struct crm_auth_policy {
 /* Daemon: takes the policy and loads the auth file (again on SIGHUP). 0, or -1 with
  * err naming the file and line; a failed reload keeps the users already loaded. */
 int crm_auth_srv_load(const crm_auth_policy *p, char *err, size_t errlen);
-/* --add-user: adds a verifier of a fresh token for user to the auth file at path
- * (made 0600 when new) and prints the token on stdout. The exit status. */
-int crm_auth_srv_add_user(const char *path, const char *user);
+/* --add-user: adds a verifier of a fresh token for user (an administrator when
+ * admin) to the auth file at path (made 0600 when new) and prints the token on
+ * stdout. The exit status. */
+int crm_auth_srv_add_user(const char *path, const char *user, int admin);
 /* Number of users loaded from the auth file. */
 int crm_auth_srv_users(void);
 
@@ -37,6 +38,10 @@ void crm_auth_srv_begin(crm_srv_rpc *x, crm_session *s, const char *refuse);
  * after a token proof, res's signature and the derived data channel token; else 0
  * with why set. */
 int crm_auth_srv_admit(crm_session *s, const crm_hello_args *args, crm_hello_res *res, char *why, size_t whylen);
+/* Session, once admitted: 1 when its user may see and end every session: a token
+ * whose auth file line has the admin role, or, without a token, a Unix-socket peer
+ * running as root or as the server's own user. */
+int crm_auth_srv_is_admin(const crm_session *s);
 /* Session: after admission by token, the data channel token both ends derived. 0,
  * or -1 when the session was not admitted by token. */
 int crm_auth_srv_chan_token(unsigned char *token);

@@ -20,40 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/crm_log.h"
-#include "server/crm_monitor.h"
+#include "server/crm_monitor_table.h"
 
-#define CRM__BUCKETS 10
-#define CRM__BUCKET_NS 100000000ull /* 100 ms */
-
-typedef struct crm__user {
-    char name[72];                                   /* "" = free; set under the lock */
-    _Atomic int sessions;                            /* registered sessions */
-    _Atomic int64_t used[CRM_MONITOR_DEVICES];       /* bytes its sessions hold */
-} crm__user;
-
-typedef struct crm__slot {
-    _Atomic int server_pid;                          /* 0 = free */
-    _Atomic int user;                                /* index in users[] + 1, 0 = none */
-    _Atomic uint32_t client_pid;
-    _Atomic uint64_t session_id;
-    _Atomic int64_t used[CRM_MONITOR_DEVICES];       /* bytes held */
-    _Atomic int touched[CRM_MONITOR_DEVICES];        /* allocated or ran work there */
-} crm__slot;
-
-typedef struct crm__device_busy {
-    uint64_t epoch[CRM__BUCKETS];                    /* now_ns / BUCKET_NS of each bucket */
-    uint64_t busy[2][CRM__BUCKETS];                  /* ns busy, per crm_monitor_busy */
-} crm__device_busy;
-
-typedef struct crm__table {
-    pthread_mutex_t lock;                            /* guards devices[] */
-    crm__device_busy devices[CRM_MONITOR_DEVICES];
-    crm__slot slots[CRM_MONITOR_SESSIONS];
-    crm__user users[CRM_MONITOR_USERS];
-} crm__table;
-
-static crm__table *crm__t;   /* shared (daemon) or private (a lone session) */
-static crm__slot *crm__me;   /* this session's slot */
+crm__table *crm__t;   /* shared (daemon) or private (a lone session) */
+crm__slot *crm__me;   /* this session's slot */
 
 uint64_t crm_monitor_now_ns(void)
 {
@@ -71,6 +41,7 @@ int crm_monitor_init(void)
     if (p == MAP_FAILED)
         return -1;
     crm__t = p; /* zero-filled: every slot free, every bucket empty */
+    crm__t->start_unix = (int64_t)time(NULL);
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
     pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
@@ -79,21 +50,21 @@ int crm_monitor_init(void)
     return 0;
 }
 
-static crm__table *crm__table_get(void)
+crm__table *crm__table_get(void)
 {
     if (crm__t == NULL && crm_monitor_init() != 0)
         return NULL;
     return crm__t;
 }
 
-static void crm__lock(void)
+void crm__lock(void)
 {
     if (pthread_mutex_lock(&crm__t->lock) == EOWNERDEAD)
         pthread_mutex_consistent(&crm__t->lock); /* the buckets hold only counters */
 }
 
 /* The user of slot s, or NULL. */
-static crm__user *crm__user_of(const crm__slot *s)
+crm__user *crm__user_of(const crm__slot *s)
 {
     int u = atomic_load(&s->user);
     return u > 0 && u <= CRM_MONITOR_USERS ? &crm__t->users[u - 1] : NULL;
@@ -113,6 +84,12 @@ static void crm__slot_clear(crm__slot *s)
         atomic_fetch_sub(&u->sessions, 1);
     atomic_store(&s->client_pid, 0);
     atomic_store(&s->session_id, 0);
+    atomic_store(&s->described, 0);
+    atomic_store(&s->start_unix, 0);
+    atomic_store(&s->calls, 0);
+    atomic_store(&s->bytes_in, 0);
+    atomic_store(&s->bytes_out, 0);
+    atomic_store(&s->kernel_ns, 0);
 }
 
 /* The slot of user name (claimed when new, or when the table is full, one no
@@ -276,8 +253,11 @@ void crm_monitor_busy(int device, enum crm_monitor_busy kind, uint64_t t0_ns, ui
 {
     if (crm__table_get() == NULL || !crm__valid(device) || t1_ns <= t0_ns)
         return;
-    if (crm__me != NULL)
+    if (crm__me != NULL) {
         atomic_store(&crm__me->touched[device], 1);
+        if (kind == CRM_BUSY_COMPUTE)
+            atomic_fetch_add(&crm__me->kernel_ns, t1_ns - t0_ns);
+    }
     crm__lock();
     crm__add_busy(&crm__t->devices[device], (int)kind, t0_ns, t1_ns);
     pthread_mutex_unlock(&crm__t->lock);

@@ -11,6 +11,8 @@
 #define CRM_MONITOR_DEVICES 64   /* devices whose figures are kept */
 #define CRM_MONITOR_SESSIONS 1024 /* sessions listed at once; more are not listed */
 #define CRM_MONITOR_USERS 1024    /* users with sessions at once; more are not counted */
+#define CRM_MONITOR_PEER_MAX 160  /* a session's peer text */
+#define CRM_MONITOR_NAME_MAX 96   /* a device's name */
 
 /* What a device was busy with, for utilisation. */
 enum crm_monitor_busy { CRM_BUSY_COMPUTE = 0, CRM_BUSY_MEMORY = 1 };
@@ -52,6 +54,63 @@ void crm_monitor_utilization(int device, unsigned *compute, unsigned *memory);
 /* Fills out[] (room for max) with the sessions holding memory on device or having
  * it selected; returns how many there are (may exceed max). */
 int crm_monitor_processes(int device, crm_monitor_proc *out, int max);
+
+/* What happened to sessions, counted since the daemon started. */
+enum crm_monitor_event {
+    CRM_EVENT_ADMITTED = 0,    /* a session opened */
+    CRM_EVENT_REFUSED = 1,     /* HELLO refused (version, quota, full server, credentials) */
+    CRM_EVENT_AUTH_FAILED = 2, /* of which for want of a valid credential */
+    CRM_EVENT_ENDED_BY_ADMIN = 3,
+    CRM_MONITOR_EVENTS = 4
+};
+
+/* One session as the status request and the metrics show it. */
+typedef struct crm_monitor_session {
+    uint64_t id;
+    char user[72];
+    char peer[CRM_MONITOR_PEER_MAX];
+    uint32_t client_pid;
+    pid_t server_pid;
+    int64_t start_unix;       /* when it was admitted, seconds since the epoch */
+    uint64_t calls, bytes_in, bytes_out;
+    uint64_t memory;          /* device memory held, bytes, on all devices */
+    uint64_t kernel_ns;       /* device time its work took (emulated device; 0 on a GPU) */
+    uint64_t devices;         /* bit d: it used device d (d < 64) */
+} crm_monitor_session;
+
+/* One device as a session described it, with what the table adds. */
+typedef struct crm_monitor_device {
+    int known;                /* a session has described it */
+    char name[CRM_MONITOR_NAME_MAX];
+    uint64_t total;           /* memory, bytes */
+    uint64_t used;            /* held by cudarem sessions, bytes */
+    unsigned util_compute, util_memory; /* percent of the last second (emulated device) */
+    int sessions;             /* sessions that used it */
+} crm_monitor_device;
+
+/* The server as a whole. */
+typedef struct crm_monitor_server {
+    int64_t start_unix;
+    char backend[16];
+    uint64_t events[CRM_MONITOR_EVENTS];
+} crm_monitor_server;
+
+/* Daemon: names the backend sessions run on. */
+void crm_monitor_set_backend(const char *name);
+/* Session: its peer, once admitted (after crm_monitor_session_start). */
+void crm_monitor_session_describe(const char *peer);
+/* Session: its counters so far, after each batch. */
+void crm_monitor_session_counts(uint64_t calls, uint64_t bytes_in, uint64_t bytes_out);
+/* Session: what device is (the first description of each device stays). */
+void crm_monitor_device_describe(int device, const char *name, uint64_t total);
+/* Counts one event. */
+void crm_monitor_note(enum crm_monitor_event ev);
+/* Fills out[] (room for max) with the registered sessions; returns how many there
+ * are (may exceed max). */
+int crm_monitor_sessions(crm_monitor_session *out, int max);
+/* Fills out[0 .. max-1] with devices 0 .. max-1; returns how many are known. */
+int crm_monitor_devices(crm_monitor_device *out, int max);
+void crm_monitor_server_info(crm_monitor_server *out);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t crm_monitor_now_ns(void);

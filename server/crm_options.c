@@ -40,6 +40,9 @@ static void crm__usage(FILE *out)
             "                       SIGHUP. Clients set CUDAREM_TOKEN or CUDAREM_TOKEN_FILE\n"
             "  --add-user USER      make a token for USER, add its verifier to the\n"
             "                       --auth-file FILE, print the token and exit\n"
+            "  --admin              with --add-user: the user is an administrator, who\n"
+            "                       may list and end every session (cudarem-smi). Root\n"
+            "                       and the server's own user on a Unix socket are too\n"
             "  --allow-uid USER     admit Unix-socket clients running as USER (a name or\n"
             "                       a uid) without a token; repeatable\n"
             "  --insecure           admit every client that reaches a listening address;\n"
@@ -197,6 +200,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'T': return crm__timeout_arg(arg);
     case 'A': o->auth.auth_file = arg; return 0;
     case 'U': o->add_user = arg; return 0;
+    case 'a': o->add_admin = 1; return 0;
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
@@ -221,6 +225,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
         {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
         {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
+        {"admin", no_argument, NULL, 'a'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
@@ -237,6 +242,10 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
     }
     if (o->add_user != NULL && o->auth.auth_file == NULL) {
         fprintf(stderr, "cudarem-server: --add-user needs --auth-file FILE to add the user to\n");
+        return -1;
+    }
+    if (o->add_admin && o->add_user == NULL) {
+        fprintf(stderr, "cudarem-server: --admin goes with --add-user USER\n");
         return -1;
     }
     if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {

@@ -18,6 +18,7 @@ typedef struct crm_options {
     int log_level;                   /* --log-level */
     crm_auth_policy auth;            /* --auth-file, --allow-uid, --insecure */
     const char *add_user;            /* --add-user: make a token, then exit */
+    int add_admin;                   /* --admin: that user is an administrator */
     const char *tls_cert, *tls_key;  /* --tls-cert, --tls-key (PEM), NULL: no TLS */
     int scrub;                       /* --scrub */
 } crm_options;

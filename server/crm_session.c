@@ -25,6 +25,7 @@
 #include "server/crm_session.h"
 #include "server/crm_session_chan.h"
 #include "server/crm_srv_rpc.h"
+#include "server/crm_status.h"
 #include "server/crm_xfer.h"
 
 static crm_session crm__session;            /* the one session of this process */
@@ -76,6 +77,27 @@ static int crm__join(crm_session *s, const crm_hello_args *args, char *why, size
     return -1;
 }
 
+/* Tells the shared table how HELLO went, and what the session's devices are. */
+static void crm__count_hello(crm_session *s, const crm_hello_res *res)
+{
+    if (res->status != 0) {
+        crm_monitor_note(CRM_EVENT_REFUSED);
+        if (s->auth_failed)
+            crm_monitor_note(CRM_EVENT_AUTH_FAILED);
+        return;
+    }
+    if (s->observer)
+        return;
+    crm_monitor_note(CRM_EVENT_ADMITTED);
+    crm_monitor_session_describe(s->peer);
+    for (int i = 0; i < res->device_count && i < CRM_MONITOR_DEVICES; i++) {
+        struct cudaDeviceProp prop; /* the backend's own: the whole device, not a --quota slice */
+        if (crm_rt.cudaGetDeviceProperties(&prop, i) == cudaSuccess)
+            crm_monitor_device_describe(i, prop.name, prop.totalGlobalMem);
+    }
+    crm_rt.cudaGetLastError();
+}
+
 static void crm__hello(crm_srv_rpc *x, crm_session *s)
 {
     crm_hello_args args;
@@ -108,6 +130,9 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         res.message = why;
         s->auth_failed = 1;
         crm__stopping = 1; /* answer, then end: the daemon counts the failure */
+    } else if (args.capabilities & CRM_CAP_OBSERVE) {
+        s->observer = 1; /* no devices, no calls: STATUS and END (server/crm_status.h) */
+        res.capabilities |= CRM_CAP_OBSERVE;
     } else if (crm__join(s, &args, why, sizeof why) != 0) {
         res.status = 1;
         res.message = why;
@@ -133,11 +158,13 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     }
     size_t n = strlen(s->peer);
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
+    crm__count_hello(s, &res);
     if (res.status != 0)
         crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
                  s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
     else
-        crm_info("session %llu: admitted %s as user %s", (unsigned long long)s->id, s->peer, s->user);
+        crm_info("session %llu: admitted %s as %s %s", (unsigned long long)s->id, s->peer,
+                 s->observer ? "observer" : "user", s->user);
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
     if ((res.capabilities & CRM_CAP_CHANNEL) && crm_tls_on(s->fd))
         crm_session_chan_open_now(); /* the client waits in its TLS handshake */
@@ -195,6 +222,7 @@ static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
         memset(&s->posted, 0, sizeof s->posted);
         ex.res.device_output.device_output_len =
             (u_int)crm_devout_take(&ex.res.device_output.device_output_val, CRM_OUTPUT_MAX);
+        crm_monitor_session_counts(s->calls, s->bytes_in + s->bytes_pinned_in, s->bytes_out + s->bytes_pinned_out);
         if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_exec_res, &ex.res))
             crm_session_chan_discard();
         else if (crm_session_chan_after_reply() != 0)
@@ -253,6 +281,12 @@ static void crm__dispatch(crm_srv_rpc *x, uint32_t proc)
         break;
     case CRM_POST:
         crm__post_batch(x, &crm__session);
+        break;
+    case CRM_STATUS:
+        crm_status_serve(x, &crm__session);
+        break;
+    case CRM_END:
+        crm_status_end(x, &crm__session);
         break;
     default:
         crm_srv_rpc_error(x, PROC_UNAVAIL);

@@ -46,6 +46,7 @@ typedef struct crm_session {
     crm_quota quota;       /* the user's limits (--quota) */
     const char *refuse;    /* non-NULL: answer HELLO with this reason, then end */
     int hello_done;        /* HELLO accepted: calls may run */
+    int observer;          /* admitted as an observer (CRM_CAP_OBSERVE): no calls, status only */
     crm_rangemap allocs;   /* device memory the client owns (base, size, device) */
     crm_idmap streams;     /* client id -> crm_session_obj */
     crm_idmap events;      /* client id -> crm_session_obj */

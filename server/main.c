@@ -268,7 +268,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     if (o.add_user != NULL)
-        return crm_auth_srv_add_user(o.auth.auth_file, o.add_user);
+        return crm_auth_srv_add_user(o.auth.auth_file, o.add_user, o.add_admin);
     crm_log_init("cudarem-server", (enum crm_log_level)o.log_level);
     if (crm__admission(&o) != 0)
         return 1;
@@ -291,6 +291,7 @@ int main(int argc, char **argv)
     }
     if (crm_monitor_init() != 0) /* before any fork: every session shares it */
         crm_warn("no shared session table: NVML lists each client's own session only");
+    crm_monitor_set_backend(crm_backend_name(kind));
     crm_info("serving the %s device, at most %d sessions", crm_backend_name(kind), o.max_sessions);
     while (!crm__stop) {
         int n = poll(fds, (nfds_t)o.nlisten, 500);

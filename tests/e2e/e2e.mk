@@ -1,12 +1,15 @@
 # e2e.mk -- end-to-end Check suites: a real cudarem-server (emulated device) on
 # loopback, the tests/cuda programs run through the preloaded shim; check_e2e_auth
-# starts servers that admit by token or uid.
+# starts servers that admit by token or uid; check_e2e_smi runs cudarem-smi.
 # The harness and its compile-time definitions are in tests/tests.mk.
 
-E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth check_e2e_netns check_e2e_tls
+E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth check_e2e_netns check_e2e_tls \
+                check_e2e_smi
 
 E2E_TESTS += $(addprefix $(BUILD)/tests/,$(E2E_NAMES))
 
 $(BUILD)/tests/check_e2e_%: tests/e2e/check_e2e_%.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
 		tests/unit/crm_check.h tests/e2e/e2e.mk | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(E2E_DEFS) -o $@ $< $(E2E_HARNESS) $(LDFLAGS) $(CHECK_LIBS)
+
+$(BUILD)/tests/check_e2e_smi: $(SMI)

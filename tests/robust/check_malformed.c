@@ -1,6 +1,7 @@
 /* check_malformed.c -- the server against malformed and hostile requests: garbage
  * bytes, calls before HELLO, a wrong protocol version, bad pointers, lengths and
- * handles inside well-formed calls, truncated messages. After each, the server
+ * handles inside well-formed calls, truncated messages, status requests from a
+ * session that is no observer, calls from an observer. After each, the server
  * must still be alive and serve a fresh session correctly. */
 #include <check.h>
 #include <signal.h>
@@ -388,6 +389,60 @@ START_TEST(test_hostile_module_images)
 }
 END_TEST
 
+/* STATUS and END from a session that is no observer, before HELLO and after it,
+ * and calls from an observer: refused with a reason, never answered with data. */
+START_TEST(test_status_needs_an_observer)
+{
+    struct timeval limit = {10, 0};
+    raw_server_start("malformed");
+    for (int after_hello = 0; after_hello < 2; after_hello++) {
+        int fd = raw_connect();
+        CLIENT *c = raw_client(fd);
+        if (after_hello) {
+            crm_hello_res h;
+            ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+            xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+        }
+        crm_status_res st;
+        memset(&st, 0, sizeof st);
+        ck_assert_int_eq(clnt_call(c, CRM_STATUS, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+                                   (xdrproc_t)xdr_crm_status_res, (char *)&st, limit),
+                         RPC_SUCCESS);
+        ck_assert_int_ne(st.status, 0);
+        ck_assert_ptr_nonnull(strstr(st.message, "observer"));
+        ck_assert_uint_eq(st.sessions.sessions_len, 0);
+        xdr_free((xdrproc_t)xdr_crm_status_res, (char *)&st);
+        crm_end_args end = {.session_id = 1};
+        crm_end_res er;
+        memset(&er, 0, sizeof er);
+        ck_assert_int_eq(clnt_call(c, CRM_END, (xdrproc_t)xdr_crm_end_args, (char *)&end, (xdrproc_t)xdr_crm_end_res,
+                                   (char *)&er, limit),
+                         RPC_SUCCESS);
+        ck_assert_int_ne(er.status, 0);
+        xdr_free((xdrproc_t)xdr_crm_end_res, (char *)&er);
+        clnt_destroy(c);
+        close(fd);
+    }
+    /* an observer may not run CUDA calls */
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(raw_hello_caps(c, CRM_PROTO_VERSION, CRM_CAP_OBSERVE, &h), RPC_SUCCESS);
+    ck_assert_int_eq(h.status, 0);
+    ck_assert(h.capabilities & CRM_CAP_OBSERVE);
+    ck_assert_int_eq(h.device_count, 0);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    crm_call call = {.api = CRM_API_cudaMalloc};
+    call.crm_call_u.cudaMalloc.size = 4096;
+    crm_replies r;
+    ck_assert_int_ne(raw_exec(c, &call, 1, &r), RPC_SUCCESS);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+}
+END_TEST
+
 static Suite *crm_malformed_suite(void)
 {
     Suite *s = suite_create("malformed");
@@ -402,6 +457,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_channel_token_and_payload);
     tcase_add_test(tc, test_bad_channel_greetings);
     tcase_add_test(tc, test_hostile_module_images);
+    tcase_add_test(tc, test_status_needs_an_observer);
     suite_add_tcase(s, tc);
     return s;
 }

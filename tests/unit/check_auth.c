@@ -94,6 +94,15 @@ START_TEST(test_file_line_round_trip)
     ck_assert_mem_eq(back.stored_key, v.stored_key, sizeof v.stored_key);
     ck_assert_mem_eq(back.server_key, v.server_key, sizeof v.server_key);
     ck_assert_ptr_null(strstr(line, "tok")); /* the secret is not at rest (hex has no 't') */
+    ck_assert_int_eq(back.admin, 0);
+    /* the administrator role is the line's seventh field, and round-trips */
+    v.admin = 1;
+    crm_auth_verifier_format(&v, line);
+    ck_assert_ptr_nonnull(strstr(line, ":admin\n"));
+    line[strlen(line) - 1] = '\0';
+    ck_assert_int_eq(crm_auth_verifier_parse(line, &back, err, sizeof err), 0);
+    ck_assert_int_eq(back.admin, 1);
+    ck_assert_mem_eq(back.server_key, v.server_key, sizeof v.server_key);
 }
 END_TEST
 
@@ -115,9 +124,12 @@ START_TEST(test_bad_file_lines_refused)
         "al ice:cudarem-sha256:4096:00000000000000000000000000000000:" /* space in the name */
         "0000000000000000000000000000000000000000000000000000000000000000:"
         "0000000000000000000000000000000000000000000000000000000000000000",
-        "alice:cudarem-sha256:4096:00000000000000000000000000000000:" /* a seventh field */
+        "alice:cudarem-sha256:4096:00000000000000000000000000000000:" /* a seventh field, not a role */
         "0000000000000000000000000000000000000000000000000000000000000000:"
         "0000000000000000000000000000000000000000000000000000000000000000:00",
+        "alice:cudarem-sha256:4096:00000000000000000000000000000000:" /* an eighth field */
+        "0000000000000000000000000000000000000000000000000000000000000000:"
+        "0000000000000000000000000000000000000000000000000000000000000000:admin:x",
         ":cudarem-sha256:4096:00000000000000000000000000000000:"
         "0000000000000000000000000000000000000000000000000000000000000000:"
         "0000000000000000000000000000000000000000000000000000000000000000",

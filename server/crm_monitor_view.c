@@ -1,0 +1,139 @@
+/* crm_monitor_view.c -- what the shared table (server/crm_monitor.c) tells an
+ * operator: sessions described with their peer, start and counters, devices with
+ * their names and memory, and the server's event counts. Sessions write their
+ * own slot; readers copy what they find, so a view is a consistent-enough
+ * snapshot, never a lock on the sessions. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "server/crm_monitor_table.h"
+
+void crm_monitor_set_backend(const char *name)
+{
+    if (crm__table_get() != NULL)
+        snprintf(crm__t->backend, sizeof crm__t->backend, "%s", name);
+}
+
+void crm_monitor_session_describe(const char *peer)
+{
+    if (crm__me == NULL)
+        return;
+    snprintf(crm__me->peer, sizeof crm__me->peer, "%s", peer);
+    atomic_store(&crm__me->start_unix, (int64_t)time(NULL));
+    atomic_store(&crm__me->described, 1);
+}
+
+void crm_monitor_session_counts(uint64_t calls, uint64_t bytes_in, uint64_t bytes_out)
+{
+    if (crm__me == NULL)
+        return;
+    atomic_store(&crm__me->calls, calls);
+    atomic_store(&crm__me->bytes_in, bytes_in);
+    atomic_store(&crm__me->bytes_out, bytes_out);
+}
+
+void crm_monitor_device_describe(int device, const char *name, uint64_t total)
+{
+    if (crm__table_get() == NULL || device < 0 || device >= CRM_MONITOR_DEVICES)
+        return;
+    crm__device_desc *d = &crm__t->desc[device];
+    crm__lock();
+    if (!atomic_load(&d->known)) {
+        snprintf(d->name, sizeof d->name, "%s", name);
+        atomic_store(&d->total, total);
+        atomic_store(&d->known, 1);
+    }
+    pthread_mutex_unlock(&crm__t->lock);
+}
+
+void crm_monitor_note(enum crm_monitor_event ev)
+{
+    if (crm__table_get() != NULL && ev >= 0 && ev < CRM_MONITOR_EVENTS)
+        atomic_fetch_add(&crm__t->events[ev], 1);
+}
+
+static uint64_t crm__positive(int64_t v)
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Copies slot s into out: 1, or 0 when it holds no described session. */
+static int crm__copy_session(const crm__slot *s, crm_monitor_session *out)
+{
+    int pid = atomic_load(&s->server_pid);
+    if (pid <= 0 || !atomic_load(&s->described))
+        return 0;
+    const crm__user *u = crm__user_of(s);
+    memset(out, 0, sizeof *out);
+    out->id = atomic_load(&s->session_id);
+    snprintf(out->user, sizeof out->user, "%s", u ? u->name : "");
+    memcpy(out->peer, s->peer, sizeof out->peer);
+    out->peer[sizeof out->peer - 1] = '\0';
+    out->client_pid = atomic_load(&s->client_pid);
+    out->server_pid = pid;
+    out->start_unix = atomic_load(&s->start_unix);
+    out->calls = atomic_load(&s->calls);
+    out->bytes_in = atomic_load(&s->bytes_in);
+    out->bytes_out = atomic_load(&s->bytes_out);
+    out->kernel_ns = atomic_load(&s->kernel_ns);
+    for (int d = 0; d < CRM_MONITOR_DEVICES; d++) {
+        out->memory += crm__positive(atomic_load(&s->used[d]));
+        if (atomic_load(&s->touched[d]))
+            out->devices |= 1ull << d;
+    }
+    return out->id != 0;
+}
+
+int crm_monitor_sessions(crm_monitor_session *out, int max)
+{
+    crm_monitor_session one;
+    int n = 0;
+    if (crm__table_get() == NULL)
+        return 0;
+    for (int i = 0; i < CRM_MONITOR_SESSIONS; i++) {
+        if (!crm__copy_session(&crm__t->slots[i], &one))
+            continue;
+        if (n < max)
+            out[n] = one;
+        n++;
+    }
+    return n;
+}
+
+int crm_monitor_devices(crm_monitor_device *out, int max)
+{
+    int known = 0;
+    if (crm__table_get() == NULL)
+        return 0;
+    for (int d = 0; d < max && d < CRM_MONITOR_DEVICES; d++) {
+        crm_monitor_device *o = &out[d];
+        const crm__device_desc *desc = &crm__t->desc[d];
+        memset(o, 0, sizeof *o);
+        o->known = atomic_load(&desc->known);
+        if (!o->known)
+            continue;
+        known++;
+        snprintf(o->name, sizeof o->name, "%s", desc->name);
+        o->total = atomic_load(&desc->total);
+        crm_monitor_utilization(d, &o->util_compute, &o->util_memory);
+        for (int i = 0; i < CRM_MONITOR_SESSIONS; i++) {
+            const crm__slot *s = &crm__t->slots[i];
+            if (atomic_load(&s->server_pid) <= 0 || !atomic_load(&s->touched[d]))
+                continue;
+            o->used += crm__positive(atomic_load(&s->used[d]));
+            o->sessions++;
+        }
+    }
+    return known;
+}
+
+void crm_monitor_server_info(crm_monitor_server *out)
+{
+    memset(out, 0, sizeof *out);
+    if (crm__table_get() == NULL)
+        return;
+    out->start_unix = crm__t->start_unix;
+    snprintf(out->backend, sizeof out->backend, "%s", crm__t->backend);
+    for (int e = 0; e < CRM_MONITOR_EVENTS; e++)
+        out->events[e] = atomic_load(&crm__t->events[e]);
+}

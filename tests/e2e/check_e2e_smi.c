@@ -1,0 +1,219 @@
+/* check_e2e_smi.c -- end-to-end suite: an operator's view of a server with
+ * cudarem-smi. A server with an auth file that has an administrator (ops, added
+ * with --add-user --admin) and a user (alice): while alice's program copies,
+ * `cudarem-smi --json` run as ops lists her session with its user, peer, calls,
+ * bytes and memory, and the emulated device with its name and memory; run as
+ * alice it is refused, saying why; `--end` as ops ends her session, her program
+ * fails with a CUDA error, the server logs who ended it and counts it; the text
+ * view shows the same session; an unreachable server makes the exit status 1 and
+ * its JSON entry an error; a Unix-socket peer admitted by uid and running as the
+ * server's user is an administrator without a token. */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN];
+static e2e_server srv;
+
+static void add_user(const char *name, int admin, char *token)
+{
+    char server[E2E_PATH_LEN], tag[32];
+    e2e_proc p;
+    e2e_build_path("cudarem-server", server, sizeof server);
+    char *argv[] = {server, "--auth-file", users, "--add-user", (char *)name, admin ? "--admin" : NULL, NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    snprintf(tag, sizeof tag, "add-%s", name);
+    ck_assert_int_eq(e2e_run(&p, dir, tag, server, argv, &o), 0);
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "--add-user %s failed", name);
+    char *out = e2e_read_file(p.out_path);
+    ck_assert_msg(sscanf(out, "%159s", token) == 1 && strncmp(token, name, strlen(name)) == 0, "token: %s", out);
+    free(out);
+}
+
+static void setup(void)
+{
+    char err[512];
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    snprintf(users, sizeof users, "%s/users", dir);
+    e2e_build_path("cudarem-smi", smi, sizeof smi);
+    add_user("ops", 1, ops);
+    add_user("alice", 0, alice);
+    unsetenv("CUDAREM_TOKEN");
+    unsetenv("CUDAREM_TOKEN_FILE");
+    static char uid[16];
+    static char *args[] = {"--auth-file", users, "--allow-uid", uid, NULL};
+    snprintf(uid, sizeof uid, "%u", (unsigned)getuid());
+    e2e_server_extra_args(args);
+    if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
+        char *log = e2e_read_file(srv.log_path);
+        e2e_dump("server log", log, 4000);
+        free(log);
+        ck_abort_msg("server start: %s", err);
+    }
+}
+
+static void teardown(void)
+{
+    e2e_server_kill(&srv);
+    e2e_server_extra_args(NULL);
+    unsetenv("CUDAREM_TOKEN");
+    e2e_dir_remove(dir);
+}
+
+/* Runs cudarem-smi with args (after argv[0]) and token (NULL: none): its exit
+ * status; its stdout and stderr in *out and *err (malloc'd). */
+static int run_smi(const char *tag, const char *token, char **args, char **out, char **err)
+{
+    char *argv[12] = {smi};
+    e2e_proc p;
+    e2e_proc_opts o = {NULL, 0, 0};
+    for (int i = 0; args[i] != NULL && i < 10; i++)
+        argv[i + 1] = args[i];
+    if (token != NULL)
+        setenv("CUDAREM_TOKEN", token, 1);
+    else
+        unsetenv("CUDAREM_TOKEN");
+    ck_assert_int_eq(e2e_run(&p, dir, tag, smi, argv, &o), 0);
+    unsetenv("CUDAREM_TOKEN");
+    *out = e2e_read_file(p.out_path);
+    *err = e2e_read_file(p.err_path);
+    ck_assert_msg(WIFEXITED(p.status), "%s: cudarem-smi did not exit by itself", tag);
+    return WEXITSTATUS(p.status);
+}
+
+/* The value after "key": in the JSON text at, as a number (-1 when absent). */
+static long long json_number(const char *at, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
+    const char *p = at ? strstr(at, quoted) : NULL;
+    return p ? atoll(p + strlen(quoted)) : -1;
+}
+
+/* Starts alice's copyloop and waits until it copies. */
+static void start_alice(e2e_proc *p)
+{
+    char prog[E2E_PATH_LEN];
+    e2e_build_path("cuda/copyloop", prog, sizeof prog);
+    char *argv[] = {prog, NULL};
+    e2e_proc_opts o = {srv.tcp_addr, 1, 0};
+    setenv("CUDAREM_TOKEN", alice, 1);
+    ck_assert_int_eq(e2e_spawn(p, dir, "alice", prog, argv, &o), 0);
+    unsetenv("CUDAREM_TOKEN");
+    ck_assert_msg(e2e_wait_output(p, "started", 20000) == 0, "alice's copyloop did not start");
+}
+
+START_TEST(test_admin_sees_and_ends_a_session)
+{
+    e2e_proc prog;
+    char *out, *err;
+    start_alice(&prog);
+    e2e_sleep_ms(300); /* a few batches, so the counters are published */
+    int rc = run_smi("smi-json", ops, (char *[]){"--server", srv.tcp_addr, "--json", NULL}, &out, &err);
+    if (rc != 0)
+        e2e_dump("smi stderr", err, 2000);
+    ck_assert_int_eq(rc, 0);
+    const char *sess = strstr(out, "\"sessions\": [{");
+    ck_assert_msg(sess != NULL, "no session listed: %s", out);
+    ck_assert_msg(strstr(sess, "\"user\": \"alice\"") != NULL, "alice not listed: %s", out);
+    ck_assert_msg(strstr(out, "cudarem emulated device") != NULL, "device not named: %s", out);
+    ck_assert_int_ge(json_number(strstr(out, "\"devices\": [{"), "memory_total"), 1 << 20);
+    ck_assert_int_ge(json_number(sess, "memory_used"), 1 << 20); /* copyloop holds 1 MiB */
+    ck_assert_int_gt(json_number(sess, "calls"), 0);
+    ck_assert_int_gt(json_number(sess, "bytes_in"), 0);
+    ck_assert_int_gt(json_number(sess, "bytes_out"), 0);
+    ck_assert_int_ge(json_number(out, "sessions_admitted"), 1);
+    long long id = json_number(sess, "id");
+    ck_assert_int_gt(id, 0);
+    free(out);
+    free(err);
+
+    rc = run_smi("smi-text", ops, (char *[]){"-s", srv.tcp_addr, NULL}, &out, &err);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(out, "alice") != NULL && strstr(out, "backend emu") != NULL, "text view: %s", out);
+    free(out);
+    free(err);
+
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", id);
+    rc = run_smi("smi-end", ops, (char *[]){"-s", srv.tcp_addr, "--end", ids, NULL}, &out, &err);
+    ck_assert_msg(rc == 0, "--end: %s", err);
+    free(out);
+    free(err);
+    ck_assert_int_eq(e2e_wait(&prog, 20000), 0);
+    ck_assert_msg(WIFEXITED(prog.status) && WEXITSTATUS(prog.status) == 3, "alice's program did not fail");
+    char *log = e2e_read_file(srv.log_path);
+    ck_assert_msg(strstr(log, "ended by administrator ops") != NULL, "no log line");
+    free(log);
+    rc = run_smi("smi-after", ops, (char *[]){"-s", srv.tcp_addr, "--json", NULL}, &out, &err);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(json_number(out, "sessions_ended_by_admin"), 1);
+    ck_assert_msg(strstr(out, "\"user\": \"alice\"") == NULL, "alice still listed: %s", out);
+    free(out);
+    free(err);
+}
+END_TEST
+
+START_TEST(test_a_user_is_refused)
+{
+    e2e_proc prog;
+    char *out, *err;
+    start_alice(&prog);
+    int rc = run_smi("smi-alice", alice, (char *[]){"-s", srv.tcp_addr, NULL}, &out, &err);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(err, "only an administrator") != NULL, "stderr: %s", err);
+    free(out);
+    free(err);
+    rc = run_smi("smi-alice-end", alice, (char *[]){"-s", srv.tcp_addr, "--end", "1", NULL}, &out, &err);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(err, "only an administrator") != NULL, "stderr: %s", err);
+    free(out);
+    free(err);
+    rc = run_smi("smi-none", NULL, (char *[]){"-s", srv.tcp_addr, NULL}, &out, &err);
+    ck_assert_int_eq(rc, 1); /* no token over TCP: not admitted at all */
+    free(out);
+    free(err);
+    ck_assert_int_eq(kill(prog.pid, SIGKILL), 0);
+    e2e_wait(&prog, 10000);
+}
+END_TEST
+
+START_TEST(test_unix_peer_and_unreachable_server)
+{
+    char *out, *err, both[2 * E2E_PATH_LEN + 64];
+    snprintf(both, sizeof both, "%s,unix:%s/nobody-listens.sock", srv.unix_addr, dir);
+    /* a Unix socket, no token: this test runs as the server's own user */
+    int rc = run_smi("smi-unix", NULL, (char *[]){"-s", both, "--json", NULL}, &out, &err);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(out, "\"backend\": \"emu\"") != NULL, "first server not shown: %s", out);
+    ck_assert_msg(strstr(out, "nobody-listens.sock\", \"error\": ") != NULL, "no error entry: %s", out);
+    free(out);
+    free(err);
+    rc = run_smi("smi-usage", NULL, (char *[]){"--loop", "0", NULL}, &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(err, "Usage: cudarem-smi") != NULL, "no usage text: %s", err);
+    free(out);
+    free(err);
+}
+END_TEST
+
+static Suite *smi_suite(void)
+{
+    Suite *s = suite_create("e2e_smi");
+    TCase *tc = tcase_create("smi");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_admin_sees_and_ends_a_session);
+    tcase_add_test(tc, test_a_user_is_refused);
+    tcase_add_test(tc, test_unix_peer_and_unreachable_server);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(smi_suite)
