@@ -1,7 +1,7 @@
 /* crm_h_nvml.c -- handler of the monitoring call (protocol/nvml.api): a device's memory
  * as the backend's cudaMemGetInfo reports it, its utilisation and the client
- * processes using it, and the host's driver version; plus the timing of calls that
- * makes the emulated device's utilisation. */
+ * processes using it, and the host's driver version; plus the timing of every call,
+ * which makes the emulated device's utilisation and the metrics' histogram. */
 #include <stdlib.h>
 #include <string.h>
 #include "server/crm_backend.h"
@@ -27,10 +27,12 @@ void crm_nvml_dispatch(crm_session *s, crm_call *call, crm_reply *reply)
 {
     /* On a GPU the call only enqueues the work: the host's NVML measures it there. */
     int kind = crm_backend_kind() == CRM_BACKEND_EMU ? crm__busy_kind((int)call->api) : -1;
-    uint64_t t0 = kind >= 0 ? crm_monitor_now_ns() : 0;
+    uint64_t t0 = crm_monitor_now_ns();
     crm_dispatch_call(s, call, reply);
+    uint64_t t1 = crm_monitor_now_ns();
+    crm_monitor_call_time(t1 - t0); /* for the metrics' histogram */
     if (kind >= 0)
-        crm_monitor_busy(crm_session_device(), (enum crm_monitor_busy)kind, t0, crm_monitor_now_ns());
+        crm_monitor_busy(crm_session_device(), (enum crm_monitor_busy)kind, t0, t1);
 }
 
 /* cudaMemGetInfo of `device` with that device selected for the call alone, as the

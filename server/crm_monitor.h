@@ -88,11 +88,17 @@ typedef struct crm_monitor_device {
     int sessions;             /* sessions that used it */
 } crm_monitor_device;
 
+/* Upper bounds of the buckets of calls' execution times (crm_monitor_call_time). */
+#define CRM_MONITOR_CALL_BUCKETS 12
+extern const uint64_t crm_monitor_call_bounds_ns[CRM_MONITOR_CALL_BUCKETS];
+
 /* The server as a whole. */
 typedef struct crm_monitor_server {
     int64_t start_unix;
     char backend[16];
     uint64_t events[CRM_MONITOR_EVENTS];
+    uint64_t call_buckets[CRM_MONITOR_CALL_BUCKETS + 1]; /* calls per bucket (not cumulative); last: longer */
+    uint64_t call_ns;                                     /* their execution times, summed */
 } crm_monitor_server;
 
 /* Daemon: names the backend sessions run on. */
@@ -103,6 +109,8 @@ void crm_monitor_session_describe(const char *peer);
 void crm_monitor_session_counts(uint64_t calls, uint64_t bytes_in, uint64_t bytes_out);
 /* Session: what device is (the first description of each device stays). */
 void crm_monitor_device_describe(int device, const char *name, uint64_t total);
+/* Session: one call took ns to execute here (decoded to answered). */
+void crm_monitor_call_time(uint64_t ns);
 /* Counts one event. */
 void crm_monitor_note(enum crm_monitor_event ev);
 /* Fills out[] (room for max) with the registered sessions; returns how many there

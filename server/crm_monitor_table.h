@@ -49,6 +49,8 @@ typedef struct crm__table {
     int64_t start_unix;                              /* when the daemon started */
     char backend[16];                                /* "cuda" or "emu" */
     _Atomic uint64_t events[CRM_MONITOR_EVENTS];     /* counts of enum crm_monitor_event */
+    _Atomic uint64_t call_buckets[CRM_MONITOR_CALL_BUCKETS + 1]; /* calls per duration bucket; last: longer */
+    _Atomic uint64_t call_ns;                        /* their durations, summed */
     crm__slot slots[CRM_MONITOR_SESSIONS];
     crm__user users[CRM_MONITOR_USERS];
 } crm__table;

@@ -46,6 +46,22 @@ void crm_monitor_device_describe(int device, const char *name, uint64_t total)
     pthread_mutex_unlock(&crm__t->lock);
 }
 
+const uint64_t crm_monitor_call_bounds_ns[CRM_MONITOR_CALL_BUCKETS] = {
+    10000ull,     50000ull,     100000ull,     500000ull,     1000000ull,    5000000ull,
+    10000000ull,  50000000ull,  100000000ull,  500000000ull,  1000000000ull, 5000000000ull,
+};
+
+void crm_monitor_call_time(uint64_t ns)
+{
+    int b = 0;
+    if (crm__table_get() == NULL)
+        return;
+    while (b < CRM_MONITOR_CALL_BUCKETS && ns > crm_monitor_call_bounds_ns[b])
+        b++;
+    atomic_fetch_add(&crm__t->call_buckets[b], 1);
+    atomic_fetch_add(&crm__t->call_ns, ns);
+}
+
 void crm_monitor_note(enum crm_monitor_event ev)
 {
     if (crm__table_get() != NULL && ev >= 0 && ev < CRM_MONITOR_EVENTS)
@@ -136,4 +152,7 @@ void crm_monitor_server_info(crm_monitor_server *out)
     snprintf(out->backend, sizeof out->backend, "%s", crm__t->backend);
     for (int e = 0; e < CRM_MONITOR_EVENTS; e++)
         out->events[e] = atomic_load(&crm__t->events[e]);
+    for (int b = 0; b <= CRM_MONITOR_CALL_BUCKETS; b++)
+        out->call_buckets[b] = atomic_load(&crm__t->call_buckets[b]);
+    out->call_ns = atomic_load(&crm__t->call_ns);
 }

@@ -48,6 +48,11 @@ static void crm__usage(FILE *out)
             "  --insecure           admit every client that reaches a listening address;\n"
             "                       warns at start unless every address is a Unix socket\n"
             "                       or loopback\n"
+            "  --metrics ADDR       serve Prometheus metrics at http://ADDR/metrics (ADDR as\n"
+            "                       for --listen): devices in the names of NVIDIA's DCGM\n"
+            "                       exporter, sessions with their users, counts, a histogram\n"
+            "                       of call times. Anyone who reaches ADDR sees user names:\n"
+            "                       give a loopback or an internal address\n"
             "  --scrub              zero the device memory a session frees (and all it\n"
             "                       holds when it ends) before any other can receive it\n"
             "  --tls-cert FILE      serve TLS with this certificate chain (PEM); TCP\n"
@@ -156,6 +161,17 @@ static int crm__timeout_arg(const char *text)
 }
 
 /* --allow-uid: a user name or a numeric uid. */
+static int crm__metrics_arg(crm_options *o, const char *text)
+{
+    char err[256];
+    if (crm_addr_parse(text, &o->metrics, err, sizeof err) != 0) {
+        fprintf(stderr, "cudarem-server: --metrics %s: %s\n", text, err);
+        return -1;
+    }
+    o->metrics_on = 1;
+    return 0;
+}
+
 static int crm__allow_uid_arg(crm_options *o, const char *text)
 {
     struct passwd *pw = getpwnam(text);
@@ -201,6 +217,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'A': o->auth.auth_file = arg; return 0;
     case 'U': o->add_user = arg; return 0;
     case 'a': o->add_admin = 1; return 0;
+    case 'M': return crm__metrics_arg(o, arg);
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
@@ -225,7 +242,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"allow-uid", required_argument, NULL, 'u'},    {"insecure", no_argument, NULL, 'I'},
         {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
         {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
-        {"admin", no_argument, NULL, 'a'},
+        {"admin", no_argument, NULL, 'a'},             {"metrics", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

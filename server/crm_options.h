@@ -19,6 +19,8 @@ typedef struct crm_options {
     crm_auth_policy auth;            /* --auth-file, --allow-uid, --insecure */
     const char *add_user;            /* --add-user: make a token, then exit */
     int add_admin;                   /* --admin: that user is an administrator */
+    crm_addr metrics;                /* --metrics ADDR */
+    int metrics_on;
     const char *tls_cert, *tls_key;  /* --tls-cert, --tls-key (PEM), NULL: no TLS */
     int scrub;                       /* --scrub */
 } crm_options;

@@ -22,6 +22,7 @@
 #include "server/crm_admit.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
+#include "server/crm_metrics.h"
 #include "server/crm_monitor.h"
 #include "server/crm_options.h"
 #include "server/crm_scrub.h"
@@ -260,6 +261,39 @@ static void crm__reload_auth(const crm_options *o)
         crm_info("SIGHUP: admitting the %d user(s) of %s", crm_auth_srv_users(), o->auth.auth_file);
 }
 
+/* --metrics: the process that serves them; its pid, -1 when not asked, 0 when it
+ * could not start (logged). */
+static pid_t crm__start_metrics(const crm_options *o, const struct pollfd *fds)
+{
+    char err[256], where[300];
+    int listeners[CRM_MAX_LISTEN];
+    if (!o->metrics_on)
+        return -1;
+    for (int i = 0; i < o->nlisten; i++)
+        listeners[i] = fds[i].fd;
+    pid_t pid = crm_metrics_start(&o->metrics, listeners, o->nlisten, err, sizeof err);
+    if (pid < 0) {
+        crm_error("--metrics: %s", err);
+        return 0;
+    }
+    if (o->metrics.kind == CRM_ADDR_TCP)
+        snprintf(where, sizeof where, "http://%s:%d/metrics", o->metrics.host, o->metrics.port);
+    else
+        snprintf(where, sizeof where, "/metrics on the Unix socket %s", o->metrics.path);
+    crm_info("metrics for Prometheus at %s (process %d)", where, (int)pid);
+    return pid;
+}
+
+static void crm__stop_metrics(const crm_options *o, pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    if (o->metrics.kind == CRM_ADDR_UNIX)
+        unlink(o->metrics.path);
+}
+
 int main(int argc, char **argv)
 {
     crm_options o;
@@ -292,6 +326,11 @@ int main(int argc, char **argv)
     if (crm_monitor_init() != 0) /* before any fork: every session shares it */
         crm_warn("no shared session table: NVML lists each client's own session only");
     crm_monitor_set_backend(crm_backend_name(kind));
+    pid_t metrics = crm__start_metrics(&o, fds);
+    if (metrics == 0) {
+        crm__close_listeners(&o, fds);
+        return 1;
+    }
     crm_info("serving the %s device, at most %d sessions", crm_backend_name(kind), o.max_sessions);
     while (!crm__stop) {
         int n = poll(fds, (nfds_t)o.nlisten, 500);
@@ -306,6 +345,7 @@ int main(int argc, char **argv)
     }
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);
     crm__close_listeners(&o, fds);
+    crm__stop_metrics(&o, metrics);
     crm__stop_sessions();
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # python-env.sh -- creates, or reuses when complete, the virtual environment the
 # framework tests (tests/python/*_basic.py) run in: CuPy, numba-cuda, NVML's
-# Python binding, NumPy and the PyPI PyTorch wheel (CUDA 13 build).
+# Python binding, NumPy and the PyPI PyTorch wheel (CUDA 13 build); and
+# prometheus_client, whose parser reads the server's metrics in check_e2e_smi.
 #
 #   usage: tools/python-env.sh [--print-dir|--check]
 #     (none)       make sure the environment is complete; prints its directory last
@@ -61,9 +62,10 @@ PACKAGES=(
     "numba-cuda[cu13]==0.30.4"
     "torch==2.15.0"
     "scikit-learn==1.9.1"
+    "prometheus-client==0.26.0"
 )
 # Imported once after installing, to prove the packages load (no GPU needed).
-IMPORTS="numpy pynvml cupy numba.cuda torch sklearn"
+IMPORTS="numpy pynvml cupy numba.cuda torch sklearn prometheus_client"
 
 dir=${CUDAREM_PYENV:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/pyenv}
 wheels=${CUDAREM_PYENV_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/wheels}

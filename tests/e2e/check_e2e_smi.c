@@ -7,7 +7,8 @@
  * fails with a CUDA error, the server logs who ended it and counts it; the text
  * view shows the same session; an unreachable server makes the exit status 1 and
  * its JSON entry an error; a Unix-socket peer admitted by uid and running as the
- * server's user is an administrator without a token. */
+ * server's user is an administrator without a token. --metrics serves what a
+ * Prometheus parser reads, with the figures of alice's session. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -18,7 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN];
+#ifndef E2E_PYENV
+#define E2E_PYENV ""
+#endif
+
+static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN], metrics[64];
 static e2e_server srv;
 
 static void add_user(const char *name, int admin, char *token)
@@ -47,8 +52,9 @@ static void setup(void)
     unsetenv("CUDAREM_TOKEN");
     unsetenv("CUDAREM_TOKEN_FILE");
     static char uid[16];
-    static char *args[] = {"--auth-file", users, "--allow-uid", uid, NULL};
+    static char *args[] = {"--auth-file", users, "--allow-uid", uid, "--metrics", metrics, NULL};
     snprintf(uid, sizeof uid, "%u", (unsigned)getuid());
+    snprintf(metrics, sizeof metrics, "tcp:127.0.0.1:%d", e2e_free_port());
     e2e_server_extra_args(args);
     if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
         char *log = e2e_read_file(srv.log_path);
@@ -203,6 +209,36 @@ START_TEST(test_unix_peer_and_unreachable_server)
 }
 END_TEST
 
+/* --metrics: the Prometheus text, read by prometheus_client's own parser
+ * (tests/python/metrics_check.py) while alice's program copies. */
+START_TEST(test_metrics_parse)
+{
+    e2e_proc prog, p;
+    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], url[96];
+    const char *env = getenv("CUDAREM_PYENV");
+    snprintf(python, sizeof python, "%s/bin/python", env && *env ? env : E2E_PYENV);
+    snprintf(script, sizeof script, "%s/tests/python/metrics_check.py", E2E_SOURCE_DIR);
+    snprintf(url, sizeof url, "http://%s/metrics", metrics + 4);
+    ck_assert_msg(access(python, X_OK) == 0, "no Python environment at %s (run tools/python-env.sh)", python);
+    start_alice(&prog);
+    e2e_sleep_ms(300);
+    char *argv[] = {python, script, url, "alice", NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    ck_assert_int_eq(e2e_run(&p, dir, "metrics", python, argv, &o), 0);
+    char *out = e2e_read_file(p.out_path), *err = e2e_read_file(p.err_path);
+    if (strstr(out, "PASS metrics_check") == NULL)
+        e2e_dump("metrics_check", err, 4000);
+    ck_assert_msg(strstr(out, "PASS metrics_check") != NULL, "metrics_check failed");
+    free(out);
+    free(err);
+    char *log = e2e_read_file(srv.log_path);
+    ck_assert_msg(strstr(log, "metrics for Prometheus at http://127.0.0.1:") != NULL, "no start line");
+    free(log);
+    ck_assert_int_eq(kill(prog.pid, SIGKILL), 0);
+    e2e_wait(&prog, 10000);
+}
+END_TEST
+
 static Suite *smi_suite(void)
 {
     Suite *s = suite_create("e2e_smi");
@@ -212,6 +248,7 @@ static Suite *smi_suite(void)
     tcase_add_test(tc, test_admin_sees_and_ends_a_session);
     tcase_add_test(tc, test_a_user_is_refused);
     tcase_add_test(tc, test_unix_peer_and_unreachable_server);
+    tcase_add_test(tc, test_metrics_parse);
     suite_add_tcase(s, tc);
     return s;
 }

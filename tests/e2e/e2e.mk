@@ -13,3 +13,4 @@ $(BUILD)/tests/check_e2e_%: tests/e2e/check_e2e_%.c $(E2E_HARNESS) tests/e2e/e2e
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(E2E_DEFS) -o $@ $< $(E2E_HARNESS) $(LDFLAGS) $(CHECK_LIBS)
 
 $(BUILD)/tests/check_e2e_smi: $(SMI)
+$(BUILD)/tests/check_e2e_smi: E2E_DEFS += -DE2E_PYENV='"$(PYENV_DIR)"'

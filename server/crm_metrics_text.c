@@ -1,0 +1,155 @@
+/* crm_metrics_text.c -- the Prometheus exposition text of the shared table
+ * (server/crm_metrics.h): per device, DCGM exporter names with its labels (gpu,
+ * modelName, Hostname); per session, its counters labelled by session, user and
+ * pid; server-wide, sessions and events; and a histogram of calls' execution
+ * times. Label values are escaped as the format asks (\\, \", \n). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "server/crm_metrics.h"
+#include "server/crm_monitor.h"
+
+#define CRM__MIB (1024.0 * 1024.0)
+
+static void crm__label(FILE *f, const char *value)
+{
+    putc('"', f);
+    for (const char *p = value; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else
+            putc(*p, f);
+    }
+    putc('"', f);
+}
+
+static void crm__head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One device sample: NAME{gpu="i",modelName="...",Hostname="..."} value */
+static void crm__device_sample(FILE *f, const char *name, int gpu, const crm_monitor_device *d, const char *host,
+                               double value)
+{
+    fprintf(f, "%s{gpu=\"%d\",modelName=", name, gpu);
+    crm__label(f, d->name);
+    fputs(",Hostname=", f);
+    crm__label(f, host);
+    fprintf(f, "} %.17g\n", value);
+}
+
+static void crm__devices(FILE *f, const char *host)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } fams[] = {
+        {"DCGM_FI_DEV_FB_TOTAL", "gauge", "Device memory, MiB."},
+        {"DCGM_FI_DEV_FB_USED", "gauge", "Device memory cudarem sessions hold, MiB."},
+        {"DCGM_FI_DEV_FB_FREE", "gauge", "Device memory not held by cudarem sessions, MiB."},
+        {"DCGM_FI_DEV_GPU_UTIL", "gauge", "Percent of the last second the device ran kernels (emulated device)."},
+        {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Percent of the last second the device copied memory (emulated device)."},
+        {"cudarem_device_sessions", "gauge", "Sessions that used the device."},
+    };
+    crm_monitor_device d[CRM_MONITOR_DEVICES];
+    crm_monitor_devices(d, CRM_MONITOR_DEVICES);
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, fams[k].type, fams[k].help);
+        for (int i = 0; i < CRM_MONITOR_DEVICES; i++) {
+            if (!d[i].known)
+                continue;
+            double total = (double)d[i].total / CRM__MIB, used = (double)d[i].used / CRM__MIB;
+            double v[] = {total, used, total > used ? total - used : 0, d[i].util_compute, d[i].util_memory,
+                          d[i].sessions};
+            crm__device_sample(f, fams[k].name, i, &d[i], host, v[k]);
+        }
+    }
+}
+
+/* One session sample: NAME{session="id",user="...",server_pid="..."} value */
+static void crm__session_sample(FILE *f, const char *name, const crm_monitor_session *s, double value)
+{
+    fprintf(f, "%s{session=\"%" PRIu64 "\",user=", name, s->id);
+    crm__label(f, s->user);
+    fprintf(f, ",server_pid=\"%d\"} %.17g\n", (int)s->server_pid, value);
+}
+
+static void crm__sessions(FILE *f)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } fams[] = {
+        {"cudarem_session_calls_total", "counter", "CUDA calls the session ran."},
+        {"cudarem_session_bytes_in_total", "counter", "Bulk bytes the session sent the device."},
+        {"cudarem_session_bytes_out_total", "counter", "Bulk bytes the device sent the session."},
+        {"cudarem_session_memory_used_bytes", "gauge", "Device memory the session holds."},
+        {"cudarem_session_kernel_seconds_total", "counter", "Device time the session's work took (emulated device)."},
+        {"cudarem_session_start_time_seconds", "gauge", "When the session was admitted, seconds since the epoch."},
+    };
+    crm_monitor_session *v = calloc(CRM_MONITOR_SESSIONS, sizeof *v);
+    int n = v ? crm_monitor_sessions(v, CRM_MONITOR_SESSIONS) : 0;
+    if (n > CRM_MONITOR_SESSIONS)
+        n = CRM_MONITOR_SESSIONS;
+    crm__head(f, "cudarem_sessions", "gauge", "Sessions open.");
+    fprintf(f, "cudarem_sessions %d\n", n);
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, fams[k].type, fams[k].help);
+        for (int i = 0; i < n; i++) {
+            double val[] = {(double)v[i].calls,  (double)v[i].bytes_in,        (double)v[i].bytes_out,
+                            (double)v[i].memory, (double)v[i].kernel_ns / 1e9, (double)v[i].start_unix};
+            crm__session_sample(f, fams[k].name, &v[i], val[k]);
+        }
+    }
+    free(v);
+}
+
+static void crm__server(FILE *f, const crm_monitor_server *m)
+{
+    static const struct {
+        const char *name, *help;
+        int event;
+    } fams[] = {
+        {"cudarem_sessions_admitted_total", "Sessions admitted since the server started.", CRM_EVENT_ADMITTED},
+        {"cudarem_sessions_refused_total", "Sessions refused (version, quota, full server, credentials).",
+         CRM_EVENT_REFUSED},
+        {"cudarem_auth_failures_total", "Sessions refused for want of a valid credential.", CRM_EVENT_AUTH_FAILED},
+        {"cudarem_sessions_ended_by_admin_total", "Sessions an administrator ended.", CRM_EVENT_ENDED_BY_ADMIN},
+    };
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, "counter", fams[k].help);
+        fprintf(f, "%s %" PRIu64 "\n", fams[k].name, m->events[fams[k].event]);
+    }
+    crm__head(f, "cudarem_server_start_time_seconds", "gauge", "When the server started, seconds since the epoch.");
+    fprintf(f, "cudarem_server_start_time_seconds %" PRId64 "\n", m->start_unix);
+    crm__head(f, "cudarem_server_info", "gauge", "The device the server serves.");
+    fputs("cudarem_server_info{backend=", f);
+    crm__label(f, m->backend);
+    fputs("} 1\n", f);
+}
+
+static void crm__call_histogram(FILE *f, const crm_monitor_server *m)
+{
+    uint64_t cumulative = 0;
+    crm__head(f, "cudarem_call_duration_seconds", "histogram",
+              "Time the server took to execute each CUDA call (its handler; not the network).");
+    for (int b = 0; b < CRM_MONITOR_CALL_BUCKETS; b++) {
+        cumulative += m->call_buckets[b];
+        fprintf(f, "cudarem_call_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+                (double)crm_monitor_call_bounds_ns[b] / 1e9, cumulative);
+    }
+    cumulative += m->call_buckets[CRM_MONITOR_CALL_BUCKETS];
+    fprintf(f, "cudarem_call_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cumulative);
+    fprintf(f, "cudarem_call_duration_seconds_sum %.9f\n", (double)m->call_ns / 1e9);
+    fprintf(f, "cudarem_call_duration_seconds_count %" PRIu64 "\n", cumulative);
+}
+
+void crm_metrics_write(FILE *f, const char *hostname)
+{
+    crm_monitor_server m;
+    crm_monitor_server_info(&m);
+    crm__devices(f, hostname);
+    crm__sessions(f);
+    crm__server(f, &m);
+    crm__call_histogram(f, &m);
+}
