@@ -26,30 +26,15 @@ static e2e_server srv;
 /* --add-user name into the users file: the token it printed, in token. */
 static void add_user(const char *name, char *token, size_t len)
 {
-    char server[E2E_PATH_LEN], tag[32];
-    e2e_proc p;
-    e2e_build_path("cudarem-server", server, sizeof server);
-    char *argv[] = {server, "--auth-file", users, "--add-user", (char *)name, NULL};
-    e2e_proc_opts o = {NULL, 0, 0};
-    snprintf(tag, sizeof tag, "add-%s", name);
-    ck_assert_int_eq(e2e_run(&p, dir, tag, server, argv, &o), 0);
-    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "--add-user %s failed", name);
-    char *out = e2e_read_file(p.out_path);
-    ck_assert_msg(sscanf(out, "%159s", token) == 1 && strncmp(token, name, strlen(name)) == 0, "token: %s", out);
-    (void)len;
-    free(out);
+    ck_assert_msg(e2e_add_user(dir, users, name, 0, token, len) == 0, "--add-user %s failed", name);
 }
 
 static void start_server(char *const *args)
 {
     char err[512];
     e2e_server_extra_args(args);
-    if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
-        char *log = e2e_read_file(srv.log_path);
-        e2e_dump("server log", log, 4000);
-        free(log);
+    if (e2e_server_start_logged(&srv, dir, 0, err, sizeof err) != 0)
         ck_abort_msg("server start: %s", err);
-    }
 }
 
 static void setup(void)

@@ -26,19 +26,9 @@
 static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN], metrics[64];
 static e2e_server srv;
 
-static void add_user(const char *name, int admin, char *token)
+static void add_user(const char *name, int admin, char *token, size_t len)
 {
-    char server[E2E_PATH_LEN], tag[32];
-    e2e_proc p;
-    e2e_build_path("cudarem-server", server, sizeof server);
-    char *argv[] = {server, "--auth-file", users, "--add-user", (char *)name, admin ? "--admin" : NULL, NULL};
-    e2e_proc_opts o = {NULL, 0, 0};
-    snprintf(tag, sizeof tag, "add-%s", name);
-    ck_assert_int_eq(e2e_run(&p, dir, tag, server, argv, &o), 0);
-    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "--add-user %s failed", name);
-    char *out = e2e_read_file(p.out_path);
-    ck_assert_msg(sscanf(out, "%159s", token) == 1 && strncmp(token, name, strlen(name)) == 0, "token: %s", out);
-    free(out);
+    ck_assert_msg(e2e_add_user(dir, users, name, admin, token, len) == 0, "--add-user %s failed", name);
 }
 
 static void setup(void)
@@ -47,8 +37,8 @@ static void setup(void)
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
     snprintf(users, sizeof users, "%s/users", dir);
     e2e_build_path("cudarem-smi", smi, sizeof smi);
-    add_user("ops", 1, ops);
-    add_user("alice", 0, alice);
+    add_user("ops", 1, ops, sizeof ops);
+    add_user("alice", 0, alice, sizeof alice);
     unsetenv("CUDAREM_TOKEN");
     unsetenv("CUDAREM_TOKEN_FILE");
     static char uid[16];
@@ -56,12 +46,8 @@ static void setup(void)
     snprintf(uid, sizeof uid, "%u", (unsigned)getuid());
     snprintf(metrics, sizeof metrics, "tcp:127.0.0.1:%d", e2e_free_port());
     e2e_server_extra_args(args);
-    if (e2e_server_start(&srv, dir, 0, err, sizeof err) != 0) {
-        char *log = e2e_read_file(srv.log_path);
-        e2e_dump("server log", log, 4000);
-        free(log);
+    if (e2e_server_start_logged(&srv, dir, 0, err, sizeof err) != 0)
         ck_abort_msg("server start: %s", err);
-    }
 }
 
 static void teardown(void)

@@ -560,3 +560,32 @@ void e2e_dump(const char *heading, const char *text, size_t max)
     fprintf(stderr, "----- %s%s -----\n%s%s", heading, n > max ? " (tail)" : "", from,
             (n && text[n - 1] == '\n') ? "" : "\n");
 }
+
+int e2e_add_user(const char *dir, const char *users, const char *name, int admin, char *token, size_t len)
+{
+    char server[E2E_PATH_LEN], tag[64], fmt[32];
+    e2e_proc p;
+    e2e_build_path("cudarem-server", server, sizeof server);
+    char *argv[] = {server, "--auth-file", (char *)users, "--add-user", (char *)name, admin ? "--admin" : NULL, NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    snprintf(tag, sizeof tag, "add-%s", name);
+    if (len < 2 || e2e_run(&p, dir, tag, server, argv, &o) != 0)
+        return -1;
+    if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0)
+        return -1;
+    char *out = e2e_read_file(p.out_path);
+    snprintf(fmt, sizeof fmt, "%%%zus", len - 1);
+    int ok = sscanf(out, fmt, token) == 1 && strncmp(token, name, strlen(name)) == 0 && token[strlen(name)] == ':';
+    free(out);
+    return ok ? 0 : -1;
+}
+
+int e2e_server_start_logged(e2e_server *s, const char *dir, int ndev, char *err, size_t errlen)
+{
+    if (e2e_server_start(s, dir, ndev, err, errlen) == 0)
+        return 0;
+    char *log = e2e_read_file(s->log_path);
+    e2e_dump("server log", log, 4000);
+    free(log);
+    return -1;
+}

@@ -62,6 +62,9 @@ int e2e_free_port(void);
  * started, is killed). */
 int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t errlen);
 
+/* e2e_server_start, and on failure the tail of the server's log on stderr. */
+int e2e_server_start_logged(e2e_server *s, const char *dir, int ndev, char *err, size_t errlen);
+
 /* Extra arguments (NULL-terminated, at most 16; NULL: none) appended to the command
  * line of every server e2e_server_start starts from now on, e.g.
  * {"--emu-kernels", PATH, NULL}. The array must stay valid while it is in use. */
@@ -106,6 +109,10 @@ int e2e_run(e2e_proc *p, const char *dir, const char *tag, const char *prog,
  * after TAG): its exit status, -1 when it could not run or did not exit by itself;
  * its standard error in *err (malloc'd). */
 int e2e_client_status(const char *dir, const char *prog, const char *addr, const char *tag, char **err);
+
+/* Runs cudarem-server --auth-file USERS --add-user NAME (with --admin when ADMIN),
+ * output in DIR: 0 with the token it printed in TOKEN (LEN bytes), or -1. */
+int e2e_add_user(const char *dir, const char *users, const char *name, int admin, char *token, size_t len);
 
 /* Reads a whole file; returns a malloc'd NUL-terminated string ("" if absent). */
 char *e2e_read_file(const char *path);
