@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_observe.h"
+#include "protocol/crm_status_json.h"
 #include "common/crm_addr.h"
 
 #define SMI_MAX_SERVERS 64
@@ -170,73 +171,6 @@ static void smi_text(const char *addr, const crm_status_res *r)
     smi_text_sessions(r, now);
 }
 
-/* ---- JSON ----------------------------------------------------------------------- */
-
-/* s as a JSON string: what a client told the server (its host name) is escaped. */
-static void smi_json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
-static void smi_json_device(const crm_status_device *d)
-{
-    printf("{\"index\": %d, \"name\": ", d->index);
-    smi_json_string(d->name);
-    printf(", \"memory_total\": %" PRIu64 ", \"memory_used\": %" PRIu64 ", \"util_compute\": %u, \"util_memory\": %u, "
-           "\"sessions\": %d}",
-           d->memory_total, d->memory_used, d->util_compute, d->util_memory, d->sessions);
-}
-
-static void smi_json_session(const crm_status_session *s)
-{
-    printf("{\"id\": %" PRIu64 ", \"user\": ", s->id);
-    smi_json_string(s->user);
-    printf(", \"peer\": ");
-    smi_json_string(s->peer);
-    printf(", \"client_pid\": %u, \"server_pid\": %d, \"start_unix\": %" PRId64 ", \"calls\": %" PRIu64
-           ", \"bytes_in\": %" PRIu64 ", \"bytes_out\": %" PRIu64 ", \"memory_used\": %" PRIu64
-           ", \"kernel_ns\": %" PRIu64 ", \"devices\": %" PRIu64 "}",
-           s->client_pid, s->server_pid, (int64_t)s->start_unix, s->calls, s->bytes_in, s->bytes_out,
-           s->memory_used, s->kernel_ns, s->devices);
-}
-
-static void smi_json(const char *addr, const crm_status_res *r, const char *error)
-{
-    printf("{\"address\": ");
-    smi_json_string(addr);
-    if (error != NULL) {
-        printf(", \"error\": ");
-        smi_json_string(error);
-        putchar('}');
-        return;
-    }
-    printf(", \"backend\": ");
-    smi_json_string(r->backend);
-    printf(", \"start_unix\": %" PRId64 ", \"sessions_admitted\": %" PRIu64 ", \"sessions_refused\": %" PRIu64
-           ", \"auth_failures\": %" PRIu64 ", \"sessions_ended_by_admin\": %" PRIu64 ", \"devices\": [",
-           (int64_t)r->start_unix, r->sessions_admitted, r->sessions_refused, r->auth_failures,
-           r->sessions_ended_by_admin);
-    for (u_int i = 0; i < r->devices.devices_len; i++) {
-        printf(i ? ", " : "");
-        smi_json_device(&r->devices.devices_val[i]);
-    }
-    printf("], \"sessions\": [");
-    for (u_int i = 0; i < r->sessions.sessions_len; i++) {
-        printf(i ? ", " : "");
-        smi_json_session(&r->sessions.sessions_val[i]);
-    }
-    printf("]}");
-}
-
 /* ---- one pass over the servers --------------------------------------------------- */
 
 static int smi_by_id(const void *a, const void *b)
@@ -258,7 +192,7 @@ static int smi_show_one(const smi_options *o, const char *addr)
     if (rc == 0 && res.sessions.sessions_len > 1)
         qsort(res.sessions.sessions_val, res.sessions.sessions_len, sizeof *res.sessions.sessions_val, smi_by_id);
     if (o->json)
-        smi_json(addr, rc == 0 ? &res : NULL, rc == 0 ? NULL : err);
+        crm_status_json(stdout, addr, rc == 0 ? &res : NULL, rc == 0 ? NULL : err);
     else if (rc == 0)
         smi_text(addr, &res);
     else

@@ -172,6 +172,22 @@ static const crm_auth_verifier *crm__find(const char *user)
     return NULL;
 }
 
+int crm_auth_srv_check_token(const char *token, char *user, size_t ulen)
+{
+    char name[CRM_AUTH_USER_MAX + 1], secret[CRM_AUTH_SECRET_MAX + 1], err[128];
+    crm_auth_verifier derived;
+    if (crm_auth_token_parse(token, "", name, secret, err, sizeof err) != 0 || name[0] == '\0')
+        return -1;
+    const crm_auth_verifier *v = crm__find(name);
+    int ok = v != NULL && crm_auth_derive(secret, v->salt, v->iterations, &derived, NULL) == 0 &&
+             crm_auth_equal(derived.stored_key, v->stored_key, sizeof derived.stored_key);
+    memset(secret, 0, sizeof secret);
+    if (!ok)
+        return -1;
+    snprintf(user, ulen, "%s", name);
+    return v->admin ? 1 : 0;
+}
+
 /* An unknown user gets a salt that looks like any other and stays the same. */
 static void crm__decoy_salt(const char *user, unsigned char *salt)
 {

@@ -42,6 +42,10 @@ int crm_auth_srv_admit(crm_session *s, const crm_hello_args *args, crm_hello_res
  * whose auth file line has the admin role, or, without a token, a Unix-socket peer
  * running as root or as the server's own user. */
 int crm_auth_srv_is_admin(const crm_session *s);
+/* A token USER:SECRET given whole (the dashboard's Authorization header, over a
+ * connection the operator chose): 1 when it is an administrator's, 0 another
+ * user's, with the user in user (ulen bytes); -1 when it is no valid token. */
+int crm_auth_srv_check_token(const char *token, char *user, size_t ulen);
 /* Session: after admission by token, the data channel token both ends derived. 0,
  * or -1 when the session was not admitted by token. */
 int crm_auth_srv_chan_token(unsigned char *token);

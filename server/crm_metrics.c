@@ -1,127 +1,178 @@
-/* crm_metrics.c -- the process that answers GET /metrics (server/crm_metrics.h):
- * one request per connection, read with a time limit, answered and closed. */
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
+/* crm_metrics.c -- the Prometheus exposition text of the shared table
+ * (server/crm_metrics.h): per device, DCGM exporter names with its labels (gpu,
+ * modelName, Hostname); per session, its counters labelled by session, user and
+ * pid; server-wide, sessions and events; and a histogram of calls' execution
+ * times. Label values are escaped as the format asks (\\, \", \n). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
-#include "common/crm_log.h"
 #include "server/crm_metrics.h"
+#include "server/crm_monitor.h"
 
-#define CRM_METRICS_REQUEST_MAX 4096
-#define CRM_METRICS_READ_S 5
+#define CRM__MIB (1024.0 * 1024.0)
 
-static volatile sig_atomic_t crm__metrics_stop;
-
-static void crm__metrics_on_term(int sig)
+static void crm__label(FILE *f, const char *value)
 {
-    (void)sig;
-    crm__metrics_stop = 1;
-}
-
-/* Reads the request head (up to its blank line) into buf. Its length, or -1. */
-static ssize_t crm__read_request(int fd, char *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got + 1 < cap) {
-        ssize_t n = recv(fd, buf + got, cap - 1 - got, 0);
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-        buf[got] = '\0';
-        if (strstr(buf, "\r\n\r\n") != NULL || strstr(buf, "\n\n") != NULL)
-            return (ssize_t)got;
+    putc('"', f);
+    for (const char *p = value; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else
+            putc(*p, f);
     }
-    return -1; /* a head this long is no scrape */
+    putc('"', f);
 }
 
-static void crm__send_all(int fd, const char *p, size_t n)
+static void crm__head(FILE *f, const char *name, const char *type, const char *help)
 {
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0 && errno != EINTR)
-            return;
-        if (w > 0) {
-            p += w;
-            n -= (size_t)w;
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One device sample: NAME{gpu="i",modelName="...",Hostname="..."} value */
+static void crm__device_sample(FILE *f, const char *name, int gpu, const crm_monitor_device *d, const char *host,
+                               double value)
+{
+    fprintf(f, "%s{gpu=\"%d\",modelName=", name, gpu);
+    crm__label(f, d->name);
+    fputs(",Hostname=", f);
+    crm__label(f, host);
+    fprintf(f, "} %.17g\n", value);
+}
+
+static void crm__devices(FILE *f, const char *host)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } fams[] = {
+        {"DCGM_FI_DEV_FB_TOTAL", "gauge", "Device memory, MiB."},
+        {"DCGM_FI_DEV_FB_USED", "gauge", "Device memory cudarem sessions hold, MiB."},
+        {"DCGM_FI_DEV_FB_FREE", "gauge", "Device memory not held by cudarem sessions, MiB."},
+        {"DCGM_FI_DEV_GPU_UTIL", "gauge", "Percent of the last second the device ran kernels (emulated device)."},
+        {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Percent of the last second the device copied memory (emulated device)."},
+        {"cudarem_device_sessions", "gauge", "Sessions that used the device."},
+    };
+    crm_monitor_device d[CRM_MONITOR_DEVICES];
+    crm_monitor_devices(d, CRM_MONITOR_DEVICES);
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, fams[k].type, fams[k].help);
+        for (int i = 0; i < CRM_MONITOR_DEVICES; i++) {
+            if (!d[i].known)
+                continue;
+            double total = (double)d[i].total / CRM__MIB, used = (double)d[i].used / CRM__MIB;
+            double v[] = {total, used, total > used ? total - used : 0, d[i].util_compute, d[i].util_memory,
+                          d[i].sessions};
+            crm__device_sample(f, fams[k].name, i, &d[i], host, v[k]);
         }
     }
 }
 
-static void crm__respond(int fd, const char *status, const char *type, const char *body, size_t len)
+/* One session sample: NAME{session="id",user="...",server_pid="..."} value */
+static void crm__session_sample(FILE *f, const char *name, const crm_monitor_session *s, double value)
 {
-    char head[256];
-    int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
-                     type, len);
-    crm__send_all(fd, head, (size_t)n);
-    crm__send_all(fd, body, len);
+    fprintf(f, "%s{session=\"%" PRIu64 "\",user=", name, s->id);
+    crm__label(f, s->user);
+    fprintf(f, ",server_pid=\"%d\"} %.17g\n", (int)s->server_pid, value);
 }
 
-static void crm__serve_one(int fd, const char *host)
+static void crm__sessions(FILE *f)
 {
-    char req[CRM_METRICS_REQUEST_MAX], *body = NULL;
-    size_t len = 0;
-    struct timeval limit = {.tv_sec = CRM_METRICS_READ_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
-    if (crm__read_request(fd, req, sizeof req) < 0)
-        return;
-    if (strncmp(req, "GET /metrics ", 13) != 0 && strncmp(req, "GET /metrics?", 13) != 0) {
-        static const char nf[] = "cudarem-server: the metrics are at /metrics\n";
-        crm__respond(fd, "404 Not Found", "text/plain; charset=utf-8", nf, sizeof nf - 1);
+    static const struct {
+        const char *name, *type, *help;
+    } fams[] = {
+        {"cudarem_session_calls_total", "counter", "CUDA calls the session ran."},
+        {"cudarem_session_bytes_in_total", "counter", "Bulk bytes the session sent the device."},
+        {"cudarem_session_bytes_out_total", "counter", "Bulk bytes the device sent the session."},
+        {"cudarem_session_memory_used_bytes", "gauge", "Device memory the session holds."},
+        {"cudarem_session_kernel_seconds_total", "counter", "Device time the session's work took (emulated device)."},
+        {"cudarem_session_start_time_seconds", "gauge", "When the session was admitted, seconds since the epoch."},
+    };
+    crm_monitor_session *v = calloc(CRM_MONITOR_SESSIONS, sizeof *v);
+    int n = v ? crm_monitor_sessions(v, CRM_MONITOR_SESSIONS) : 0;
+    if (n > CRM_MONITOR_SESSIONS)
+        n = CRM_MONITOR_SESSIONS;
+    crm__head(f, "cudarem_sessions", "gauge", "Sessions open.");
+    fprintf(f, "cudarem_sessions %d\n", n);
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, fams[k].type, fams[k].help);
+        for (int i = 0; i < n; i++) {
+            double val[] = {(double)v[i].calls,  (double)v[i].bytes_in,        (double)v[i].bytes_out,
+                            (double)v[i].memory, (double)v[i].kernel_ns / 1e9, (double)v[i].start_unix};
+            crm__session_sample(f, fams[k].name, &v[i], val[k]);
+        }
+    }
+    free(v);
+}
+
+static void crm__server(FILE *f, const crm_monitor_server *m)
+{
+    static const struct {
+        const char *name, *help;
+        int event;
+    } fams[] = {
+        {"cudarem_sessions_admitted_total", "Sessions admitted since the server started.", CRM_EVENT_ADMITTED},
+        {"cudarem_sessions_refused_total", "Sessions refused (version, quota, full server, credentials).",
+         CRM_EVENT_REFUSED},
+        {"cudarem_auth_failures_total", "Sessions refused for want of a valid credential.", CRM_EVENT_AUTH_FAILED},
+        {"cudarem_sessions_ended_by_admin_total", "Sessions an administrator ended.", CRM_EVENT_ENDED_BY_ADMIN},
+    };
+    for (size_t k = 0; k < sizeof fams / sizeof *fams; k++) {
+        crm__head(f, fams[k].name, "counter", fams[k].help);
+        fprintf(f, "%s %" PRIu64 "\n", fams[k].name, m->events[fams[k].event]);
+    }
+    crm__head(f, "cudarem_server_start_time_seconds", "gauge", "When the server started, seconds since the epoch.");
+    fprintf(f, "cudarem_server_start_time_seconds %" PRId64 "\n", m->start_unix);
+    crm__head(f, "cudarem_server_info", "gauge", "The device the server serves.");
+    fputs("cudarem_server_info{backend=", f);
+    crm__label(f, m->backend);
+    fputs("} 1\n", f);
+}
+
+static void crm__call_histogram(FILE *f, const crm_monitor_server *m)
+{
+    uint64_t cumulative = 0;
+    crm__head(f, "cudarem_call_duration_seconds", "histogram",
+              "Time the server took to execute each CUDA call (its handler; not the network).");
+    for (int b = 0; b < CRM_MONITOR_CALL_BUCKETS; b++) {
+        cumulative += m->call_buckets[b];
+        fprintf(f, "cudarem_call_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+                (double)crm_monitor_call_bounds_ns[b] / 1e9, cumulative);
+    }
+    cumulative += m->call_buckets[CRM_MONITOR_CALL_BUCKETS];
+    fprintf(f, "cudarem_call_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cumulative);
+    fprintf(f, "cudarem_call_duration_seconds_sum %.9f\n", (double)m->call_ns / 1e9);
+    fprintf(f, "cudarem_call_duration_seconds_count %" PRIu64 "\n", cumulative);
+}
+
+void crm_metrics_write(FILE *f, const char *hostname)
+{
+    crm_monitor_server m;
+    crm_monitor_server_info(&m);
+    crm__devices(f, hostname);
+    crm__sessions(f);
+    crm__server(f, &m);
+    crm__call_histogram(f, &m);
+}
+
+void crm_metrics_handle(const crm_http_request *req, crm_http_response *res)
+{
+    char host[256] = "";
+    if (strcmp(req->path, "/metrics") != 0) {
+        crm_http_text(res, 404, "text/plain; charset=utf-8", "cudarem-server: the metrics are at /metrics\n");
         return;
     }
-    FILE *f = open_memstream(&body, &len);
+    if (strcmp(req->method, "GET") != 0) {
+        crm_http_text(res, 405, "text/plain; charset=utf-8", "GET only\n");
+        return;
+    }
+    gethostname(host, sizeof host - 1);
+    FILE *f = open_memstream(&res->body, &res->len);
     if (f == NULL)
         return;
     crm_metrics_write(f, host);
     fclose(f);
-    crm__respond(fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, len);
-    free(body);
-}
-
-static void crm__metrics_loop(int lfd)
-{
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    while (!crm__metrics_stop) {
-        int fd = accept(lfd, NULL, NULL);
-        if (fd < 0)
-            continue; /* EINTR at SIGTERM, or a connection gone before it was taken */
-        crm__serve_one(fd, host);
-        close(fd);
-    }
-}
-
-pid_t crm_metrics_start(const crm_addr *addr, const int *close_fds, int nclose, char *err, size_t errlen)
-{
-    int lfd = crm_addr_listen(addr, err, errlen);
-    if (lfd < 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(lfd);
-        return -1;
-    }
-    if (pid > 0) {
-        close(lfd);
-        return pid;
-    }
-    prctl(PR_SET_PDEATHSIG, SIGTERM); /* ends with the daemon, even a killed one */
-    struct sigaction sa = {.sa_handler = crm__metrics_on_term}; /* no SA_RESTART: accept returns */
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGINT, SIG_IGN);
-    for (int i = 0; i < nclose; i++)
-        close(close_fds[i]);
-    if (getppid() == 1) /* the daemon died before the death signal was armed */
-        _exit(0);
-    crm__metrics_loop(lfd);
-    _exit(0);
+    res->code = 200;
+    res->type = "text/plain; version=0.0.4; charset=utf-8";
 }

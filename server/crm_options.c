@@ -53,6 +53,10 @@ static void crm__usage(FILE *out)
             "                       exporter, sessions with their users, counts, a histogram\n"
             "                       of call times. Anyone who reaches ADDR sees user names:\n"
             "                       give a loopback or an internal address\n"
+            "  --http ADDR          serve the dashboard at http://ADDR/: devices and sessions,\n"
+            "                       live, and ending a session with an administrator's token\n"
+            "                       (which the page sends as it is: serve it on loopback, or\n"
+            "                       behind a proxy that adds TLS)\n"
             "  --scrub              zero the device memory a session frees (and all it\n"
             "                       holds when it ends) before any other can receive it\n"
             "  --tls-cert FILE      serve TLS with this certificate chain (PEM); TCP\n"
@@ -161,14 +165,15 @@ static int crm__timeout_arg(const char *text)
 }
 
 /* --allow-uid: a user name or a numeric uid. */
-static int crm__metrics_arg(crm_options *o, const char *text)
+/* --metrics or --http ADDR into *a. 0 or -1. */
+static int crm__site_arg(const char *option, const char *text, crm_addr *a, int *on)
 {
     char err[256];
-    if (crm_addr_parse(text, &o->metrics, err, sizeof err) != 0) {
-        fprintf(stderr, "cudarem-server: --metrics %s: %s\n", text, err);
+    if (crm_addr_parse(text, a, err, sizeof err) != 0) {
+        fprintf(stderr, "cudarem-server: %s %s: %s\n", option, text, err);
         return -1;
     }
-    o->metrics_on = 1;
+    *on = 1;
     return 0;
 }
 
@@ -217,7 +222,8 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'A': o->auth.auth_file = arg; return 0;
     case 'U': o->add_user = arg; return 0;
     case 'a': o->add_admin = 1; return 0;
-    case 'M': return crm__metrics_arg(o, arg);
+    case 'M': return crm__site_arg("--metrics", arg, &o->metrics, &o->metrics_on);
+    case 'H': return crm__site_arg("--http", arg, &o->http, &o->http_on);
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
@@ -243,6 +249,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
         {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
         {"admin", no_argument, NULL, 'a'},             {"metrics", required_argument, NULL, 'M'},
+        {"http", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

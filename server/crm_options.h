@@ -21,6 +21,8 @@ typedef struct crm_options {
     int add_admin;                   /* --admin: that user is an administrator */
     crm_addr metrics;                /* --metrics ADDR */
     int metrics_on;
+    crm_addr http;                   /* --http ADDR: the dashboard */
+    int http_on;
     const char *tls_cert, *tls_key;  /* --tls-cert, --tls-key (PEM), NULL: no TLS */
     int scrub;                       /* --scrub */
 } crm_options;

@@ -55,35 +55,43 @@ static void crm__fill_sessions(crm_status_res *res)
     free(v);
 }
 
+void crm_status_fill(crm_status_res *res)
+{
+    crm_monitor_server info;
+    crm_monitor_server_info(&info);
+    memset(res, 0, sizeof *res);
+    res->message = strdup("");
+    res->backend = strdup(info.backend);
+    res->start_unix = info.start_unix;
+    res->sessions_admitted = info.events[CRM_EVENT_ADMITTED];
+    res->sessions_refused = info.events[CRM_EVENT_REFUSED];
+    res->auth_failures = info.events[CRM_EVENT_AUTH_FAILED];
+    res->sessions_ended_by_admin = info.events[CRM_EVENT_ENDED_BY_ADMIN];
+    crm__fill_devices(res);
+    crm__fill_sessions(res);
+}
+
 void crm_status_serve(crm_srv_rpc *x, crm_session *s)
 {
     crm_status_res res;
-    crm_monitor_server info;
     memset(&res, 0, sizeof res);
     if (!crm_srv_rpc_getargs(x, (xdrproc_t)(void (*)(void))xdr_void, NULL)) {
         crm_srv_rpc_error(x, GARBAGE_ARGS);
         return;
     }
     const char *why = crm__refusal(s);
-    crm_monitor_server_info(&info);
-    res.status = why != NULL;
-    res.message = strdup(why ? why : "");
-    res.backend = strdup(info.backend);
     if (why == NULL) {
-        res.start_unix = info.start_unix;
-        res.sessions_admitted = info.events[CRM_EVENT_ADMITTED];
-        res.sessions_refused = info.events[CRM_EVENT_REFUSED];
-        res.auth_failures = info.events[CRM_EVENT_AUTH_FAILED];
-        res.sessions_ended_by_admin = info.events[CRM_EVENT_ENDED_BY_ADMIN];
-        crm__fill_devices(&res);
-        crm__fill_sessions(&res);
+        crm_status_fill(&res);
+    } else {
+        res.status = 1;
+        res.message = strdup(why);
+        res.backend = strdup("");
     }
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_status_res, &res);
     xdr_free((xdrproc_t)xdr_crm_status_res, (char *)&res);
 }
 
-/* Sends SIGTERM to the process of session id: 0, or -1 with why set. */
-static int crm__end_session(uint64_t id, const char *by, char *why, size_t whylen)
+int crm_status_end_session(uint64_t id, const char *by, char *why, size_t whylen)
 {
     crm_monitor_session *v = calloc(CRM_MONITOR_SESSIONS, sizeof *v);
     int n = v ? crm_monitor_sessions(v, CRM_MONITOR_SESSIONS) : 0, rc = -1;
@@ -120,7 +128,7 @@ void crm_status_end(crm_srv_rpc *x, crm_session *s)
     if (refused != NULL) {
         res.status = 1;
         res.message = (char *)refused;
-    } else if (crm__end_session(args.session_id, s->user, why, sizeof why) != 0) {
+    } else if (crm_status_end_session(args.session_id, s->user, why, sizeof why) != 0) {
         res.status = 1;
     }
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_end_res, &res);

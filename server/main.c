@@ -22,6 +22,8 @@
 #include "server/crm_admit.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
+#include "server/crm_dashboard.h"
+#include "server/crm_http.h"
 #include "server/crm_metrics.h"
 #include "server/crm_monitor.h"
 #include "server/crm_options.h"
@@ -261,37 +263,51 @@ static void crm__reload_auth(const crm_options *o)
         crm_info("SIGHUP: admitting the %d user(s) of %s", crm_auth_srv_users(), o->auth.auth_file);
 }
 
-/* --metrics: the process that serves them; its pid, -1 when not asked, 0 when it
- * could not start (logged). */
-static pid_t crm__start_metrics(const crm_options *o, const struct pollfd *fds)
+static void crm__log_site(const crm_addr *a, const char *path)
 {
-    char err[256], where[300];
-    int listeners[CRM_MAX_LISTEN];
-    if (!o->metrics_on)
+    if (a->kind == CRM_ADDR_TCP)
+        crm_info("%s at http://%s:%d%s", strcmp(path, "/") ? "metrics for Prometheus" : "dashboard", a->host,
+                 a->port, path);
+    else
+        crm_info("%s at %s on the Unix socket %s", strcmp(path, "/") ? "metrics for Prometheus" : "dashboard",
+                 path, a->path);
+}
+
+/* --metrics and --http: the process that serves them; its pid, -1 when neither
+ * was asked for, 0 when it could not start (logged). */
+static pid_t crm__start_http(const crm_options *o, const struct pollfd *fds)
+{
+    char err[256];
+    int listeners[CRM_MAX_LISTEN], n = 0;
+    crm_http_site sites[2];
+    if (o->metrics_on)
+        sites[n++] = (crm_http_site){o->metrics, crm_metrics_handle};
+    if (o->http_on)
+        sites[n++] = (crm_http_site){o->http, crm_dashboard_handle};
+    if (n == 0)
         return -1;
     for (int i = 0; i < o->nlisten; i++)
         listeners[i] = fds[i].fd;
-    pid_t pid = crm_metrics_start(&o->metrics, listeners, o->nlisten, err, sizeof err);
+    pid_t pid = crm_http_start(sites, n, listeners, o->nlisten, err, sizeof err);
     if (pid < 0) {
-        crm_error("--metrics: %s", err);
+        crm_error("--metrics/--http: %s", err);
         return 0;
     }
-    if (o->metrics.kind == CRM_ADDR_TCP)
-        snprintf(where, sizeof where, "http://%s:%d/metrics", o->metrics.host, o->metrics.port);
-    else
-        snprintf(where, sizeof where, "/metrics on the Unix socket %s", o->metrics.path);
-    crm_info("metrics for Prometheus at %s (process %d)", where, (int)pid);
+    for (int i = 0; i < n; i++)
+        crm__log_site(&sites[i].addr, sites[i].handler == crm_metrics_handle ? "/metrics" : "/");
     return pid;
 }
 
-static void crm__stop_metrics(const crm_options *o, pid_t pid)
+static void crm__stop_http(const crm_options *o, pid_t pid)
 {
     if (pid <= 0)
         return;
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
-    if (o->metrics.kind == CRM_ADDR_UNIX)
+    if (o->metrics_on && o->metrics.kind == CRM_ADDR_UNIX)
         unlink(o->metrics.path);
+    if (o->http_on && o->http.kind == CRM_ADDR_UNIX)
+        unlink(o->http.path);
 }
 
 int main(int argc, char **argv)
@@ -326,8 +342,8 @@ int main(int argc, char **argv)
     if (crm_monitor_init() != 0) /* before any fork: every session shares it */
         crm_warn("no shared session table: NVML lists each client's own session only");
     crm_monitor_set_backend(crm_backend_name(kind));
-    pid_t metrics = crm__start_metrics(&o, fds);
-    if (metrics == 0) {
+    pid_t http = crm__start_http(&o, fds);
+    if (http == 0) {
         crm__close_listeners(&o, fds);
         return 1;
     }
@@ -345,7 +361,7 @@ int main(int argc, char **argv)
     }
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);
     crm__close_listeners(&o, fds);
-    crm__stop_metrics(&o, metrics);
+    crm__stop_http(&o, http);
     crm__stop_sessions();
     return 0;
 }

@@ -8,11 +8,16 @@
  * view shows the same session; an unreachable server makes the exit status 1 and
  * its JSON entry an error; a Unix-socket peer admitted by uid and running as the
  * server's user is an administrator without a token. --metrics serves what a
- * Prometheus parser reads, with the figures of alice's session. */
+ * Prometheus parser reads, with the figures of alice's session. --http serves a
+ * page headless Chromium draws with her session, and ends it for ops only. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +28,8 @@
 #define E2E_PYENV ""
 #endif
 
-static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN], metrics[64];
+static char dir[64], users[E2E_PATH_LEN], ops[160], alice[160], smi[E2E_PATH_LEN], metrics[64], http[64];
+static int http_port;
 static e2e_server srv;
 
 static void add_user(const char *name, int admin, char *token, size_t len)
@@ -42,9 +48,11 @@ static void setup(void)
     unsetenv("CUDAREM_TOKEN");
     unsetenv("CUDAREM_TOKEN_FILE");
     static char uid[16];
-    static char *args[] = {"--auth-file", users, "--allow-uid", uid, "--metrics", metrics, NULL};
+    static char *args[] = {"--auth-file", users, "--allow-uid", uid, "--metrics", metrics, "--http", http, NULL};
     snprintf(uid, sizeof uid, "%u", (unsigned)getuid());
     snprintf(metrics, sizeof metrics, "tcp:127.0.0.1:%d", e2e_free_port());
+    http_port = e2e_free_port();
+    snprintf(http, sizeof http, "tcp:127.0.0.1:%d", http_port);
     e2e_server_extra_args(args);
     if (e2e_server_start_logged(&srv, dir, 0, err, sizeof err) != 0)
         ck_abort_msg("server start: %s", err);
@@ -225,6 +233,88 @@ START_TEST(test_metrics_parse)
 }
 END_TEST
 
+/* One HTTP request to the dashboard: its status code, the body in out. */
+static int http_request(const char *method, const char *path, const char *token, const char *body, char *out,
+                        size_t outlen)
+{
+    char req[1024];
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)http_port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_msg(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "cannot reach the dashboard");
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: x\r\n%s%s%sContent-Length: %zu\r\n\r\n%s", method, path,
+                     token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "",
+                     strlen(body), body);
+    ck_assert_int_eq(write(fd, req, (size_t)n), n);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < outlen && (r = read(fd, out + got, outlen - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = '\0';
+    close(fd);
+    int code = 0;
+    sscanf(out, "HTTP/1.1 %d", &code);
+    return code;
+}
+
+/* Runs headless Chromium on the dashboard with args (the last is the URL). Its stdout. */
+static char *chromium(const char *tag, char **args)
+{
+    static const char *const names[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"};
+    const char *browser = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names && browser == NULL; i++)
+        if (access(names[i], X_OK) == 0)
+            browser = names[i];
+    ck_assert_msg(browser != NULL, "no Chromium: tools/install-deps.sh installs the Debian package chromium");
+    char *argv[16] = {(char *)browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000"};
+    int n = 5;
+    for (int i = 0; args[i] != NULL && n < 15; i++)
+        argv[n++] = args[i];
+    e2e_proc p;
+    e2e_proc_opts o = {NULL, 0, 0};
+    ck_assert_int_eq(e2e_run(&p, dir, tag, browser, argv, &o), 0);
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "%s: chromium failed", tag);
+    return e2e_read_file(p.out_path);
+}
+
+/* --http: the page, drawn by headless Chromium (a screenshot is kept in
+ * build/tests/dashboard.png), lists alice's session; the end action is refused
+ * without an administrator's token and ends her session with one. */
+START_TEST(test_dashboard)
+{
+    e2e_proc prog;
+    char url[96], shot[E2E_PATH_LEN], shot_arg[E2E_PATH_LEN + 16], out[65536], row[48];
+    struct stat st;
+    start_alice(&prog);
+    snprintf(url, sizeof url, "http://%s/", http + 4);
+    e2e_build_path("tests/dashboard.png", shot, sizeof shot);
+    unlink(shot);
+    snprintf(shot_arg, sizeof shot_arg, "--screenshot=%s", shot);
+    char *dom = chromium("chromium-dom", (char *[]){"--dump-dom", url, NULL});
+    ck_assert_msg(strstr(dom, "session-") != NULL && strstr(dom, ">alice<") != NULL, "page: %.2000s", dom);
+    ck_assert_msg(strstr(dom, "cudarem emulated device") != NULL, "no device on the page");
+    const char *id_at = strstr(dom, "id=\"session-");
+    long id = id_at ? strtol(id_at + strlen("id=\"session-"), NULL, 10) : 0;
+    ck_assert_int_gt(id, 0);
+    free(dom);
+    free(chromium("chromium-shot", (char *[]){"--window-size=1200,700", shot_arg, url, NULL}));
+    ck_assert_msg(stat(shot, &st) == 0 && st.st_size > 5000, "no screenshot at %s", shot);
+
+    snprintf(row, sizeof row, "session=%ld", id);
+    ck_assert_int_eq(http_request("POST", "/api/end", "ops:0000", row, out, sizeof out), 403);
+    ck_assert_int_eq(http_request("POST", "/api/end", alice, row, out, sizeof out), 403);
+    ck_assert_msg(strstr(out, "only an administrator") != NULL, "%s", out);
+    ck_assert_int_eq(http_request("POST", "/api/end", ops, "session=x", out, sizeof out), 400);
+    ck_assert_int_eq(http_request("GET", "/elsewhere", NULL, "", out, sizeof out), 404);
+    ck_assert_int_eq(http_request("POST", "/api/end", ops, row, out, sizeof out), 200);
+    ck_assert_msg(strstr(out, "\"ok\": true") != NULL, "%s", out);
+    ck_assert_int_eq(e2e_wait(&prog, 20000), 0);
+    ck_assert_msg(WIFEXITED(prog.status) && WEXITSTATUS(prog.status) == 3, "alice's program did not fail");
+    ck_assert_int_eq(http_request("GET", "/api/status", NULL, "", out, sizeof out), 200);
+    ck_assert_msg(strstr(out, "\"sessions_ended_by_admin\": 1") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *smi_suite(void)
 {
     Suite *s = suite_create("e2e_smi");
@@ -235,6 +325,7 @@ static Suite *smi_suite(void)
     tcase_add_test(tc, test_a_user_is_refused);
     tcase_add_test(tc, test_unix_peer_and_unreachable_server);
     tcase_add_test(tc, test_metrics_parse);
+    tcase_add_test(tc, test_dashboard);
     suite_add_tcase(s, tc);
     return s;
 }
