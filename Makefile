@@ -4,6 +4,7 @@
 #   make            build everything into build/
 #   make test       unit + end-to-end suites, then the same under ASan/UBSan
 #   make SAN=1 ...  build into build-san/ with AddressSanitizer + UBSan
+#   make install    install into PREFIX (default /usr/local; packaging/install.mk)
 
 CC        ?= gcc
 CUDA_HOME ?= /usr/local/cuda
@@ -43,6 +44,7 @@ include server/server.mk
 include examples/examples.mk
 include benchmarks/benchmarks.mk
 include tests/tests.mk
+include packaging/install.mk
 
 $(BUILD) $(GEN) $(BUILD)/obj:
 	mkdir -p $@

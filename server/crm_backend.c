@@ -35,7 +35,8 @@ int crm_backend_host_addressable(void)
     return crm__kind == CRM_BACKEND_EMU && !forced;
 }
 
-/* CUDAREM_EMU_LIB, else libcudarem-emu.so next to the server binary. */
+/* CUDAREM_EMU_LIB, else libcudarem-emu.so next to the server binary (the build
+ * tree), else in ../lib/cudarem beside it (make install). */
 static void crm__emu_path(char *path, size_t len)
 {
     const char *env = getenv("CUDAREM_EMU_LIB");
@@ -51,7 +52,10 @@ static void crm__emu_path(char *path, size_t len)
         return;
     }
     exe[n] = '\0';
-    snprintf(path, len, "%s/libcudarem-emu.so", dirname(exe));
+    const char *dir = dirname(exe);
+    snprintf(path, len, "%s/libcudarem-emu.so", dir);
+    if (access(path, R_OK) != 0)
+        snprintf(path, len, "%s/../lib/cudarem/libcudarem-emu.so", dir);
 }
 
 /* The real libraries of the GPU backend; the emulated device exports them all. */

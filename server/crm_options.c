@@ -20,6 +20,10 @@ static void crm__usage(FILE *out)
             "Serve CUDA runtime calls of cudarem clients (LD_PRELOAD=libcudarem.so) on this host.\n"
             "Each client connection is a session in its own process with its own CUDA context.\n"
             "\n"
+            "  --config FILE        read options from FILE first: one per line, 'listen =\n"
+            "                       unix:/run/cudarem.sock' or 'insecure' (a long option\n"
+            "                       without its dashes); '#' starts a comment. Options on\n"
+            "                       the command line come after the file's\n"
             "  --listen ADDR        listen on ADDR: tcp:HOST:PORT, HOST:PORT or unix:PATH;\n"
             "                       repeatable (default: tcp:0.0.0.0:%d)\n"
             "  --device KIND        cuda: the real GPU; emu: the CPU-emulated device;\n"
@@ -79,7 +83,8 @@ static void crm__usage(FILE *out)
             "Environment: CUDAREM_EMU_MEM (emulated device memory, e.g. 8G),\n"
             "CUDAREM_EMU_DEVICES (number of emulated devices), CUDAREM_EMU_THREADS (threads\n"
             "the PTX engine runs a grid's blocks on; default one per core), CUDAREM_EMU_LIB\n"
-            "(path of libcudarem-emu.so; default: next to this binary).\n"
+            "(path of libcudarem-emu.so; default: next to this binary, else in\n"
+            "../lib/cudarem beside it).\n"
             "Each session's large copies use a second connection to the same address (its\n"
             "data channel), or shared memory when the client runs on this machine: one\n"
             "published port or socket is enough.\n"
@@ -224,6 +229,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'a': o->add_admin = 1; return 0;
     case 'M': return crm__site_arg("--metrics", arg, &o->metrics, &o->metrics_on);
     case 'H': return crm__site_arg("--http", arg, &o->http, &o->http_on);
+    case 'F': return 0; /* read before: server/crm_config.h */
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
@@ -249,7 +255,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"quota", required_argument, NULL, 'Q'},        {"tls-cert", required_argument, NULL, 'c'},
         {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
         {"admin", no_argument, NULL, 'a'},             {"metrics", required_argument, NULL, 'M'},
-        {"http", required_argument, NULL, 'H'},
+        {"http", required_argument, NULL, 'H'},         {"config", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

@@ -22,6 +22,7 @@
 #include "server/crm_admit.h"
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
+#include "server/crm_config.h"
 #include "server/crm_dashboard.h"
 #include "server/crm_http.h"
 #include "server/crm_metrics.h"
@@ -314,7 +315,13 @@ int main(int argc, char **argv)
 {
     crm_options o;
     struct pollfd fds[CRM_MAX_LISTEN];
-    int rc = crm_options_parse(argc, argv, &o), ok;
+    char err[512], **args;
+    int nargs, ok;
+    if (crm_config_expand(argc, argv, &nargs, &args, err, sizeof err) != 0) {
+        fprintf(stderr, "cudarem-server: %s\n", err);
+        return 2;
+    }
+    int rc = crm_options_parse(nargs, args, &o); /* o keeps pointers into args: never freed */
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     if (o.add_user != NULL)

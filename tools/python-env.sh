@@ -2,7 +2,8 @@
 # python-env.sh -- creates, or reuses when complete, the virtual environment the
 # framework tests (tests/python/*_basic.py) run in: CuPy, numba-cuda, NVML's
 # Python binding, NumPy and the PyPI PyTorch wheel (CUDA 13 build); and
-# prometheus_client, whose parser reads the server's metrics in check_e2e_smi.
+# prometheus_client, whose parser reads the server's metrics in check_e2e_smi, and
+# kubernetes-validate, which checks docs/k8s against Kubernetes' schemas offline.
 #
 #   usage: tools/python-env.sh [--print-dir|--check]
 #     (none)       make sure the environment is complete; prints its directory last
@@ -63,9 +64,10 @@ PACKAGES=(
     "torch==2.15.0"
     "scikit-learn==1.9.1"
     "prometheus-client==0.26.0"
+    "kubernetes-validate==1.37.0"
 )
 # Imported once after installing, to prove the packages load (no GPU needed).
-IMPORTS="numpy pynvml cupy numba.cuda torch sklearn prometheus_client"
+IMPORTS="numpy pynvml cupy numba.cuda torch sklearn prometheus_client kubernetes_validate"
 
 dir=${CUDAREM_PYENV:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/pyenv}
 wheels=${CUDAREM_PYENV_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/cudarem/wheels}
