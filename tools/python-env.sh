@@ -43,6 +43,9 @@
 #   cupy-cuda13x==14.2.0       5 s (2 s)         6 s                    +200 MiB
 #   numba-cuda[cu13]==0.30.4   17-26 s (6 s)     23-27 s                +731 MiB
 #   torch==2.15.0              110-112 s (38 s)  112-135 s              +5,070 MiB
+#   (2026-12-04, from the wheel cache: scikit-learn 7 s +202 MiB; prometheus-client
+#   2 s +1 MiB; kubernetes-validate, first download, 6 s (1 s) +117 MiB; the whole
+#   environment then took 81 s, 6.4 GB)
 #   whole environment          143-153 s         182-185 s (loaded)     6.1 GB; wheel cache 3.1 GB
 #
 # Unpacking, not the download, is the cost here (PyPI arrives at ~100 MB/s); the
