@@ -53,7 +53,7 @@ grep -E "^== |Checks:|passed, " "$out/suites.log"
 
 sock=/tmp/cudarem-gpu-check.sock
 build/cudarem-server --device cuda --listen "unix:$sock" --listen tcp:127.0.0.1:17470 --insecure --log-level info \
-    2>"$out/server.log" &
+    --metrics tcp:127.0.0.1:17480 --http tcp:127.0.0.1:17481 2>"$out/server.log" &
 srv=$!
 for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
 remote() { LD_PRELOAD=$PWD/build/libcudarem.so CUDAREM_SERVER=unix:$sock CUDAREM_STATS=1 "$@"; }
@@ -61,6 +61,19 @@ remote() { LD_PRELOAD=$PWD/build/libcudarem.so CUDAREM_SERVER=unix:$sock CUDAREM
 step "demo: local GPU vs remote through the shim"
 build/examples/remote_copy 1024 | tee "$out/demo-local.log"
 remote build/examples/remote_copy 1024 2>&1 | tee "$out/demo-remote.log" || status=1
+
+step "the operator's view of a GPU server: cudarem-smi, metrics, the dashboard's status, while a copy loop runs"
+remote build/cuda/copyloop 3000 >"$out/copyloop.log" 2>&1 &
+loop=$!
+sleep 2
+build/cudarem-smi -s "unix:$sock" | tee "$out/smi.txt" || status=1
+build/cudarem-smi -s "unix:$sock" --json >"$out/smi.json" || status=1
+python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:17480/metrics').read().decode())" \
+    >"$out/metrics.txt" || status=1
+grep -E "^DCGM_FI_DEV_FB_(TOTAL|USED)|^cudarem_sessions |_count " "$out/metrics.txt"
+python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:17481/api/status').read().decode())" \
+    >"$out/dashboard-status.json" || status=1
+wait $loop || status=1
 
 step "driver-API program through the shim (LD_LIBRARY_PATH for its DT_NEEDED libcuda.so.1)"
 LD_LIBRARY_PATH=$PWD/build/lib remote build/driver/drv_api build/driver/vadd.cubin build/driver/vadd.ptx \
