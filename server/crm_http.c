@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "server/crm_http.h"
 
@@ -18,12 +19,14 @@
 #define CRM_HTTP_IO_S 5
 #define CRM_HTTP_SITES_MAX 4
 
-static volatile sig_atomic_t crm__http_stop;
+static volatile sig_atomic_t crm__http_stop, crm__http_reload;
 
-static void crm__http_on_term(int sig)
+static void crm__http_on_signal(int sig)
 {
-    (void)sig;
-    crm__http_stop = 1;
+    if (sig == SIGHUP)
+        crm__http_reload = 1;
+    else
+        crm__http_stop = 1;
 }
 
 void crm_http_text(crm_http_response *res, int code, const char *type, const char *text)
@@ -138,13 +141,44 @@ static void crm__serve_one(int fd, crm_http_handler handler)
     free(res.body);
 }
 
-static void crm__http_loop(const int *fds, const crm_http_site *sites, int n)
+/* Serves fd in a process of its own; 0, or -1 when too many are running. */
+static int crm__serve_apart(int fd, crm_http_handler handler, int *running)
+{
+    if (*running >= CRM_HTTP_CONCURRENT)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGTERM, SIG_DFL);
+        crm__serve_one(fd, handler);
+        _exit(0);
+    }
+    if (pid < 0)
+        return -1;
+    (*running)++;
+    return 0;
+}
+
+static void crm__busy(int fd)
+{
+    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    crm__send_all(fd, busy, sizeof busy - 1);
+}
+
+static void crm__http_loop(const int *fds, const crm_http_site *sites, int n, crm_http_reload reload)
 {
     struct pollfd p[CRM_HTTP_SITES_MAX];
+    int running = 0;
     for (int i = 0; i < n; i++)
         p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
     while (!crm__http_stop) {
-        if (poll(p, (nfds_t)n, 1000) <= 0)
+        while (running > 0 && waitpid(-1, NULL, WNOHANG) > 0)
+            running--;
+        if (crm__http_reload) {
+            crm__http_reload = 0;
+            if (reload.fn != NULL)
+                reload.fn(reload.arg);
+        }
+        if (poll(p, (nfds_t)n, 200) <= 0)
             continue;
         for (int i = 0; i < n; i++) {
             if (!(p[i].revents & POLLIN))
@@ -152,14 +186,17 @@ static void crm__http_loop(const int *fds, const crm_http_site *sites, int n)
             int fd = accept(fds[i], NULL, NULL);
             if (fd < 0)
                 continue;
-            crm__serve_one(fd, sites[i].handler);
+            if (crm__serve_apart(fd, sites[i].handler, &running) != 0)
+                crm__busy(fd);
             close(fd);
         }
     }
+    while (running-- > 0)
+        wait(NULL);
 }
 
-pid_t crm_http_start(const crm_http_site *sites, int nsites, const int *close_fds, int nclose, char *err,
-                     size_t errlen)
+pid_t crm_http_start(const crm_http_site *sites, int nsites, const int *close_fds, int nclose,
+                     crm_http_reload reload, char *err, size_t errlen)
 {
     int fds[CRM_HTTP_SITES_MAX];
     if (nsites < 1 || nsites > CRM_HTTP_SITES_MAX) {
@@ -181,14 +218,14 @@ pid_t crm_http_start(const crm_http_site *sites, int nsites, const int *close_fd
         return pid;
     }
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* ends with the daemon, even a killed one */
-    struct sigaction sa = {.sa_handler = crm__http_on_term};
+    struct sigaction sa = {.sa_handler = crm__http_on_signal}; /* no SA_RESTART: poll returns */
     sigaction(SIGTERM, &sa, NULL);
-    signal(SIGHUP, SIG_IGN);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGINT, SIG_IGN);
     for (int i = 0; i < nclose; i++)
         close(close_fds[i]);
     if (getppid() == 1) /* the daemon died before the death signal was armed */
         _exit(0);
-    crm__http_loop(fds, sites, nsites);
+    crm__http_loop(fds, sites, nsites, reload);
     _exit(0);
 }

@@ -264,6 +264,15 @@ static void crm__reload_auth(const crm_options *o)
         crm_info("SIGHUP: admitting the %d user(s) of %s", crm_auth_srv_users(), o->auth.auth_file);
 }
 
+/* The HTTP process's SIGHUP: the same auth file, for the dashboard's tokens. */
+static void crm__reload_auth_of(void *arg)
+{
+    const crm_options *o = arg;
+    char err[512];
+    if (o->auth.auth_file != NULL && crm_auth_srv_load(&o->auth, err, sizeof err) != 0)
+        crm_error("dashboard, SIGHUP: %s; keeping the users loaded before", err);
+}
+
 static void crm__log_site(const crm_addr *a, const char *path)
 {
     if (a->kind == CRM_ADDR_TCP)
@@ -289,7 +298,8 @@ static pid_t crm__start_http(const crm_options *o, const struct pollfd *fds)
         return -1;
     for (int i = 0; i < o->nlisten; i++)
         listeners[i] = fds[i].fd;
-    pid_t pid = crm_http_start(sites, n, listeners, o->nlisten, err, sizeof err);
+    crm_http_reload reload = {crm__reload_auth_of, (void *)o};
+    pid_t pid = crm_http_start(sites, n, listeners, o->nlisten, reload, err, sizeof err);
     if (pid < 0) {
         crm_error("--metrics/--http: %s", err);
         return 0;
@@ -364,6 +374,8 @@ int main(int argc, char **argv)
         if (crm__reload) {
             crm__reload = 0;
             crm__reload_auth(&o);
+            if (http > 0)
+                kill(http, SIGHUP); /* the dashboard checks tokens too */
         }
     }
     crm_info("shutting down: stopping %d session(s)", crm__nchildren);

@@ -279,7 +279,8 @@ static char *chromium(const char *tag, char **args)
 
 /* --http: the page, drawn by headless Chromium (a screenshot is kept in
  * build/tests/dashboard.png), lists alice's session; the end action is refused
- * without an administrator's token and ends her session with one. */
+ * without an administrator's token, and ends her session with the token of an
+ * administrator added while the server ran (after SIGHUP). */
 START_TEST(test_dashboard)
 {
     e2e_proc prog;
@@ -306,7 +307,17 @@ START_TEST(test_dashboard)
     ck_assert_msg(strstr(out, "only an administrator") != NULL, "%s", out);
     ck_assert_int_eq(http_request("POST", "/api/end", ops, "session=x", out, sizeof out), 400);
     ck_assert_int_eq(http_request("GET", "/elsewhere", NULL, "", out, sizeof out), 404);
-    ck_assert_int_eq(http_request("POST", "/api/end", ops, row, out, sizeof out), 200);
+    /* an administrator added while the server runs counts after SIGHUP, on the page too */
+    char ops2[160];
+    add_user("ops2", 1, ops2, sizeof ops2);
+    ck_assert_int_eq(http_request("POST", "/api/end", ops2, row, out, sizeof out), 403);
+    ck_assert_int_eq(kill(srv.pid, SIGHUP), 0);
+    int code = 0;
+    for (int tries = 0; tries < 10 && code != 200; tries++) { /* the reload is asynchronous */
+        e2e_sleep_ms(200);
+        code = http_request("POST", "/api/end", ops2, row, out, sizeof out);
+    }
+    ck_assert_int_eq(code, 200);
     ck_assert_msg(strstr(out, "\"ok\": true") != NULL, "%s", out);
     ck_assert_int_eq(e2e_wait(&prog, 20000), 0);
     ck_assert_msg(WIFEXITED(prog.status) && WEXITSTATUS(prog.status) == 3, "alice's program did not fail");
