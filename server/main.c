@@ -325,13 +325,14 @@ int main(int argc, char **argv)
 {
     crm_options o;
     struct pollfd fds[CRM_MAX_LISTEN];
-    char err[512], **args;
+    static char **args; /* the options keep pointers into it for the whole run */
+    char err[512];
     int nargs, ok;
     if (crm_config_expand(argc, argv, &nargs, &args, err, sizeof err) != 0) {
         fprintf(stderr, "cudarem-server: %s\n", err);
         return 2;
     }
-    int rc = crm_options_parse(nargs, args, &o); /* o keeps pointers into args: never freed */
+    int rc = crm_options_parse(nargs, args, &o);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     if (o.add_user != NULL)
