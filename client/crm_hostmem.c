@@ -67,14 +67,16 @@ int crm_hostmem_alloc(size_t size, void **out)
         return -1;
     int attached = crm__attach(&s, name, cookie) == 0;
     crm_shm_unlink(name); /* attached or refused: the name has served */
+    int reserved = crm_shm_region_reserve(&s.shm) == 0; /* only now: the name lived as short as it could */
     pthread_mutex_lock(&crm__lock);
-    int kept = attached && crm__append(&s) == 0;
+    int kept = attached && reserved && crm__append(&s) == 0;
     pthread_mutex_unlock(&crm__lock);
     if (!kept) {
         if (attached)
             crm_rpc_crm_host_detach(s.id);
         crm_shm_region_unmap(&s.shm);
-        crm_debug("pinned allocation of %zu bytes stays private: the server did not attach it", size);
+        crm_debug("pinned allocation of %zu bytes stays private: %s", size,
+                  !attached ? "the server did not attach it" : "no room for it in /dev/shm");
         return -1;
     }
     *out = s.shm.data;

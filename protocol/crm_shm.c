@@ -1,27 +1,28 @@
 /* crm_shm.c -- creating, attaching and checking shared-memory regions, and the
  * process's bulk window, which is one of them. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "protocol/crm_shm.h"
 
 char *crm_shm_data;
 uint64_t crm_shm_data_size;
-static crm_shm_region crm__window;
+static crm_shm_region crm__window = {.fd = -1};
 
-/* Maps fd as region r and closes it. 0 or -1. */
+/* Maps fd as region r (fd stays open). 0 or -1. */
 static int crm__map_fd(crm_shm_region *r, int fd, uint64_t size)
 {
     size_t total = CRM_SHM_HEADER + size;
     void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (p == MAP_FAILED)
         return -1;
-    *r = (crm_shm_region){.map = p, .map_size = total, .data = (char *)p + CRM_SHM_HEADER, .size = size};
+    *r = (crm_shm_region){.map = p, .map_size = total, .data = (char *)p + CRM_SHM_HEADER, .size = size, .fd = -1};
     return 0;
 }
 
@@ -37,25 +38,32 @@ static int crm__random_name(char *name, unsigned char *cookie)
 
 int crm_shm_region_create(crm_shm_region *r, uint64_t size, char *name, unsigned char *cookie)
 {
-    *r = (crm_shm_region){0};
+    *r = (crm_shm_region){.fd = -1};
     if (size == 0 || size > CRM_SHM_SIZE_MAX || crm__random_name(name, cookie) != 0)
         return -1;
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    /* posix_fallocate, not ftruncate alone: on a full /dev/shm it fails here,
-     * where ftruncate would succeed and a later touch of the memory raise SIGBUS */
-    if (posix_fallocate(fd, 0, (off_t)(CRM_SHM_HEADER + size)) != 0) {
+    if (ftruncate(fd, (off_t)(CRM_SHM_HEADER + size)) != 0 || crm__map_fd(r, fd, size) != 0) {
         close(fd);
         shm_unlink(name);
         return -1;
     }
-    if (crm__map_fd(r, fd, size) != 0) { /* closes fd */
-        shm_unlink(name);
-        return -1;
-    }
+    r->fd = fd;
     memcpy(r->map, cookie, CRM_SHM_COOKIE);
     return 0;
+}
+
+int crm_shm_region_reserve(crm_shm_region *r)
+{
+    if (r->fd < 0)
+        return -1;
+    /* posix_fallocate, not ftruncate alone: on a full /dev/shm it fails here,
+     * where a later touch of the memory would raise SIGBUS */
+    int rc = posix_fallocate(r->fd, 0, (off_t)r->map_size) == 0 ? 0 : -1;
+    close(r->fd);
+    r->fd = -1;
+    return rc;
 }
 
 void crm_shm_unlink(const char *name)
@@ -74,7 +82,7 @@ static int crm__name_ok(const char *name)
 int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, const unsigned char *cookie)
 {
     struct stat st;
-    *r = (crm_shm_region){0};
+    *r = (crm_shm_region){.fd = -1};
     if (!crm__name_ok(name) || size == 0 || size > CRM_SHM_SIZE_MAX)
         return -1;
     int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
@@ -84,7 +92,9 @@ int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, co
         close(fd);
         return -1;
     }
-    if (crm__map_fd(r, fd, size) != 0) /* closes fd */
+    int mapped = crm__map_fd(r, fd, size);
+    close(fd);
+    if (mapped != 0)
         return -1;
     if (memcmp(r->map, cookie, CRM_SHM_COOKIE) != 0) { /* not the client's region */
         crm_shm_region_unmap(r);
@@ -98,7 +108,9 @@ void crm_shm_region_unmap(crm_shm_region *r)
 {
     if (r->map != NULL)
         munmap(r->map, r->map_size);
-    *r = (crm_shm_region){0};
+    if (r->fd >= 0)
+        close(r->fd);
+    *r = (crm_shm_region){.fd = -1};
 }
 
 static int crm__window_set(int rc)
@@ -108,9 +120,37 @@ static int crm__window_set(int rc)
     return rc;
 }
 
+int crm_shm_sweep_stale(const char *dir, long max_age_s)
+{
+    struct stat st;
+    int removed = 0;
+    DIR *d = opendir(dir);
+    time_t now = time(NULL);
+    size_t plen = strlen(CRM_SHM_NAME_PREFIX) - 1; /* the prefix without its slash */
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, CRM_SHM_NAME_PREFIX + 1, plen) != 0 || strlen(e->d_name) >= CRM_SHM_NAME_MAX)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid() || now - st.st_mtime <= max_age_s)
+            continue;
+        removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
+    }
+    if (d != NULL)
+        closedir(d);
+    return removed;
+}
+
 int crm_shm_create(uint64_t size, char *name, unsigned char *cookie)
 {
-    return crm__window_set(crm_shm_region_create(&crm__window, size, name, cookie));
+    static int swept;
+    if (!swept++)
+        crm_shm_sweep_stale("/dev/shm", CRM_SHM_STALE_S); /* once per process, before our first name */
+    int rc = crm_shm_region_create(&crm__window, size, name, cookie);
+    if (rc == 0) {
+        close(crm__window.fd);
+        crm__window.fd = -1;
+    }
+    return crm__window_set(rc);
 }
 
 int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie)

@@ -27,12 +27,18 @@ typedef struct crm_shm_region {
     size_t map_size;  /* CRM_SHM_HEADER + size */
     char *data;       /* the data bytes, page aligned */
     uint64_t size;
+    int fd;           /* the creator's descriptor until it reserved the pages; else -1 */
 } crm_shm_region;
 
-/* Client: creates a region of `size` data bytes, with its pages reserved so that
- * touching them can never fault for want of shared memory; fills name
- * (CRM_SHM_NAME_MAX bytes) and cookie. 0, or -1 (nothing is left behind). */
+/* Client: creates a region of `size` data bytes; fills name (CRM_SHM_NAME_MAX
+ * bytes) and cookie. 0, or -1 (nothing is left behind). It does little between
+ * creating the name and returning, since a client killed before the name is
+ * removed leaves it in /dev/shm: reserving the pages comes after. */
 int crm_shm_region_create(crm_shm_region *r, uint64_t size, char *name, unsigned char *cookie);
+/* Client, once the name is removed: reserves every page, so that touching them can
+ * never fault for want of shared memory (a full /dev/shm fails here instead), and
+ * closes the descriptor. 0 or -1. */
+int crm_shm_region_reserve(crm_shm_region *r);
 /* Server: attaches a client's region after checking name, size and cookie, and
  * removes the name (a client killed before it could is then no leak). 0 or -1. */
 int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, const unsigned char *cookie);
@@ -41,11 +47,19 @@ void crm_shm_region_unmap(crm_shm_region *r);
 /* Client: removes the name (the mappings stay). */
 void crm_shm_unlink(const char *name);
 
+/* Client: removes the names of regions of our user older than max_age_s
+ * seconds. A name lives from its creation until the server attaches it (at most
+ * one HELLO or attach round trip), so an old one was left by a client killed in
+ * between. Returns how many were removed. */
+int crm_shm_sweep_stale(const char *dir, long max_age_s);
+#define CRM_SHM_STALE_S 3600 /* beyond any round trip's time limit (CUDAREM_TIMEOUT, 300 s) */
+
 /* The window of this process, NULL when none. */
 extern char *crm_shm_data;
 extern uint64_t crm_shm_data_size;
 
-/* Client: creates the window of `size` data bytes (crm_shm_region_create). */
+/* Client: creates the window of `size` data bytes (crm_shm_region_create; its
+ * pages are not reserved: the ring touches them all at once). */
 int crm_shm_create(uint64_t size, char *name, unsigned char *cookie);
 /* Server: attaches the client's window (crm_shm_region_attach). */
 int crm_shm_attach(const char *name, uint64_t size, const unsigned char *cookie);
