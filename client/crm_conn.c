@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,10 @@
 #include "client/crm_handles.h"
 #include "client/crm_idle.h"
 #include "client/crm_link.h"
+#include "client/crm_member.h"
+#include "client/crm_pool.h"
+#include "client/crm_ptrmap.h"
+#include "crm_client_gen.h"
 #include "client/crm_queue.h"
 #include "client/crm_rpc.h"
 #include "client/crm_rtcount.h"
@@ -27,90 +32,131 @@
 #include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 
-enum crm_conn_state { CRM_CONN_NONE, CRM_CONN_OPEN, CRM_CONN_UNREACHABLE, CRM_CONN_LOST };
-
 static struct {
-    pthread_mutex_t lock;      /* serialises every use of rpc */
-    enum crm_conn_state state;
-    pid_t pid;                 /* process that opened the connection */
-    int fd;                    /* the socket, owned */
-    crm_rpc rpc;               /* RPC calls over fd */
-    int rpc_open;              /* rpc is set up */
-    char addr[300];            /* server address as text, for messages */
-    crm_addr server;           /* and parsed: the data channel connects there too */
-    crm_session_info info;     /* from HELLO */
-    int srv_device;            /* device currently selected on the server */
+    pthread_mutex_t lock;      /* serialises every use of the members */
+    int opened;                /* 0 not yet, 1 open, -1 a server could not be used */
+    pid_t pid;                 /* process that opened the connections */
     struct timeval timeout;    /* per call; CUDAREM_TIMEOUT seconds */
-    crm_queue queue;           /* asynchronous calls waiting for the next message */
+    char text[1024];           /* CUDAREM_SERVER as given, for messages */
+    crm_pool_spec spec;        /* the servers */
+    crm_pool_map map;          /* CUDA device number -> server and its device */
+    crm_member members[CRM_POOL_MAX_SERVERS];
+    crm_member *cur;           /* the member of the message in progress */
+    crm_session_info info;     /* from HELLO, over the pool */
     int deferred_api;          /* first queued call that failed, 0 = none */
     int deferred_status;       /* and the status it returned */
     crm_conn_stats stats;
     crm_rtcount by_call;  /* round trips by the call they waited for */
-    crm_idle idle;        /* what the last message drained on the server */
-} crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Reads CUDAREM_SERVER (or the default) and CUDAREM_TIMEOUT. */
-static int crm__config(crm_addr *addr, char *err, size_t errlen)
+static int crm__config(char *err, size_t errlen)
 {
     const char *text = getenv("CUDAREM_SERVER");
     if (text == NULL || *text == '\0')
         text = CRM_DEFAULT_SERVER;
-    snprintf(crm__conn.addr, sizeof crm__conn.addr, "%s", text);
+    snprintf(crm__conn.text, sizeof crm__conn.text, "%s", text);
     const char *t = getenv("CUDAREM_TIMEOUT");
     long secs = t ? strtol(t, NULL, 10) : 300;
     crm__conn.timeout.tv_sec = secs > 0 ? secs : 365L * 24 * 3600;
-    return crm_addr_parse(text, addr, err, errlen);
+    char why[512];
+    if (crm_pool_parse(text, &crm__conn.spec, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "cannot read CUDAREM_SERVER=%s: %s", text, why);
+    return -1;
 }
 
-static int crm__hello(char *err, size_t errlen)
+/* 1 once a pool of several servers is open: read without the lock. */
+static atomic_int crm__pool_open;
+
+static int crm__pooled(void)
 {
-    crm_hello_args args;
-    crm_hello_res res;
-    char shm_name[64];
-    memset(&args, 0, sizeof args);
-    args.capabilities = CRM_CAP_BATCH | CRM_CAP_BULK2D;
-    crm_dataconn_offer_shm(crm__conn.fd, &args, shm_name);
-    crm_dataconn_ask(&args);
-    int rc = crm_link_hello(&crm__conn.rpc, &args, &res, err, errlen);
-    if (shm_name[0] != '\0')
-        crm_shm_unlink(shm_name); /* attached or refused: the name has served */
-    if (rc != 0 || !(res.capabilities & CRM_CAP_SHM))
-        crm_shm_detach();
-    if (rc != 0)
-        return -1;
-    crm__conn.info.device_count = res.device_count;
-    crm__conn.info.driver_version = res.driver_version;
-    crm__conn.info.runtime_version = res.runtime_version;
-    snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", res.backend);
-    crm_devices_store(res.devices.devices_val, res.devices.devices_len);
-    crm_dataconn_open(&crm__conn.server, &res, crm__conn.timeout, crm_link_tls_host(&crm__conn.server));
-    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&res);
+    return crm__conn.spec.nservers > 1;
+}
+
+/* Connects to every server; a pool gives each its own address slot. */
+static int crm__connect_all(char *err, size_t errlen)
+{
+    for (int i = 0; i < crm__conn.spec.nservers; i++) {
+        crm_member *m = &crm__conn.members[i];
+        char why[512] = "";
+        unsigned slot = crm__pooled() ? (unsigned)i : 0;
+        if (crm_member_open(m, crm__conn.spec.servers[i].addr, slot, i == 0, crm__conn.timeout, why, sizeof why) !=
+            0) {
+            snprintf(err, errlen, "cannot use cudarem server %s: %s", crm__conn.spec.servers[i].addr, why);
+            return -1;
+        }
+        if (crm__pooled() && !(m->hello.capabilities & CRM_CAP_ADDR_SLOT))
+            crm_warn("server %s places device memory where its driver chooses: an allocation that overlaps "
+                     "another pooled server's fails with cudaErrorMemoryAllocation",
+                     m->addr);
+    }
     return 0;
 }
 
-static int crm__connect(char *err, size_t errlen)
+/* What every server told: one backend, its versions, and each device's load. */
+static int crm__check_backends(char *err, size_t errlen)
 {
-    crm_addr *addr = &crm__conn.server;
-    if (crm__config(addr, err, errlen) != 0)
-        return -1;
-    if (crm_link_open(addr, crm__conn.timeout, &crm__conn.fd, &crm__conn.rpc, err, errlen) != 0)
-        return -1;
-    crm__conn.rpc_open = 1;
-    return crm__hello(err, errlen);
+    const crm_hello_res *first = &crm__conn.members[0].hello;
+    for (int i = 1; i < crm__conn.spec.nservers; i++)
+        if (strcmp(crm__conn.members[i].hello.backend, first->backend) != 0) {
+            snprintf(err, errlen, "a pool's servers must share one backend: %s runs %s, %s runs %s",
+                     crm__conn.members[0].addr, first->backend, crm__conn.members[i].addr,
+                     crm__conn.members[i].hello.backend);
+            return -1;
+        }
+    crm__conn.info.driver_version = first->driver_version;
+    crm__conn.info.runtime_version = first->runtime_version;
+    snprintf(crm__conn.info.backend, sizeof crm__conn.info.backend, "%s", first->backend);
+    return 0;
 }
 
-static void crm__drop(void)
+static void crm__fill_loads(void)
 {
-    crm_dataconn_close();
-    if (crm__conn.rpc_open)
-        crm_rpc_fini(&crm__conn.rpc);
-    if (crm__conn.fd >= 0) {
-        crm_tls_drop(crm__conn.fd);
-        close(crm__conn.fd);
+    for (int g = 0; g < crm__conn.map.count; g++) {
+        crm_pool_device *d = &crm__conn.map.dev[g];
+        const crm_hello_res *h = &crm__conn.members[d->server].hello;
+        if ((u_int)d->local < h->loads.loads_len) {
+            const crm_device_load *l = &h->loads.loads_val[d->local];
+            *d = (crm_pool_device){d->server, d->local, l->memory_used, l->memory_total, l->sessions};
+        }
     }
-    crm__conn.rpc_open = 0;
-    crm__conn.fd = -1;
-    crm_idle_forget(&crm__conn.idle);
+}
+
+/* Numbers the pooled devices and keeps what HELLO said of each, in that order. */
+static int crm__build_pool(char *err, size_t errlen)
+{
+    int offered[CRM_POOL_MAX_SERVERS];
+    for (int i = 0; i < crm__conn.spec.nservers; i++)
+        offered[i] = crm__conn.members[i].hello.device_count;
+    char why[512];
+    if (crm__check_backends(why, sizeof why) != 0 ||
+        crm_pool_build(&crm__conn.spec, offered, &crm__conn.map, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot pool the servers of CUDAREM_SERVER=%s: %s", crm__conn.text, why);
+        return -1;
+    }
+    crm__fill_loads();
+    const char *pick = getenv("CUDAREM_PICK");
+    if (crm_pool_pick(&crm__conn.map, pick) != 0)
+        crm_warn("CUDAREM_PICK=%s is not a policy (order, least-loaded): devices keep the listed order", pick);
+    crm_pool_visible(&crm__conn.map, getenv("CUDA_VISIBLE_DEVICES"));
+    crm_device_desc descs[CRM_POOL_MAX_DEVICES];
+    unsigned described = 0;
+    for (int g = 0; g < crm__conn.map.count; g++, described++) {
+        const crm_hello_res *h = &crm__conn.members[crm__conn.map.dev[g].server].hello;
+        if ((u_int)crm__conn.map.dev[g].local >= h->devices.devices_len)
+            break; /* the rest are asked for when used */
+        descs[g] = h->devices.devices_val[crm__conn.map.dev[g].local];
+    }
+    crm_devices_store(descs, described);
+    crm__conn.info.device_count = crm__conn.map.count;
+    return 0;
+}
+
+static void crm__drop_all(void)
+{
+    for (int i = 0; i < crm__conn.spec.nservers; i++)
+        crm_member_drop(&crm__conn.members[i]);
 }
 
 /* Set in a forked child (pthread_atfork), so calls need not ask getpid. */
@@ -127,53 +173,43 @@ static void crm__watch_forks(void)
     pthread_atfork(NULL, NULL, crm__on_fork_child);
 }
 
-/* A forked child must not share the parent's session: it opens its own. */
+/* A forked child must not share the parent's sessions: it opens its own. */
 static void crm__forget_parent(void)
 {
     pthread_once(&crm__atfork_once, crm__watch_forks);
     if (!crm__forked)
         return;
     crm__forked = 0;
-    if (crm__conn.state == CRM_CONN_NONE || crm__conn.pid == getpid())
+    if (crm__conn.opened == 0 || crm__conn.pid == getpid())
         return;
-    if (crm__conn.fd >= 0) {
-        crm_tls_forget(crm__conn.fd);
-        close(crm__conn.fd);
-    }
-    crm_dataconn_forget();
-    if (crm__conn.rpc_open)
-        crm_rpc_fini(&crm__conn.rpc); /* our copy of the parent's buffers */
-    crm__conn.rpc_open = 0;
-    crm__conn.fd = -1;
-    crm__conn.state = CRM_CONN_NONE;
-    crm_queue_clear(&crm__conn.queue); /* the parent's calls, not ours */
+    for (int i = 0; i < crm__conn.spec.nservers; i++)
+        crm_member_forget(&crm__conn.members[i]);
+    crm_chan_current = NULL;
+    crm__conn.opened = 0;
+    atomic_store(&crm__pool_open, 0);
     crm__conn.deferred_api = 0;
     memset(&crm__conn.stats, 0, sizeof crm__conn.stats);
 }
 
-static cudaError_t crm__state_error(void)
-{
-    return crm__conn.state == CRM_CONN_LOST ? cudaErrorDevicesUnavailable : cudaErrorNoDevice;
-}
-
-/* Opens the session if needed; caller holds the lock. */
+/* Opens the sessions if needed; caller holds the lock. */
 static cudaError_t crm__ensure_open(void)
 {
-    char err[512] = "";
+    char err[2048] = "";
     crm__forget_parent();
-    if (crm__conn.state == CRM_CONN_OPEN)
-        return cudaSuccess;
-    if (crm__conn.state != CRM_CONN_NONE)
-        return crm__state_error();
+    if (crm__conn.opened != 0)
+        return crm__conn.opened > 0 ? cudaSuccess : cudaErrorNoDevice;
     crm__conn.pid = getpid();
-    crm__conn.srv_device = 0;
-    if (crm__connect(err, sizeof err) != 0) {
-        crm_error("cannot use cudarem server %s: %s; CUDA calls will fail", crm__conn.addr, err);
-        crm__drop();
-        crm__conn.state = CRM_CONN_UNREACHABLE;
+    if (crm__config(err, sizeof err) != 0 || crm__connect_all(err, sizeof err) != 0 ||
+        crm__build_pool(err, sizeof err) != 0) {
+        crm_error("%s; CUDA calls will fail", err);
+        crm__drop_all();
+        crm__conn.opened = -1;
         return cudaErrorNoDevice;
     }
-    crm__conn.state = CRM_CONN_OPEN;
+    for (int i = 0; i < crm__conn.spec.nservers; i++)
+        crm_member_release_hello(&crm__conn.members[i]);
+    crm__conn.opened = 1;
+    atomic_store(&crm__pool_open, crm__pooled());
     return cudaSuccess;
 }
 
@@ -200,8 +236,8 @@ typedef struct crm__exchange {
 
 static bool_t crm__xdr_calls(XDR *xdrs, crm__exchange *x)
 {
-    u_int total = crm__conn.queue.count + x->n;
-    if (!xdr_u_int(xdrs, &total) || !crm_queue_put(xdrs, &crm__conn.queue))
+    u_int total = crm__conn.cur->queue.count + x->n;
+    if (!xdr_u_int(xdrs, &total) || !crm_queue_put(xdrs, &crm__conn.cur->queue))
         return FALSE;
     for (unsigned i = 0; i < x->n; i++)
         if (!xdr_crm_call(xdrs, &x->calls[i]))
@@ -223,7 +259,7 @@ static void crm__defer(int api, int status)
 /* Replies of queued calls: only their status matters. */
 static bool_t crm__xdr_queued_replies(XDR *xdrs)
 {
-    const crm_queue *q = &crm__conn.queue;
+    const crm_queue *q = &crm__conn.cur->queue;
     for (unsigned i = 0; i < q->count; i++) {
         crm_reply r;
         memset(&r, 0, sizeof r);
@@ -263,7 +299,7 @@ static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
         return FALSE;
     if (posted.api != 0) /* a posted call failed: it ran before these */
         crm__defer(posted.api, posted.status);
-    if (!xdr_u_int(xdrs, &n) || n != crm__conn.queue.count + x->n || !crm__xdr_queued_replies(xdrs))
+    if (!xdr_u_int(xdrs, &n) || n != crm__conn.cur->queue.count + x->n || !crm__xdr_queued_replies(xdrs))
         return FALSE;
     for (u_int i = 0; i < x->n; i++) {
         if (!xdr_crm_reply(xdrs, &x->replies[i]) || x->replies[i].api != x->calls[i].api)
@@ -298,17 +334,18 @@ static void crm__observe_bulk(const crm_payload_stats *sent0, const crm_payload_
  * the RPC stream made of the payload it lost. Lock held. */
 static cudaError_t crm__lost(enum clnt_stat st)
 {
-    if (crm_chan_current != NULL && crm_chan_current->timed_out)
+    crm_member *m = crm__conn.cur;
+    if (m->chan_open && m->chan.timed_out)
         st = RPC_TIMEDOUT;
     if (st == RPC_TIMEDOUT)
         crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
                   "fail with cudaErrorDevicesUnavailable",
-                  crm__conn.addr, (long)crm__conn.timeout.tv_sec);
+                  m->addr, (long)crm__conn.timeout.tv_sec);
     else
-        crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
-                  crm__conn.addr, clnt_sperrno(st));
-    crm__drop();
-    crm__conn.state = CRM_CONN_LOST;
+        crm_error("lost cudarem server %s: %s; CUDA calls now fail with cudaErrorDevicesUnavailable", m->addr,
+                  clnt_sperrno(st));
+    crm_member_drop(m);
+    m->state = CRM_MEMBER_LOST;
     return cudaErrorDevicesUnavailable;
 }
 
@@ -316,20 +353,20 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
 {
     crm__exchange x = {calls, replies, n};
     for (unsigned i = 0; i < n; i++)
-        crm_idle_note(&crm__conn.idle, &calls[i]);
-    crm_idle_sent(&crm__conn.idle);
+        crm_idle_note(&crm__conn.cur->idle, &calls[i]);
+    crm_idle_sent(&crm__conn.cur->idle);
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
-    enum clnt_stat st = crm_rpc_call(&crm__conn.rpc, CRM_EXEC, (xdrproc_t)crm__xdr_calls, &x,
+    enum clnt_stat st = crm_rpc_call(&crm__conn.cur->rpc, CRM_EXEC, (xdrproc_t)crm__xdr_calls, &x,
                                      (xdrproc_t)crm__xdr_replies, &x);
     if (crm_dataconn_settle(st != RPC_SUCCESS) != 0 && st == RPC_SUCCESS)
         st = RPC_CANTSEND; /* the data channel broke under a payload */
     crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.round_trips++;
     crm_rtcount_add(&crm__conn.by_call, n > 0 ? calls[n - 1].api : 0);
-    crm__conn.stats.calls += n + crm__conn.queue.count;
-    crm_queue_clear(&crm__conn.queue);
-    crm_idle_after(&crm__conn.idle, st == RPC_SUCCESS && n > 0 ? &calls[n - 1] : NULL,
+    crm__conn.stats.calls += n + crm__conn.cur->queue.count;
+    crm_queue_clear(&crm__conn.cur->queue);
+    crm_idle_after(&crm__conn.cur->idle, st == RPC_SUCCESS && n > 0 ? &calls[n - 1] : NULL,
                    st == RPC_SUCCESS && n > 0 ? &replies[n - 1] : NULL);
     return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
 }
@@ -341,14 +378,14 @@ static cudaError_t crm__post(crm_call *calls, unsigned n)
 {
     crm__exchange x = {calls, NULL, n};
     for (unsigned i = 0; i < n; i++)
-        crm_idle_note(&crm__conn.idle, &calls[i]);
-    crm_idle_sent(&crm__conn.idle);
+        crm_idle_note(&crm__conn.cur->idle, &calls[i]);
+    crm_idle_sent(&crm__conn.cur->idle);
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
     crm_chan *chan = crm_chan_current;
     if (chan != NULL) /* the message first, then its payloads, from this thread */
         crm_chan_hold(chan, 1);
-    enum clnt_stat st = crm_rpc_post(&crm__conn.rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
+    enum clnt_stat st = crm_rpc_post(&crm__conn.cur->rpc, CRM_POST, (xdrproc_t)crm__xdr_calls, &x);
     if (chan != NULL) {
         if (st != RPC_SUCCESS)
             crm_chan_discard(chan); /* the message did not leave: nobody reads its payloads */
@@ -360,39 +397,72 @@ static cudaError_t crm__post(crm_call *calls, unsigned n)
         st = RPC_CANTSEND;
     crm__observe_bulk(&sent0, &recv0, t0);
     crm__conn.stats.posts++;
-    crm__conn.stats.calls += crm__conn.queue.count + n;
-    crm_queue_clear(&crm__conn.queue);
+    crm__conn.stats.calls += crm__conn.cur->queue.count + n;
+    crm_queue_clear(&crm__conn.cur->queue);
     return st == RPC_SUCCESS ? cudaSuccess : crm__lost(st);
 }
 
-/* Queues the selection of the calling thread's device on the server, ahead of its
- * calls, when the server has another device selected. */
-static cudaError_t crm__select_device(void)
+/* The device a call is about: the calling thread's, unless the call names an
+ * address or object of a device on another server of the pool (a copy from
+ * device 1 while device 0 is current, a stream of device 2). Lock held. */
+static int crm__target_device(const crm_call *call)
 {
-    int device = crm_thread_device();
-    if (device == crm__conn.srv_device)
+    int dev = crm_thread_device();
+    uint64_t key;
+    int owner = -1;
+    if (!crm__pooled() || call == NULL)
+        return dev;
+    int kind = crm_call_route(call, &key);
+    crm_range r;
+    if (kind == CRM_ROUTE_DEVPTR && crm_ptrmap_classify(key, &r) == CRM_MEM_DEVICE)
+        owner = r.device;
+    else if (kind == CRM_ROUTE_OBJECT)
+        owner = crm_handles_device(key);
+    const crm_pool_map *map = &crm__conn.map;
+    if (owner < 0 || owner >= map->count)
+        return dev;
+    return dev < 0 || dev >= map->count || map->dev[owner].server != map->dev[dev].server ? owner : dev;
+}
+
+/* Makes the member of the call's device current (its channel too) and queues the
+ * selection of that device on its server, ahead of the calls, when the server has
+ * another one selected. Lock held. */
+static cudaError_t crm__select(const crm_call *call)
+{
+    int dev = crm__target_device(call);
+    if (crm__conn.map.count == 0)
+        return cudaErrorNoDevice;
+    if (dev < 0 || dev >= crm__conn.map.count)
+        return cudaErrorInvalidDevice;
+    crm_member *m = &crm__conn.members[crm__conn.map.dev[dev].server];
+    if (m->state != CRM_MEMBER_OPEN)
+        return cudaErrorDevicesUnavailable;
+    crm__conn.cur = m;
+    crm_chan_current = m->chan_open ? &m->chan : NULL;
+    int local = crm__conn.map.dev[dev].local;
+    if (local == m->srv_device)
         return cudaSuccess;
-    crm_call call = {.api = CRM_API_cudaSetDevice};
-    call.crm_call_u.cudaSetDevice.device = device;
-    if (crm_queue_push(&crm__conn.queue, &call) != 0)
+    crm_call sel = {.api = CRM_API_cudaSetDevice};
+    sel.crm_call_u.cudaSetDevice.device = local;
+    if (crm_queue_push(&m->queue, &sel) != 0)
         return cudaErrorMemoryAllocation;
-    crm_idle_note(&crm__conn.idle, &call); /* a legacy stream id now names another device's */
-    crm__conn.srv_device = device;
+    crm_idle_note(&m->idle, &sel); /* a legacy stream id now names another device's */
+    m->srv_device = local;
     return cudaSuccess;
 }
 
-/* Opens the session if needed and queues the device selection; lock held. */
-static cudaError_t crm__prepare(void)
+/* Opens the sessions if needed and selects the call's server and device; lock held. */
+static cudaError_t crm__prepare(const crm_call *call)
 {
     cudaError_t err = crm__ensure_open();
-    return err == cudaSuccess ? crm__select_device() : err;
+    return err == cudaSuccess ? crm__select(call) : err;
 }
 
 /* 1 when a lone synchronisation or query is already answered by what earlier round
  * trips proved (client/crm_idle.h): replies[0] holds its success. Lock held. */
 static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
 {
-    if (n != 1 || !crm_idle_answers(&crm__conn.idle, &calls[0], &replies[0]))
+    if (n != 1 || !crm_idle_answers(&crm__conn.cur->idle, &calls[0], &replies[0]))
         return 0;
     crm__conn.stats.calls_answered_here++;
     return 1;
@@ -401,7 +471,7 @@ static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
 cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    cudaError_t err = crm__prepare();
+    cudaError_t err = crm__prepare(n > 0 ? &calls[0] : NULL);
     if (err == cudaSuccess && !crm__answered_here(calls, replies, n))
         err = crm__send(calls, replies, n);
     pthread_mutex_unlock(&crm__conn.lock);
@@ -411,13 +481,13 @@ cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
 cudaError_t crm_conn_async(crm_call *call)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    cudaError_t err = crm__prepare();
-    if (err == cudaSuccess && crm_queue_push(&crm__conn.queue, call) != 0)
+    cudaError_t err = crm__prepare(call);
+    if (err == cudaSuccess && crm_queue_push(&crm__conn.cur->queue, call) != 0)
         err = cudaErrorMemoryAllocation;
     if (err == cudaSuccess)
-        crm_idle_note(&crm__conn.idle, call);
+        crm_idle_note(&crm__conn.cur->idle, call);
     if (err == cudaSuccess &&
-        (crm__conn.queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.queue.count >= CRM_QUEUE_MAX_CALLS))
+        (crm__conn.cur->queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.cur->queue.count >= CRM_QUEUE_MAX_CALLS))
         err = crm__post(NULL, 0);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
@@ -426,7 +496,7 @@ cudaError_t crm_conn_async(crm_call *call)
 cudaError_t crm_conn_post(crm_call *call)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    cudaError_t err = crm__prepare();
+    cudaError_t err = crm__prepare(call);
     if (err == cudaSuccess)
         err = crm__post(call, 1);
     pthread_mutex_unlock(&crm__conn.lock);
@@ -438,8 +508,16 @@ cudaError_t crm_conn_flush(void)
     cudaError_t err = cudaSuccess;
     pthread_mutex_lock(&crm__conn.lock);
     crm__forget_parent();
-    if (crm__conn.state == CRM_CONN_OPEN && crm__conn.queue.count > 0)
-        err = crm__send(NULL, NULL, 0);
+    for (int i = 0; crm__conn.opened > 0 && i < crm__conn.spec.nservers; i++) {
+        crm_member *m = &crm__conn.members[i];
+        if (m->state != CRM_MEMBER_OPEN || m->queue.count == 0)
+            continue;
+        crm__conn.cur = m;
+        crm_chan_current = m->chan_open ? &m->chan : NULL;
+        cudaError_t e = crm__send(NULL, NULL, 0);
+        if (err == cudaSuccess)
+            err = e;
+    }
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
 }
@@ -488,7 +566,12 @@ void crm_conn_reply_free(crm_reply *reply)
 int crm_conn_bulk_route(void)
 {
     pthread_mutex_lock(&crm__conn.lock);
-    crm_chan *c = crm__conn.state == CRM_CONN_OPEN ? crm_chan_current : NULL;
+    crm_chan *c = NULL;
+    int dev = crm_thread_device();
+    if (crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count) {
+        crm_member *m = &crm__conn.members[crm__conn.map.dev[dev].server];
+        c = m->state == CRM_MEMBER_OPEN && m->chan_open ? &m->chan : NULL;
+    }
     int route = c == NULL ? CRM_ROUTE_INLINE : c->ring != NULL ? CRM_ROUTE_RING : CRM_ROUTE_SOCKET;
     pthread_mutex_unlock(&crm__conn.lock);
     return route;
@@ -521,9 +604,40 @@ void crm_conn_get_stats(crm_conn_stats *out)
 {
     pthread_mutex_lock(&crm__conn.lock);
     *out = crm__conn.stats;
-    if (crm_chan_current != NULL) {
-        out->channel_bytes += crm_chan_current->moved;
-        out->ring_bytes += crm_chan_current->ring_moved;
+    for (int i = 0; crm__conn.opened > 0 && i < crm__conn.spec.nservers; i++) {
+        const crm_member *m = &crm__conn.members[i];
+        if (m->chan_open) {
+            out->channel_bytes += m->chan.moved;
+            out->ring_bytes += m->chan.ring_moved;
+        }
     }
     pthread_mutex_unlock(&crm__conn.lock);
+}
+
+int crm_conn_pooled(void)
+{
+    return atomic_load(&crm__pool_open);
+}
+
+int crm_conn_server_of(int dev)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    int server = crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].server : -1;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return server;
+}
+
+int crm_conn_device_begin(int dev, int *local)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    *local = crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].local : dev;
+    pthread_mutex_unlock(&crm__conn.lock);
+    int saved = crm_thread_device();
+    crm_set_thread_device(dev);
+    return saved;
+}
+
+void crm_conn_device_end(int saved)
+{
+    crm_set_thread_device(saved);
 }

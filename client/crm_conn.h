@@ -30,7 +30,12 @@ typedef struct crm_conn_stats {
                               (client/crm_hostmem.h), either way */
 } crm_conn_stats;
 
-/* Opens the session if needed. Returns cudaSuccess and fills *info, or
+/* The connection reaches every server CUDAREM_SERVER lists (client/crm_pool.h):
+ * CUDA device numbers count the pooled devices, and each call goes to the server
+ * of the device it is about (the calling thread's, or the one owning the device
+ * address or object it names), with that server's own device number selected. */
+
+/* Opens the sessions if needed. Returns cudaSuccess and fills *info, or
  * cudaErrorNoDevice when the server cannot be reached (logged once), or
  * cudaErrorDevicesUnavailable once the server was lost. */
 cudaError_t crm_conn_session(crm_session_info *info);
@@ -82,5 +87,15 @@ void crm_conn_get_stats(crm_conn_stats *out);
 /* Writes the round trips so far by the call each waited for, "name=count ...",
  * largest first, NUL-terminated and cut to len; returns the whole text's length. */
 size_t crm_conn_round_trips_by_call(char *buf, size_t len);
+
+/* 1 when the open connection pools more than one server. */
+int crm_conn_pooled(void);
+/* Index of the server holding pooled device dev, -1 when there is none. */
+int crm_conn_server_of(int dev);
+/* For a call that names device dev by number: sets *local to the server's own
+ * number of it and sends the thread's next calls to its server. Returns the
+ * thread's device, which crm_conn_device_end restores. */
+int crm_conn_device_begin(int dev, int *local);
+void crm_conn_device_end(int saved);
 
 #endif

@@ -16,8 +16,6 @@
 
 #define CRM_CHAN_CONNECT_MS 5000
 
-static crm_chan crm__chan;
-
 static int crm__loopback(const struct sockaddr_storage *ss)
 {
     if (ss->ss_family == AF_INET)
@@ -77,12 +75,12 @@ void crm_dataconn_ask(crm_hello_args *args)
         args->capabilities |= CRM_CAP_CHANNEL;
 }
 
-void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
-                       const char *tls_host)
+int crm_dataconn_open(crm_chan *chan, const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
+                      const char *tls_host)
 {
     char err[256] = "";
     if (!(res->capabilities & CRM_CAP_CHANNEL))
-        return;
+        return 0;
     int fd = crm_addr_connect(server, CRM_CHAN_CONNECT_MS, err, sizeof err);
     if (fd >= 0) { /* the greeting's TLS handshake must not wait forever either */
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
@@ -98,37 +96,42 @@ void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct 
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     }
-    if (fd < 0 || crm_chan_init(&crm__chan, fd, 1) != 0) {
+    if (fd < 0 || crm_chan_init(chan, fd, 1) != 0) {
         if (fd >= 0)
             close(fd);
         crm_warn("cannot open the data channel (%s): bulk data goes through the RPC stream", err);
-        return;
+        return 0;
     }
     if (res->capabilities & CRM_CAP_SHM)
-        crm_chan_set_ring(&crm__chan, crm_shm_data, crm_shm_data_size);
-    crm__chan.lazy_acks = 1;
-    if (crm_chan_start_sender(&crm__chan) != 0) {
-        crm_chan_close(&crm__chan);
-        return;
+        crm_chan_set_ring(chan, crm_shm_data, crm_shm_data_size);
+    chan->lazy_acks = 1;
+    if (crm_chan_start_sender(chan) != 0) {
+        crm_chan_close(chan);
+        return 0;
     }
-    crm_chan_current = &crm__chan;
+    return 1;
 }
 
-void crm_dataconn_close(void)
+void crm_dataconn_close(crm_chan *chan)
 {
-    if (crm_chan_current != NULL)
-        crm_chan_close(crm_chan_current);
-    crm_chan_current = NULL;
+    if (crm_chan_current == chan)
+        crm_chan_current = NULL;
+    crm_chan_close(chan);
+}
+
+void crm_dataconn_drop_window(void)
+{
     crm_shm_detach();
 }
 
-void crm_dataconn_forget(void)
+void crm_dataconn_forget(crm_chan *chan)
 {
-    if (crm_chan_current != NULL && crm_chan_current->fd >= 0) {
-        crm_tls_forget(crm_chan_current->fd);
-        close(crm_chan_current->fd);
+    if (chan->fd >= 0) {
+        crm_tls_forget(chan->fd);
+        close(chan->fd);
     }
-    crm_chan_current = NULL; /* its thread and buffers belong to the parent */
+    if (crm_chan_current == chan)
+        crm_chan_current = NULL; /* its thread and buffers belong to the parent */
 }
 
 int crm_dataconn_settle(int rpc_failed)

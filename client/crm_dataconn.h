@@ -6,6 +6,7 @@
 
 #include <sys/time.h>
 #include "common/crm_addr.h"
+#include "protocol/crm_chan.h"
 #include "crm_api.h"
 
 /* Offers a shared window in HELLO when CUDAREM_SHM is "on", or "auto" (default)
@@ -13,17 +14,20 @@
 void crm_dataconn_offer_shm(int rpc_fd, crm_hello_args *args, char *name);
 /* Asks for a data channel in HELLO unless CUDAREM_CHANNEL=off. */
 void crm_dataconn_ask(crm_hello_args *args);
-/* After HELLO: opens the channel the server offered, by a new connection to the
- * server's address (protocol/crm_chan_link.h), with the window's ring when the
- * server attached it, and makes it crm_chan_current; its reads and writes wait at
- * most timeout; over TLS checked against tls_host unless it is NULL. Without a
- * channel, bulk data travels in the RPC stream. */
-void crm_dataconn_open(const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
-                       const char *tls_host);
-/* Closes the channel and the window. */
-void crm_dataconn_close(void);
+/* After HELLO: opens the channel the server offered into *chan, by a new
+ * connection to the server's address (protocol/crm_chan_link.h), with the window's
+ * ring when the server attached it; its reads and writes wait at most timeout;
+ * over TLS checked against tls_host unless it is NULL. Returns 1 when it opened;
+ * 0 when there is none, and bulk data travels in the RPC stream. The connection
+ * makes a server's channel crm_chan_current while it talks to that server. */
+int crm_dataconn_open(crm_chan *chan, const crm_addr *server, const crm_hello_res *res, struct timeval timeout,
+                      const char *tls_host);
+/* Closes a channel crm_dataconn_open opened. */
+void crm_dataconn_close(crm_chan *chan);
+/* Detaches the window (after its server's session ended or HELLO failed). */
+void crm_dataconn_drop_window(void);
 /* In a forked child: lets go of the parent's channel without touching its thread. */
-void crm_dataconn_forget(void);
+void crm_dataconn_forget(crm_chan *chan);
 /* Called after each RPC: waits for posted payloads; aborts them first when the RPC
  * failed. 0, or -1 when the channel broke. */
 int crm_dataconn_settle(int rpc_failed);

@@ -3,8 +3,11 @@
  * Handles given to programs are the wire ids themselves, tagged in the top bits so
  * they are never valid host pointers and never collide with cudaStreamLegacy (1)
  * or cudaStreamPerThread (2). */
+#include <pthread.h>
 #include <stdatomic.h>
+#include "client/crm_conn.h"
 #include "client/crm_handles.h"
+#include "common/crm_idmap.h"
 #include "crm_client_gen.h"
 
 #define CRM_STREAM_TAG 0x5c00000000000000ull
@@ -54,21 +57,53 @@ void crm_set_thread_device(int device)
     crm__device = device;
 }
 
+/* The device each object was made on, kept when several servers are pooled: a
+ * call naming the object goes to that device's server (client/crm_conn.h). */
+static pthread_mutex_t crm__owners_lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_idmap crm__owners;
+
+static uint64_t crm__owned(uint64_t id)
+{
+    if (!crm_conn_pooled())
+        return id;
+    pthread_mutex_lock(&crm__owners_lock);
+    crm_idmap_put(&crm__owners, id, (void *)(intptr_t)(crm__device + 1)); /* no room: routed as current */
+    pthread_mutex_unlock(&crm__owners_lock);
+    return id;
+}
+
+int crm_handles_device(uint64_t id)
+{
+    void *value = NULL;
+    pthread_mutex_lock(&crm__owners_lock);
+    int found = crm__owners.cap > 0 && crm_idmap_get(&crm__owners, id, &value) == 0;
+    pthread_mutex_unlock(&crm__owners_lock);
+    return found ? (int)(intptr_t)value - 1 : -1;
+}
+
+void crm_handles_forget(uint64_t id)
+{
+    pthread_mutex_lock(&crm__owners_lock);
+    if (crm__owners.cap > 0)
+        crm_idmap_del(&crm__owners, id, NULL);
+    pthread_mutex_unlock(&crm__owners_lock);
+}
+
 cudaStream_t crm_stream_new(uint64_t *id)
 {
-    *id = CRM_STREAM_TAG | atomic_fetch_add(&crm__next_id, 1);
+    *id = crm__owned(CRM_STREAM_TAG | atomic_fetch_add(&crm__next_id, 1));
     return (cudaStream_t)(uintptr_t)*id;
 }
 
 cudaEvent_t crm_event_new(uint64_t *id)
 {
-    *id = CRM_EVENT_TAG | atomic_fetch_add(&crm__next_id, 1);
+    *id = crm__owned(CRM_EVENT_TAG | atomic_fetch_add(&crm__next_id, 1));
     return (cudaEvent_t)(uintptr_t)*id;
 }
 
 uint64_t crm_handle_new_id(void)
 {
-    return CRM_HANDLE_TAG | atomic_fetch_add(&crm__next_id, 1);
+    return crm__owned(CRM_HANDLE_TAG | atomic_fetch_add(&crm__next_id, 1));
 }
 
 /* The thread's per-thread default stream, created on first use per device. */

@@ -34,6 +34,11 @@ uint64_t crm_handle_new_id(void);
  * created on the server at its first use by the thread. */
 uint64_t crm_stream_wire(cudaStream_t stream, int ptds);
 uint64_t crm_event_wire(cudaEvent_t event);
+/* The device a stream, event or library handle was made on when several servers
+ * are pooled (the thread's device at its creation), else -1. */
+int crm_handles_device(uint64_t id);
+/* Forgets that, when the object is destroyed. */
+void crm_handles_forget(uint64_t id);
 /* Forgets the per-thread streams of every thread (after cudaDeviceReset). */
 void crm_handles_reset(void);
 

@@ -60,8 +60,10 @@ int crm_hostmem_alloc(size_t size, void **out)
     char name[CRM_SHM_NAME_MAX];
     unsigned char cookie[CRM_SHM_COOKIE];
     crm__shared s = {.owner = getpid()};
+    /* a pool's copies may go to any of its servers: pinned memory shared with one
+     * would serve only that one, so a pool keeps it private */
     if (size <= CRM_HOSTMEM_MIN_BYTES || crm__sharing_off() || crm_conn_session(&info) != cudaSuccess ||
-        crm_conn_bulk_route() != CRM_ROUTE_RING)
+        crm_conn_pooled() || crm_conn_bulk_route() != CRM_ROUTE_RING)
         return -1;
     if (crm_shm_region_create(&s.shm, size, name, cookie) != 0)
         return -1;

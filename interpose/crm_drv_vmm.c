@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <cuda.h>
+#include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_idmap.h"
@@ -34,6 +35,16 @@ static CUresult crm__check_prop(const CUmemAllocationProp *prop)
     return crm_drv_check_device(prop->location.id);
 }
 
+/* The granularity of pooled device dev, asked of its server. */
+static CUresult crm__granularity(int dev, int option, uint64_t *g)
+{
+    int local;
+    int saved = crm_conn_device_begin(dev, &local);
+    CUresult rc = crm_rpc_crm_vmm_granularity(local, option, g);
+    crm_conn_device_end(saved);
+    return rc;
+}
+
 CRM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
                                                   CUmemAllocationGranularity_flags option)
 {
@@ -49,8 +60,7 @@ CRM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUm
     size_t known = dev < CRM__GRAN_CACHE ? crm__gran[dev][option] : 0;
     pthread_mutex_unlock(&crm__lock);
     uint64_t g = known;
-    if (known == 0 && (rc = crm_rpc_crm_vmm_granularity(dev, (int)option, &g)) == CUDA_SUCCESS &&
-        dev < CRM__GRAN_CACHE) {
+    if (known == 0 && (rc = crm__granularity(dev, (int)option, &g)) == CUDA_SUCCESS && dev < CRM__GRAN_CACHE) {
         pthread_mutex_lock(&crm__lock);
         crm__gran[dev][option] = g; /* fixed for a device: asked once */
         pthread_mutex_unlock(&crm__lock);
@@ -98,7 +108,10 @@ CRM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
         return CUDA_ERROR_OUT_OF_MEMORY;
     *kept = *prop;
     uint64_t id = crm_handle_new_id();
-    rc = crm_rpc_crm_vmm_create(id, size, prop->location.id, (unsigned)prop->requestedHandleTypes);
+    int local;
+    int saved = crm_conn_device_begin(prop->location.id, &local); /* made on that device's server */
+    rc = crm_rpc_crm_vmm_create(id, size, local, (unsigned)prop->requestedHandleTypes);
+    crm_conn_device_end(saved);
     if (rc == CUDA_SUCCESS) {
         pthread_mutex_lock(&crm__lock);
         int kept_ok = crm_idmap_put(&crm__allocs, id, kept) == 0;
@@ -184,6 +197,21 @@ CRM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
+/* Access for pooled device dev to a mapping, which lives on one server: a device
+ * of another server of the pool cannot reach it. */
+static CUresult crm__set_access(CUdeviceptr ptr, size_t size, int dev, int flags)
+{
+    crm_range r;
+    int owner = crm_ptrmap_classify(ptr, &r) == CRM_MEM_DEVICE ? r.device : -1;
+    if (owner >= 0 && crm_conn_server_of(owner) != crm_conn_server_of(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    int local;
+    int saved = crm_conn_device_begin(dev, &local);
+    CUresult rc = crm_rpc_crm_vmm_set_access(ptr, size, local, flags);
+    crm_conn_device_end(saved);
+    return rc;
+}
+
 /* One message per device named: a desc list is short (torch passes one). */
 CRM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
@@ -195,7 +223,7 @@ CRM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
     for (size_t i = 0; i < count && rc == CUDA_SUCCESS; i++) {
         if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE)
             return CUDA_ERROR_INVALID_VALUE;
-        rc = crm_rpc_crm_vmm_set_access(ptr, size, desc[i].location.id, (int)desc[i].flags);
+        rc = crm__set_access(ptr, size, desc[i].location.id, (int)desc[i].flags);
     }
     return rc;
 }

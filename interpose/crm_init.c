@@ -41,9 +41,10 @@ __attribute__((constructor)) static void crm__load(void)
     const char *level = getenv("CUDAREM_LOG_LEVEL");
     int lvl = level ? crm_log_parse_level(level) : -1;
     crm_log_init("cudarem", lvl >= 0 ? (enum crm_log_level)lvl : CRM_LOG_WARN);
-    /* Emulated device pointers live in this window on the server; reserving it here
-     * means they can never alias (or be dereferenced as) host memory of ours. */
-    void *w = mmap((void *)CRM_EMU_WINDOW_BASE, CRM_EMU_WINDOW_SIZE, PROT_NONE,
+    /* Emulated device pointers live in this window on the server (in one slot per
+     * server of a pool); reserving it here means they can never alias (or be
+     * dereferenced as) host memory of ours. */
+    void *w = mmap((void *)CRM_EMU_WINDOW_BASE, CRM_EMU_SPAN, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (w == MAP_FAILED)
         crm_debug("could not reserve the emulated-device address window");

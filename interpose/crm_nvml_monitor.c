@@ -5,6 +5,7 @@
 #include "interpose/crm_nvml.h"
 
 #include <string.h>
+#include "client/crm_conn.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_export.h"
 
@@ -17,7 +18,13 @@ static nvmlReturn_t crm__query(nvmlDevice_t device, const void *out, unsigned wh
     memset(st, 0, sizeof *st);
     if (r == NVML_SUCCESS && out == NULL)
         r = NVML_ERROR_INVALID_ARGUMENT;
-    return r == NVML_SUCCESS ? crm_rpc_crm_nvml_query(index, what, st) : r;
+    if (r != NVML_SUCCESS)
+        return r;
+    int local;
+    int saved = crm_conn_device_begin(index, &local); /* a pooled device: its server's number */
+    r = crm_rpc_crm_nvml_query(local, what, st);
+    crm_conn_device_end(saved);
+    return r;
 }
 
 static void crm__free(crm_nvml_stats *st)

@@ -1,6 +1,7 @@
 /* crm_rt_copy.c -- exported copy and memset calls, 1D and 2D, sync and async, with
  * their per-thread-default-stream twins. Every copy is a pitched 2D copy inside:
  * host-to-host stays local, the rest becomes one bulk or device-side call. */
+#include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_codec.h"
@@ -177,6 +178,80 @@ static void crm__copy_h2h(const crm__copy *c)
         memmove((char *)c->dst + row * c->dpitch, (const char *)c->src + row * c->spitch, c->width);
 }
 
+/* Stream wire id `stream` if it belongs to server `server` of a pool, else the
+ * legacy default stream of the device the copy's side is on. */
+static uint64_t crm__stream_on(uint64_t stream, int server)
+{
+    int owner = crm_handles_device(stream);
+    return owner >= 0 && crm_conn_server_of(owner) == server ? stream : CRM_WIRE_LEGACY_STREAM;
+}
+
+/* The device holding device address p, -1 when the client knows none. */
+static int crm__device_of(const void *p)
+{
+    crm_range r;
+    return crm_ptrmap_classify((uint64_t)(uintptr_t)p, &r) == CRM_MEM_DEVICE ? r.device : -1;
+}
+
+/* The stream a copy or memset touching device memory at p runs on. In a pool, a
+ * stream of another server than p's cannot reach p: the work waits for that
+ * stream's earlier work (the client synchronises it), then runs on the legacy
+ * stream of p's device. */
+static cudaError_t crm__stream_for(uint64_t *stream, const void *p)
+{
+    if (!crm_conn_pooled() || *stream == CRM_WIRE_LEGACY_STREAM)
+        return cudaSuccess;
+    int owner = crm_handles_device(*stream), dev = crm__device_of(p);
+    if (owner < 0 || dev < 0 || crm_conn_server_of(owner) == crm_conn_server_of(dev))
+        return cudaSuccess;
+    cudaError_t err = crm_rpc_cudaStreamSynchronize(*stream);
+    *stream = CRM_WIRE_LEGACY_STREAM;
+    return err;
+}
+
+/* A device-to-device copy between two servers of a pool: no server sees both
+ * sides, so the bytes come through this process, read from the source's server
+ * and written to the destination's in bands of at most CRM_ACROSS_BAND bytes. Each
+ * band's read waits for the work before it on the source's stream (or its
+ * device's legacy stream), and the write is ordered on the destination's; the
+ * copy is synchronous with the client, as a copy through pageable memory is. */
+#define CRM_ACROSS_BAND (8u << 20)
+static cudaError_t crm__copy_across(const crm__copy *c, int src_server, int dst_server)
+{
+    size_t rows = c->width >= CRM_ACROSS_BAND ? 1 : CRM_ACROSS_BAND / c->width;
+    if (rows > c->height)
+        rows = c->height;
+    char *band = malloc(rows * c->width);
+    if (band == NULL)
+        return cudaErrorMemoryAllocation;
+    cudaError_t err = cudaSuccess;
+    for (size_t row = 0; row < c->height && err == cudaSuccess; row += rows) {
+        size_t n = c->height - row < rows ? c->height - row : rows;
+        crm__copy in = {band, c->width, (const char *)c->src + row * c->spitch, c->spitch, c->width, n,
+                        cudaMemcpyDeviceToHost, crm__stream_on(c->stream, src_server), 0};
+        crm__copy out = {(char *)c->dst + row * c->dpitch, c->dpitch, band, c->width, c->width, n,
+                         cudaMemcpyHostToDevice, crm__stream_on(c->stream, dst_server), 0};
+        err = crm__copy_d2h(&in);
+        if (err == cudaSuccess)
+            err = crm__copy_h2d(&out);
+    }
+    free(band);
+    return err;
+}
+
+/* A device-to-device copy: on the server, or across two servers of a pool. */
+static cudaError_t crm__copy_d2d(const crm__copy *c)
+{
+    if (crm_conn_pooled()) {
+        int src_server = crm_conn_server_of(crm__device_of(c->src));
+        int dst_server = crm_conn_server_of(crm__device_of(c->dst));
+        if (src_server >= 0 && dst_server >= 0 && src_server != dst_server)
+            return crm__copy_across(c, src_server, dst_server);
+    }
+    return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src, c->spitch,
+                                  c->width, c->height, c->stream, c->async);
+}
+
 static cudaError_t crm__memcpy(crm__copy *c)
 {
     crm_drv_runtime_bind();
@@ -187,6 +262,8 @@ static cudaError_t crm__memcpy(crm__copy *c)
     if (c->dst == NULL || c->src == NULL)
         return cudaErrorInvalidValue;
     cudaError_t err = crm__resolve_kind(c);
+    if (err == cudaSuccess && c->kind != cudaMemcpyHostToHost)
+        err = crm__stream_for(&c->stream, c->kind == cudaMemcpyDeviceToHost ? c->src : c->dst);
     if (err != cudaSuccess)
         return err;
     switch (c->kind) {
@@ -198,8 +275,7 @@ static cudaError_t crm__memcpy(crm__copy *c)
     case cudaMemcpyDeviceToHost:
         return crm__copy_d2h(c);
     default:
-        return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src,
-                                      c->spitch, c->width, c->height, c->stream, c->async);
+        return crm__copy_d2d(c);
     }
 }
 
@@ -271,7 +347,10 @@ static cudaError_t crm__memset2d(void *dst, size_t pitch, int value, size_t widt
     if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)dst, pitch, width, height))
         return crm_set_error(cudaErrorInvalidValue);
     uint64_t wire = crm_stream_wire(stream, ptds);
-    return crm_set_error(crm_rpc_crm_memset((uint64_t)(uintptr_t)dst, pitch, value, width, height, wire, async));
+    cudaError_t err = crm__stream_for(&wire, dst);
+    if (err == cudaSuccess)
+        err = crm_rpc_crm_memset((uint64_t)(uintptr_t)dst, pitch, value, width, height, wire, async);
+    return crm_set_error(err);
 }
 
 CRM_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
@@ -314,4 +393,27 @@ CRM_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int va
                                               size_t height, cudaStream_t stream)
 {
     return crm__memset2d(devPtr, pitch, value, width, height, stream, 1, CRM_PTDS_ON);
+}
+
+/* Peer copies: within one server its devices share an address space; between
+ * servers of a pool the copy goes through the client (crm__copy_across). */
+static cudaError_t crm__memcpy_peer(void *dst, int dst_dev, const void *src, int src_dev, size_t count,
+                                    cudaStream_t stream, int async)
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || dst_dev < 0 || dst_dev >= ndev || src_dev < 0 ||
+        src_dev >= ndev)
+        return crm_set_error(cudaErrorInvalidDevice);
+    return crm__memcpy2d(dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, stream, async, CRM_PTDS_OFF);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    return crm__memcpy_peer(dst, dstDevice, src, srcDevice, count, NULL, 0);
+}
+
+CRM_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                           cudaStream_t stream)
+{
+    return crm__memcpy_peer(dst, dstDevice, src, srcDevice, count, stream, 1);
 }

@@ -75,7 +75,10 @@ static cudaError_t crm__fetch_props(int device, struct cudaDeviceProp **out)
         crm_devices_mask_props(*out);
         return cudaSuccess;
     }
-    cudaError_t err = crm_rpc_cudaGetDeviceProperties(device, &wire);
+    int local;
+    int saved = crm_conn_device_begin(device, &local);
+    cudaError_t err = crm_rpc_cudaGetDeviceProperties(local, &wire);
+    crm_conn_device_end(saved);
     if (err == cudaSuccess && wire.crm_prop_len != sizeof(struct cudaDeviceProp))
         err = cudaErrorInvalidValue; /* refused at HELLO already; belt and braces */
     if (err == cudaSuccess) {
@@ -119,7 +122,10 @@ static cudaError_t crm__fetch_attrs(int device)
     }
     free(crm__attrs[device]);
     crm__attrs[device] = NULL;
-    cudaError_t err = crm_rpc_crm_device_attrs(device, &wire);
+    int local;
+    int saved = crm_conn_device_begin(device, &local);
+    cudaError_t err = crm_rpc_crm_device_attrs(local, &wire);
+    crm_conn_device_end(saved);
     if (err == cudaSuccess && wire.crm_bytes_len != 2 * cudaDevAttrMax * sizeof(uint32_t))
         err = cudaErrorInvalidValue;
     if (err == cudaSuccess && (crm__attrs[device] = malloc(wire.crm_bytes_len)) == NULL)
@@ -191,4 +197,33 @@ CRM_EXPORT cudaError_t cudaProfilerStart(void)
 CRM_EXPORT cudaError_t cudaProfilerStop(void)
 {
     return cudaProfilerStart();
+}
+
+/* Peer access is not remoted (interpose/crm_drv_device.c): no pair of devices has
+ * it, within a server or across the servers of a pool; copies between devices
+ * work all the same (cudaMemcpyPeer). */
+CRM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    cudaError_t err = crm__check_device(device);
+    if (err == cudaSuccess)
+        err = crm__check_device(peerDevice);
+    if (err == cudaSuccess && canAccessPeer == NULL)
+        err = cudaErrorInvalidValue;
+    if (err == cudaSuccess)
+        *canAccessPeer = 0;
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    cudaError_t err = crm__check_device(peerDevice);
+    if (err == cudaSuccess)
+        err = flags != 0 ? cudaErrorInvalidValue : cudaErrorPeerAccessUnsupported;
+    return crm_set_error(err);
+}
+
+CRM_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    cudaError_t err = crm__check_device(peerDevice);
+    return crm_set_error(err == cudaSuccess ? cudaErrorPeerAccessNotEnabled : err);
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
+#include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
@@ -14,6 +15,21 @@
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
+/* Records a new device allocation of the thread's device. In a pool, two servers
+ * whose drivers place memory alike could hand out overlapping addresses (the
+ * emulated device honours each server's address slot, a GPU's driver does not):
+ * a pointer must name one server's memory, so an overlapping one is refused, and
+ * stays allocated on its server until the session ends. */
+static cudaError_t crm__track(uint64_t ptr, uint64_t size)
+{
+    if (ptr == 0 || crm_ptrmap_add(CRM_MEM_DEVICE, ptr, size, crm_thread_device(), 0) == 0 || !crm_conn_pooled())
+        return cudaSuccess;
+    crm_error("device %d's server gave address 0x%llx, which overlaps memory of another pooled server: "
+              "refused with cudaErrorMemoryAllocation",
+              crm_thread_device(), (unsigned long long)ptr);
+    return cudaErrorMemoryAllocation;
+}
+
 CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     crm_drv_runtime_bind();
@@ -21,8 +37,8 @@ CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
     if (devPtr == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     cudaError_t err = crm_rpc_cudaMalloc(size, &ptr);
-    if (err == cudaSuccess && ptr != 0)
-        crm_ptrmap_add(CRM_MEM_DEVICE, ptr, size, crm_thread_device(), 0);
+    if (err == cudaSuccess)
+        err = crm__track(ptr, size);
     if (err == cudaSuccess)
         *devPtr = (void *)(uintptr_t)ptr;
     return crm_set_error(err);
@@ -34,8 +50,8 @@ CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
     if (devPtr == NULL || pitch == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     cudaError_t err = crm_rpc_cudaMallocPitch(width, height, &ptr, &got_pitch);
-    if (err == cudaSuccess && ptr != 0)
-        crm_ptrmap_add(CRM_MEM_DEVICE, ptr, got_pitch * height, crm_thread_device(), 0);
+    if (err == cudaSuccess)
+        err = crm__track(ptr, got_pitch * height);
     if (err == cudaSuccess) {
         *devPtr = (void *)(uintptr_t)ptr;
         *pitch = got_pitch;

@@ -13,6 +13,8 @@
 #define CRM_CAP_OBSERVE (1ull << 4)    /* HELLO: an observer (cudarem-smi): no devices, no CUDA
                                           calls, not in the session table; STATUS and END are
                                           answered when its user is an administrator */
+#define CRM_CAP_ADDR_SLOT (1ull << 5)  /* HELLO: device addresses lie in the address slot the
+                                          client asked for (common/crm_emu_window.h) */
 
 /* Transfer buffer size of the RPC record streams (both ends). */
 #define CRM_RPC_BUFSZ   (1u << 20)

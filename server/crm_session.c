@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <rpc/rpc.h>
+#include "common/crm_emu_window.h"
 #include "common/crm_log.h"
 #include "crm_api.h"
 #include "crm_server_gen.h"
@@ -56,8 +57,38 @@ static void crm__describe_devices(crm_session *s, crm_hello_res *res)
     res->devices.devices_val = d;
 }
 
+/* How busy each described device is, for a pooling client's CUDAREM_PICK. */
+static void crm__describe_loads(crm_hello_res *res)
+{
+    crm_monitor_device d[CRM_MONITOR_DEVICES];
+    int n = crm_monitor_devices(d, CRM_MONITOR_DEVICES);
+    u_int count = res->devices.devices_len;
+    res->loads.loads_val = count > 0 ? calloc(count, sizeof *res->loads.loads_val) : NULL;
+    if (res->loads.loads_val == NULL)
+        return;
+    res->loads.loads_len = count;
+    for (u_int i = 0; i < count && (int)i < n && i < CRM_MONITOR_DEVICES; i++)
+        if (d[i].known)
+            res->loads.loads_val[i] = (crm_device_load){d[i].used, d[i].total, d[i].sessions};
+}
+
+/* Places the session's device addresses in the slot a pooling client asked for
+ * (common/crm_emu_window.h): the emulated device reads it at its first allocation.
+ * A GPU's addresses are the driver's: the capability stays off and the client
+ * checks for overlaps itself. */
+static void crm__address_slot(const crm_hello_args *args, crm_hello_res *res)
+{
+    if (crm_backend_kind() != CRM_BACKEND_EMU || args->address_slot >= CRM_EMU_SLOTS)
+        return;
+    char slot[16];
+    snprintf(slot, sizeof slot, "%u", args->address_slot);
+    if (setenv("CUDAREM_EMU_SLOT", slot, 1) == 0)
+        res->capabilities |= CRM_CAP_ADDR_SLOT;
+}
+
 static void crm__free_devices(crm_hello_res *res)
 {
+    free(res->loads.loads_val);
     for (u_int i = 0; i < res->devices.devices_len; i++) {
         free(res->devices.devices_val[i].prop.crm_prop_val);
         free(res->devices.devices_val[i].attrs.crm_bytes_val);
@@ -142,6 +173,8 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         crm_rt.cudaRuntimeGetVersion(&res.runtime_version);
         crm_rt.cudaGetLastError(); /* a count of 0 must not leave a sticky error */
         crm__describe_devices(s, &res);
+        crm__describe_loads(&res);
+        crm__address_slot(&args, &res);
         s->hello_done = 1;
         if (args.shm_name && args.shm_name[0] && crm_shm_data == NULL &&
             crm_shm_attach(args.shm_name, args.shm_size, (const unsigned char *)args.shm_cookie) == 0)

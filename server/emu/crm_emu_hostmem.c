@@ -50,10 +50,10 @@ static long crm__host_exact(uintptr_t p)
     return -1;
 }
 
-/* Returns 1 when [p, p + n) touches the device window. */
+/* Returns 1 when [p, p + n) touches the device window of any slot. */
 static int crm__hits_window(uintptr_t p, size_t n)
 {
-    return p < CRM_EMU_WINDOW_BASE + CRM_EMU_WINDOW_SIZE && p + n > CRM_EMU_WINDOW_BASE;
+    return p < CRM_EMU_WINDOW_BASE + CRM_EMU_SPAN && p + n > CRM_EMU_WINDOW_BASE;
 }
 
 static int crm__host_add(const crm__host *h)

@@ -36,18 +36,30 @@ static crm__alloc *crm__allocs;  /* live allocations sorted by base */
 static size_t crm__nallocs;      /* entries in use */
 static size_t crm__cap;          /* entries allocated */
 static int crm__window_ready;    /* 1 once the window is reserved */
+static uintptr_t crm__window;    /* its first address: the base of this process's slot */
 
 static size_t crm__page(void)
 {
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/* Reserves the whole window PROT_NONE. Returns 0, or -1 when the range is taken. */
+/* The address slot CUDAREM_EMU_SLOT names (common/crm_emu_window.h), 0 by default. */
+static unsigned crm__slot(void)
+{
+    const char *v = getenv("CUDAREM_EMU_SLOT");
+    char *end;
+    unsigned long slot = v != NULL ? strtoul(v, &end, 10) : 0;
+    return v != NULL && *v != '\0' && *end == '\0' && slot < CRM_EMU_SLOTS ? (unsigned)slot : 0;
+}
+
+/* Reserves the whole window of this process's slot PROT_NONE. Returns 0, or -1
+ * when the range is taken. */
 static int crm__window_reserve(void)
 {
     if (crm__window_ready)
         return 0;
-    void *want = (void *)CRM_EMU_WINDOW_BASE;
+    crm__window = crm_emu_slot_base(crm__slot());
+    void *want = (void *)crm__window;
     void *got = mmap(want, CRM_EMU_WINDOW_SIZE, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (got == MAP_FAILED)
@@ -78,11 +90,11 @@ static size_t crm__upper(uintptr_t a)
  * Returns 0 and sets *base and *idx (the insertion index), or -1 when the window is full. */
 static int crm__find_gap(size_t span, size_t align, uintptr_t *base, size_t *idx)
 {
-    uintptr_t prev_end = CRM_EMU_WINDOW_BASE;
+    uintptr_t prev_end = crm__window;
     size_t guard = crm__page();
     for (size_t i = 0; i <= crm__nallocs; i++) {
         uintptr_t next = i < crm__nallocs ? crm__allocs[i].base
-                                          : CRM_EMU_WINDOW_BASE + CRM_EMU_WINDOW_SIZE;
+                                          : crm__window + CRM_EMU_WINDOW_SIZE;
         uintptr_t start = (prev_end + align - 1) & ~(uintptr_t)(align - 1);
         if (start <= next && next - start >= span) {
             *base = start;

@@ -1,11 +1,12 @@
 # e2e.mk -- end-to-end Check suites: a real cudarem-server (emulated device) on
 # loopback, the tests/cuda programs run through the preloaded shim; check_e2e_auth
 # starts servers that admit by token or uid; check_e2e_smi runs cudarem-smi, the
-# metrics and the dashboard; check_e2e_install runs make install and what it wrote.
+# metrics and the dashboard; check_e2e_install runs make install and what it wrote;
+# check_e2e_pool pools two servers.
 # The harness and its compile-time definitions are in tests/tests.mk.
 
 E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth check_e2e_netns check_e2e_tls \
-                check_e2e_smi check_e2e_install
+                check_e2e_smi check_e2e_install check_e2e_pool
 
 E2E_TESTS += $(addprefix $(BUILD)/tests/,$(E2E_NAMES))
 
@@ -16,3 +17,4 @@ $(BUILD)/tests/check_e2e_%: tests/e2e/check_e2e_%.c $(E2E_HARNESS) tests/e2e/e2e
 $(BUILD)/tests/check_e2e_smi: $(SMI)
 $(BUILD)/tests/check_e2e_smi: E2E_DEFS += -DE2E_PYENV='"$(PYENV_DIR)"'
 $(BUILD)/tests/check_e2e_install: E2E_DEFS += -DE2E_PYENV='"$(PYENV_DIR)"'
+$(BUILD)/tests/check_e2e_pool: E2E_DEFS += -DE2E_PYENV='"$(PYENV_DIR)"'

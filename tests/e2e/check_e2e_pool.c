@@ -1,0 +1,210 @@
+/* check_e2e_pool.c -- end-to-end suite: two cudarem-servers on loopback as one pool
+ * (client/crm_pool.h). Server A has two emulated devices of 2 GiB on TCP, server B
+ * one of 1 GiB on a Unix socket, so a device's total memory says which server a
+ * device number reached. tests/cuda/pool (shared and static runtime) allocates,
+ * copies and synchronises on every device and between every pair of them; the
+ * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
+ * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
+ * message naming it; PyTorch sees the pool and copies tensors between its servers
+ * (tests/python/torch_pool.py). */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define POOL_TIMEOUT_MS 300000 /* torch's import and first calls, under ASan too */
+
+static char dir_a[64], dir_b[64];
+static e2e_server srv_a, srv_b;
+static char pool[2 * E2E_PATH_LEN + 8]; /* "A,B" */
+
+/* Starts a server with ndev emulated devices of mem each; aborts on failure. */
+static void start(e2e_server *s, char *dir, size_t len, int ndev, const char *mem)
+{
+    char err[512];
+    ck_assert(e2e_dir_make(dir, len) == 0);
+    setenv("CUDAREM_EMU_MEM", mem, 1);
+    int rc = e2e_server_start_logged(s, dir, ndev, err, sizeof err);
+    unsetenv("CUDAREM_EMU_MEM");
+    ck_assert_msg(rc == 0, "server start: %s", err);
+}
+
+static void setup(void)
+{
+    start(&srv_a, dir_a, sizeof dir_a, 2, "2G");
+    start(&srv_b, dir_b, sizeof dir_b, 1, "1G");
+    snprintf(pool, sizeof pool, "%s,%s", srv_a.tcp_addr, srv_b.unix_addr);
+}
+
+static void teardown(void)
+{
+    e2e_server_stop(&srv_a);
+    e2e_server_stop(&srv_b);
+    e2e_dir_remove(dir_a);
+    e2e_dir_remove(dir_b);
+}
+
+/* Runs build/PROG over servers with POOL_MEM_MIB=mib; 1 when it printed PASS and
+ * exited 0, else dumps its output. Its standard error goes to *err when not NULL. */
+static int run_pool(const char *prog, const char *servers, const char *mib, char **err)
+{
+    char path[E2E_PATH_LEN], verdict[64];
+    e2e_proc p;
+    e2e_build_path(prog, path, sizeof path);
+    setenv("POOL_MEM_MIB", mib, 1);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {servers, 1, 0};
+    int ran = e2e_run(&p, dir_a, "pool", path, argv, &o) == 0;
+    unsetenv("POOL_MEM_MIB");
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
+    int passed = ran && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, "PASS pool") != NULL;
+    if (!passed) {
+        fprintf(stderr, "===== %s over %s (POOL_MEM_MIB=%s): %s\n", prog, servers, mib,
+                e2e_describe(&p, verdict, sizeof verdict));
+        e2e_dump("stdout", out, 4000);
+        e2e_dump("stderr", perr, 2000);
+    }
+    free(out);
+    if (err != NULL)
+        *err = perr;
+    else
+        free(perr);
+    return passed;
+}
+
+static const char *const runtimes[] = {"cuda/pool", "cuda-static/pool"};
+
+/* Every device of both servers, in the listed order; each server saw the session. */
+START_TEST(test_pool_runs_on_both_servers)
+{
+    ck_assert_msg(run_pool(runtimes[_i], pool, "2048,2048,1024", NULL), "%s over the pool failed", runtimes[_i]);
+    char *log_a = e2e_read_file(srv_a.log_path), *log_b = e2e_read_file(srv_b.log_path);
+    int seen_a = e2e_count_lines_with(log_a, "session 1 end"), seen_b = e2e_count_lines_with(log_b, "session 1 end");
+    free(log_a);
+    free(log_b);
+    ck_assert_msg(seen_a == 1 && seen_b == 1, "each server ends one session (%d, %d)", seen_a, seen_b);
+}
+END_TEST
+
+/* The order: B's device then A's device 1 by '@'; CUDA_VISIBLE_DEVICES over the
+ * pooled list, stopping at an index the pool does not have. */
+START_TEST(test_pool_order_and_visible_devices)
+{
+    char listed[sizeof pool];
+    snprintf(listed, sizeof listed, "%s,%s@1", srv_b.unix_addr, srv_a.tcp_addr);
+    ck_assert(run_pool("cuda/pool", listed, "1024,2048", NULL));
+    setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
+    int reordered = run_pool("cuda/pool", pool, "1024,2048", NULL);
+    setenv("CUDA_VISIBLE_DEVICES", "1,7,0", 1);
+    int cut = run_pool("cuda/pool", pool, "2048", NULL);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    ck_assert_msg(reordered, "CUDA_VISIBLE_DEVICES=2,0");
+    ck_assert_msg(cut, "CUDA_VISIBLE_DEVICES=1,7,0 keeps device 1 only");
+}
+END_TEST
+
+/* A session holding memory on A's device 0: least-loaded puts it last, keeping the
+ * listed order among the idle ones; without CUDAREM_PICK the list's order stays. */
+START_TEST(test_pool_least_loaded)
+{
+    char path[E2E_PATH_LEN];
+    e2e_proc hog;
+    e2e_build_path("cuda/hog", path, sizeof path);
+    char *argv[] = {path, "104857600", NULL};
+    e2e_proc_opts o = {srv_a.unix_addr, 1, 0};
+    ck_assert_int_eq(e2e_spawn(&hog, dir_a, "hog", path, argv, &o), 0);
+    ck_assert_msg(e2e_wait_output(&hog, "allocated", 30000) == 0, "hog did not allocate");
+    int listed = run_pool("cuda/pool", pool, "2048,2048,1024", NULL);
+    setenv("CUDAREM_PICK", "least-loaded", 1);
+    int picked = run_pool("cuda/pool", pool, "2048,1024,2048", NULL);
+    unsetenv("CUDAREM_PICK");
+    kill(hog.pid, SIGKILL);
+    e2e_wait(&hog, 10000);
+    ck_assert_msg(listed, "without CUDAREM_PICK the listed order");
+    ck_assert_msg(picked, "CUDAREM_PICK=least-loaded puts the busy device last");
+}
+END_TEST
+
+/* A pool entry that cannot be used fails every CUDA call, with a message naming
+ * it: an address nobody listens on, a GPU the server lacks, a bad GPU list. */
+START_TEST(test_pool_bad_entries)
+{
+    static const struct {
+        const char *suffix, *needle;
+    } bad[] = {
+        {",unix:/nonexistent/cudarem.sock", "cannot use cudarem server unix:/nonexistent/cudarem.sock"},
+        {"@5", "has no GPU 5"},
+        {"@0+x", "cannot read CUDAREM_SERVER"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char servers[sizeof pool + 64], *err = NULL;
+        snprintf(servers, sizeof servers, "%s%s", srv_a.tcp_addr, bad[i].suffix);
+        int passed = run_pool("cuda/pool", servers, "", &err);
+        int named = err != NULL && strstr(err, "CUDA calls will fail") != NULL && strstr(err, bad[i].needle);
+        if (!named)
+            e2e_dump("stderr", err, 2000);
+        free(err);
+        ck_assert_msg(!passed, "%s: the program must fail", servers);
+        ck_assert_msg(named, "%s: stderr names '%s'", servers, bad[i].needle);
+    }
+}
+END_TEST
+
+static const char *pyenv_dir(void)
+{
+    const char *d = getenv("CUDAREM_PYENV");
+    return d != NULL && d[0] != '\0' ? d : E2E_PYENV;
+}
+
+/* PyTorch over the pool: tests/python/torch_pool.py. */
+START_TEST(test_pool_torch)
+{
+    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], libdir[E2E_PATH_LEN], verdict[64];
+    struct stat st;
+    e2e_proc p;
+    snprintf(python, sizeof python, "%s/bin/python", pyenv_dir());
+    ck_assert_msg(stat(python, &st) == 0, "no Python environment at %s (run tools/python-env.sh)", pyenv_dir());
+    snprintf(script, sizeof script, "%s/tests/python/torch_pool.py", E2E_SOURCE_DIR);
+    e2e_client_library_path(e2e_build_path("lib", libdir, sizeof libdir));
+    setenv("POOL_MEM_MIB", "2048,2048,1024", 1);
+    char *argv[] = {python, script, NULL};
+    e2e_proc_opts o = {pool, 1, 0};
+    int spawned = e2e_spawn(&p, dir_a, "torch_pool", python, argv, &o) == 0;
+    if (spawned)
+        e2e_wait(&p, POOL_TIMEOUT_MS);
+    unsetenv("POOL_MEM_MIB");
+    e2e_client_library_path(NULL);
+    char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
+    int passed = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
+                 strstr(out, "PASS torch_pool") != NULL;
+    if (!passed) {
+        e2e_dump("torch_pool stdout", out, 6000);
+        e2e_dump("torch_pool stderr", perr, 3000);
+    }
+    free(out);
+    free(perr);
+    ck_assert_msg(passed, "torch_pool.py over the pool: %s", e2e_describe(&p, verdict, sizeof verdict));
+}
+END_TEST
+
+static Suite *crm_pool_suite(void)
+{
+    Suite *s = suite_create("e2e_pool");
+    TCase *tc = tcase_create("pool");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_pool_runs_on_both_servers, 0, (int)(sizeof runtimes / sizeof runtimes[0]));
+    tcase_add_test(tc, test_pool_order_and_visible_devices);
+    tcase_add_test(tc, test_pool_least_loaded);
+    tcase_add_test(tc, test_pool_bad_entries);
+    tcase_add_test(tc, test_pool_torch);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(crm_pool_suite)
