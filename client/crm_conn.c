@@ -80,7 +80,7 @@ static int crm__connect_all(char *err, size_t errlen)
     for (int i = 0; i < crm__conn.spec.nservers; i++) {
         crm_member *m = &crm__conn.members[i];
         char why[512] = "";
-        unsigned slot = crm__pooled() ? (unsigned)i : 0;
+        unsigned slot = crm__pooled() ? (unsigned)i + 1 : 0; /* on the wire: the slot plus 1 */
         if (crm_member_open(m, crm__conn.spec.servers[i].addr, slot, i == 0, crm__conn.timeout, why, sizeof why) !=
             0) {
             snprintf(err, errlen, "cannot use cudarem server %s: %s", crm__conn.spec.servers[i].addr, why);

@@ -6,7 +6,32 @@
 #include "server/crm_monitor.h"
 #include "server/crm_scrub.h"
 #include "server/crm_session.h"
+#include "server/crm_slot.h"
 #include "server/crm_xfer.h"
+
+/* The backend's cudaMalloc, inside the session's address slot when it has one. */
+static cudaError_t crm__malloc(uint64_t size, void **ptr)
+{
+    return crm_slot_active() ? crm_slot_malloc(crm_session_device(), size, ptr) : crm_rt.cudaMalloc(ptr, size);
+}
+
+static cudaError_t crm__free(void *ptr)
+{
+    return crm_slot_owns(ptr) ? crm_slot_free(ptr) : crm_rt.cudaFree(ptr);
+}
+
+/* cudaMallocPitch in the address slot: rows padded to 512 bytes, as GPUs pad them. */
+static cudaError_t crm__malloc_pitch(uint64_t width, uint64_t height, void **ptr, size_t *pitch)
+{
+    if (!crm_slot_active())
+        return crm_rt.cudaMallocPitch(ptr, pitch, width, height);
+    if (width > UINT64_MAX - 511)
+        return cudaErrorMemoryAllocation;
+    *pitch = (width + 511) / 512 * 512;
+    if (height && *pitch > UINT64_MAX / height)
+        return cudaErrorMemoryAllocation;
+    return crm__malloc(*pitch * height, ptr);
+}
 
 /* Records a fresh allocation of size bytes, of which `charged` were charged to the
  * session before it was made; frees it again if the table cannot hold it. */
@@ -18,7 +43,7 @@ static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size, uint64_t
         crm_monitor_charge(device, -(int64_t)charged);
         if (ptr == NULL)
             return cudaSuccess;
-        crm_rt.cudaFree(ptr);
+        crm__free(ptr);
         return cudaErrorMemoryAllocation;
     }
     crm_monitor_charge(device, (int64_t)r.size - (int64_t)charged);
@@ -39,7 +64,7 @@ cudaError_t crm_srv_cudaMalloc(crm_session *s, uint64_t size, uint64_t *devPtr)
     cudaError_t err = crm__charge(s, size);
     if (err != cudaSuccess)
         return err;
-    err = crm_rt.cudaMalloc(&ptr, size);
+    err = crm__malloc(size, &ptr);
     if (err != cudaSuccess)
         crm_monitor_charge(crm_session_device(), -(int64_t)size);
     else if ((err = crm__track(s, ptr, size, size)) == cudaSuccess)
@@ -56,7 +81,7 @@ cudaError_t crm_srv_cudaMallocPitch(crm_session *s, uint64_t width, uint64_t hei
     cudaError_t err = height && width > UINT64_MAX / height ? cudaErrorMemoryAllocation : crm__charge(s, want);
     if (err != cudaSuccess)
         return err;
-    err = crm_rt.cudaMallocPitch(&ptr, &got_pitch, width, height);
+    err = crm__malloc_pitch(width, height, &ptr, &got_pitch);
     if (err != cudaSuccess)
         crm_monitor_charge(crm_session_device(), -(int64_t)want);
     else if ((err = crm__track(s, ptr, (uint64_t)got_pitch * height, want)) == cudaSuccess) {
@@ -85,7 +110,7 @@ cudaError_t crm_srv_cudaFree(crm_session *s, uint64_t devPtr)
     if (r == NULL || r->base != devPtr || r->kind == CRM_RANGE_SYMBOL || r->kind == CRM_RANGE_VMM)
         return cudaErrorInvalidValue;
     crm_scrub(s, r->device, devPtr, r->size);
-    cudaError_t err = crm_rt.cudaFree((void *)(uintptr_t)devPtr);
+    cudaError_t err = crm__free((void *)(uintptr_t)devPtr);
     if (err == cudaSuccess && crm_rangemap_remove(&s->allocs, devPtr, &gone) == 0)
         crm_monitor_charge(gone.device, -(int64_t)gone.size);
     return err;

@@ -10,6 +10,7 @@
 #include "server/crm_monitor.h"
 #include "server/crm_scrub.h"
 #include "server/crm_session.h"
+#include "server/crm_slot.h"
 
 /* A physical allocation the client named. */
 typedef struct crm__phys {
@@ -53,7 +54,8 @@ CUresult crm_srv_crm_vmm_reserve(crm_session *s, uint64_t size, uint64_t alignme
     CUdeviceptr p = 0;
     if (!crm__vmm_supported())
         return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult rc = crm_rt.cuMemAddressReserve(&p, size, alignment, 0, 0);
+    CUresult rc = crm_slot_active() ? crm_slot_reserve(size, alignment, &p) /* a pool's: in the slot */
+                                    : crm_rt.cuMemAddressReserve(&p, size, alignment, 0, 0);
     *ptr = (uint64_t)p;
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "server/crm_scrub.h"
 #include "server/crm_session.h"
 #include "server/crm_session_chan.h"
+#include "server/crm_slot.h"
 #include "server/crm_srv_rpc.h"
 #include "server/crm_status.h"
 #include "server/crm_xfer.h"
@@ -73,16 +74,26 @@ static void crm__describe_loads(crm_hello_res *res)
 }
 
 /* Places the session's device addresses in the slot a pooling client asked for
- * (common/crm_emu_window.h): the emulated device reads it at its first allocation.
- * A GPU's addresses are the driver's: the capability stays off and the client
- * checks for overlaps itself. */
+ * (common/crm_emu_window.h): the emulated device moves its window there (it reads
+ * CUDAREM_EMU_SLOT at its first allocation); on a GPU, server/crm_slot.h maps the
+ * session's memory there. When neither can, the capability stays off and the
+ * client refuses allocations that overlap another server's. */
 static void crm__address_slot(const crm_hello_args *args, crm_hello_res *res)
 {
-    if (crm_backend_kind() != CRM_BACKEND_EMU || args->address_slot >= CRM_EMU_SLOTS)
+    if (args->address_slot == 0 || args->address_slot > CRM_EMU_SLOTS)
         return;
-    char slot[16];
-    snprintf(slot, sizeof slot, "%u", args->address_slot);
-    if (setenv("CUDAREM_EMU_SLOT", slot, 1) == 0)
+    unsigned slot = args->address_slot - 1;
+    const char *vmm = getenv("CUDAREM_SLOT_VMM");
+    if (crm_backend_kind() == CRM_BACKEND_EMU) {
+        char text[16];
+        snprintf(text, sizeof text, "%u", slot);
+        if (setenv("CUDAREM_EMU_SLOT", text, 1) != 0)
+            return;
+        res->capabilities |= CRM_CAP_ADDR_SLOT;
+        if (vmm == NULL || strcmp(vmm, "1") != 0)
+            return;
+    }
+    if (crm_slot_open(slot) == 0)
         res->capabilities |= CRM_CAP_ADDR_SLOT;
 }
 

@@ -47,7 +47,9 @@ fi
 step "unit and end-to-end suites against a real-GPU server (CUDAREM_TEST_DEVICE=cuda)"
 # The framework suite needs the CPU machine's venv (CuPy, numba); the GPU host
 # has no package registry, so its stock torch is exercised further down instead.
-suites=$(ls build/tests/check_* | grep -v check_e2e_frameworks)
+# The pool suite sizes emulated devices to tell its servers apart: a GPU pool has
+# its own step below.
+suites=$(ls build/tests/check_* | grep -v -e check_e2e_frameworks -e check_e2e_pool)
 CUDAREM_TEST_DEVICE=cuda timeout 1200 tests/run-tests.sh $suites >"$out/suites.log" 2>&1 || status=1
 grep -E "^== |Checks:|passed, " "$out/suites.log"
 
@@ -112,6 +114,29 @@ PY
 else
     echo "NOT RUN: no torch (with numpy) on this machine"
 fi
+
+step "a pool of two GPU servers on this GPU: tests/cuda/pool and torch_pool.py (memory mapped in address slots)"
+build/cudarem-server --device cuda --listen unix:/tmp/cudarem-pool-b.sock --insecure --log-level info \
+    2>"$out/server-pool-b.log" &
+srv_b=$!
+for _ in $(seq 200); do [ -S /tmp/cudarem-pool-b.sock ] && break; sleep 0.05; done
+# the GPU's memory as CUDA counts it (cudaMemGetInfo's total), in MiB
+total=$(( $(build/cuda/meminfo | awk '{print $2}') >> 20 ))
+pool="unix:$sock,unix:/tmp/cudarem-pool-b.sock"
+for prog in build/cuda/pool build/cuda-static/pool; do
+    POOL_MEM_MIB="$total,$total" CUDAREM_SERVER=$pool LD_PRELOAD=$PWD/build/libcudarem.so \
+        CUDAREM_STATS=1 timeout 300 "$prog" 2>&1 | tee "$out/pool-$(basename "$(dirname "$prog")").log" | tail -3
+    grep -q "^PASS pool" "$out/pool-$(basename "$(dirname "$prog")").log" || status=1
+done
+if python3 -c "import torch" 2>/dev/null; then
+    POOL_MEM_MIB="$total,$total" CUDAREM_SERVER=$pool LD_PRELOAD=$PWD/build/libcudarem.so \
+        LD_LIBRARY_PATH=$PWD/build/lib timeout 600 python3 tests/python/torch_pool.py 2>&1 |
+        tee "$out/torch_pool.log" | grep -E "^(FAIL|PASS|FAILED|STOP)" || true
+    grep -q "^PASS torch_pool" "$out/torch_pool.log" || status=1
+fi
+grep -h "address slot" "$out/server.log" "$out/server-pool-b.log" | head -4
+build/cudarem-smi -s "$pool" >"$out/smi-pool.txt" 2>&1 || true
+kill -TERM $srv_b; wait $srv_b
 
 step "train.py: local GPU vs remote through the shim"
 timeout 600 python3 examples/train.py 2>&1 | tee "$out/train-local.log" || status=1

@@ -85,9 +85,10 @@ size_t crm__mem_used(int dev);          /* bytes charged to dev, by every proces
 int crm__mem_bounds(const void *p, uintptr_t *lo, uintptr_t *hi);
 
 /* Reserves size bytes of addresses (PROT_NONE, charged to no device) from a multiple
- * of align (a power of two >= the page size); exclusive lock. cudaErrorInvalidValue
- * for a bad size or alignment, cudaErrorMemoryAllocation when the window is full. */
-cudaError_t crm__mem_reserve(size_t size, size_t align, void **out);
+ * of align (a power of two >= the page size), at hint when that range is free (0: no
+ * hint); exclusive lock. cudaErrorInvalidValue for a bad size or alignment,
+ * cudaErrorMemoryAllocation when the window is full. */
+cudaError_t crm__mem_reserve(size_t size, size_t align, uintptr_t hint, void **out);
 /* Releases the reservation of exactly [p, p + size); cudaErrorInvalidValue if none. */
 cudaError_t crm__mem_unreserve(void *p, size_t size);
 /* 1 when [p, p + n) lies inside one reservation. */

@@ -174,14 +174,35 @@ cudaError_t crm__mem_alloc(int dev, size_t size, void **out)
     return cudaSuccess;
 }
 
-cudaError_t crm__mem_reserve(size_t size, size_t align, void **out)
+/* 0 and the insertion index when [base, base + span) lies in the window, aligned
+ * to align, clear of every allocation and its guard page; else -1. */
+static int crm__fits_at(uintptr_t base, size_t span, size_t align, size_t *idx)
+{
+    size_t i = crm__upper(base), guard = crm__page();
+    if (base == 0 || (base & (align - 1)) != 0 || base < crm__window || span > CRM_EMU_WINDOW_SIZE ||
+        base - crm__window > CRM_EMU_WINDOW_SIZE - span)
+        return -1;
+    if (i > 0 && crm__allocs[i - 1].base + crm__allocs[i - 1].mapped + guard > base)
+        return -1;
+    if (i < crm__nallocs && crm__allocs[i].base < base + span)
+        return -1;
+    *idx = i;
+    return 0;
+}
+
+cudaError_t crm__mem_reserve(size_t size, size_t align, uintptr_t hint, void **out)
 {
     size_t page = crm__page(), idx;
     if (size == 0 || size > SIZE_MAX - 2 * page || align < page || (align & (align - 1)) != 0)
         return cudaErrorInvalidValue;
     crm__alloc a = { .size = size, .mapped = (size + page - 1) / page * page, .dev = -1 };
-    if (crm__window_reserve() != 0 || crm__find_gap(a.mapped + page, align, &a.base, &idx) != 0 ||
-        crm__table_insert(idx, &a) != 0)
+    if (crm__window_reserve() != 0)
+        return cudaErrorMemoryAllocation;
+    if (crm__fits_at(hint, a.mapped + page, align, &idx) == 0) /* the hint is free: as a GPU, take it */
+        a.base = hint;
+    else if (crm__find_gap(a.mapped + page, align, &a.base, &idx) != 0)
+        return cudaErrorMemoryAllocation;
+    if (crm__table_insert(idx, &a) != 0)
         return cudaErrorMemoryAllocation;
     *out = (void *)a.base; /* its pages stay PROT_NONE until crm_emu_vmm.c maps some */
     return cudaSuccess;

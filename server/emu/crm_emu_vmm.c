@@ -61,16 +61,16 @@ CRM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUm
     return CUDA_SUCCESS;
 }
 
-/* addr is a hint, as on a GPU; it is not followed. */
+/* addr is a hint, as on a GPU: followed when that range of the window is free. */
 CRM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
                                         unsigned long long flags)
 {
-    (void)addr;
     void *p = NULL;
     if (ptr == NULL || size == 0 || !crm__aligned(size) || flags != 0 || (alignment & (alignment - 1)) != 0)
         return CUDA_ERROR_INVALID_VALUE;
     crm__emu_wrlock();
-    cudaError_t err = crm__mem_reserve(size, alignment > CRM__GRANULARITY ? alignment : CRM__GRANULARITY, &p);
+    cudaError_t err =
+        crm__mem_reserve(size, alignment > CRM__GRANULARITY ? alignment : CRM__GRANULARITY, (uintptr_t)addr, &p);
     crm__emu_unlock();
     if (err != cudaSuccess)
         return err == cudaErrorMemoryAllocation ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;

@@ -6,7 +6,8 @@
  * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
  * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
  * message naming it; PyTorch sees the pool and copies tensors between its servers
- * (tests/python/torch_pool.py). */
+ * (tests/python/torch_pool.py). The program and torch run again with the servers
+ * placing memory the way a GPU server does (CUDAREM_SLOT_VMM=1). */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -41,8 +42,19 @@ static void setup(void)
     snprintf(pool, sizeof pool, "%s,%s", srv_a.tcp_addr, srv_b.unix_addr);
 }
 
+/* The servers place pooled sessions' memory as on a GPU (server/crm_slot.h):
+ * virtual memory mapped into reservations at the slot's addresses. */
+static void setup_slot_vmm(void)
+{
+    setenv("CUDAREM_SLOT_VMM", "1", 1);
+    setup();
+    unsetenv("CUDAREM_SLOT_VMM");
+    setenv("CRM_POOL_SLOT_VMM", "1", 1); /* what the checks expect */
+}
+
 static void teardown(void)
 {
+    unsetenv("CRM_POOL_SLOT_VMM");
     e2e_server_stop(&srv_a);
     e2e_server_stop(&srv_b);
     e2e_dir_remove(dir_a);
@@ -79,15 +91,21 @@ static int run_pool(const char *prog, const char *servers, const char *mib, char
 
 static const char *const runtimes[] = {"cuda/pool", "cuda-static/pool"};
 
-/* Every device of both servers, in the listed order; each server saw the session. */
+/* Every device of both servers, in the listed order; each server saw the session;
+ * with CUDAREM_SLOT_VMM=1 each mapped it in its own address slot. */
 START_TEST(test_pool_runs_on_both_servers)
 {
     ck_assert_msg(run_pool(runtimes[_i], pool, "2048,2048,1024", NULL), "%s over the pool failed", runtimes[_i]);
     char *log_a = e2e_read_file(srv_a.log_path), *log_b = e2e_read_file(srv_b.log_path);
     int seen_a = e2e_count_lines_with(log_a, "session 1 end"), seen_b = e2e_count_lines_with(log_b, "session 1 end");
+    int mapped_a = e2e_count_lines_with(log_a, "mapped in address slot 0,");
+    int mapped_b = e2e_count_lines_with(log_b, "mapped in address slot 1,");
     free(log_a);
     free(log_b);
     ck_assert_msg(seen_a == 1 && seen_b == 1, "each server ends one session (%d, %d)", seen_a, seen_b);
+    int vmm = getenv("CRM_POOL_SLOT_VMM") != NULL;
+    ck_assert_msg(mapped_a == vmm && mapped_b == vmm, "slots mapped as on a GPU: %d and %d, expected %d", mapped_a,
+                  mapped_b, vmm);
 }
 END_TEST
 
@@ -204,6 +222,12 @@ static Suite *crm_pool_suite(void)
     tcase_add_test(tc, test_pool_bad_entries);
     tcase_add_test(tc, test_pool_torch);
     suite_add_tcase(s, tc);
+    TCase *vmm = tcase_create("slot_vmm");
+    tcase_add_checked_fixture(vmm, setup_slot_vmm, teardown);
+    tcase_set_timeout(vmm, 600);
+    tcase_add_loop_test(vmm, test_pool_runs_on_both_servers, 0, (int)(sizeof runtimes / sizeof runtimes[0]));
+    tcase_add_test(vmm, test_pool_torch);
+    suite_add_tcase(s, vmm);
     return s;
 }
 
