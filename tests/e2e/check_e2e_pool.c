@@ -5,9 +5,10 @@
  * copies and synchronises on every device and between every pair of them; the
  * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
  * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
- * message naming it; PyTorch sees the pool and copies tensors between its servers
- * (tests/python/torch_pool.py). The program and torch run again with the servers
- * placing memory the way a GPU server does (CUDAREM_SLOT_VMM=1). */
+ * message naming it; PyTorch and CuPy see the pool, copy between its servers and
+ * compute on every device (tests/python/torch_pool.py, cupy_pool.py). The program
+ * and the frameworks run again with the servers placing memory the way a GPU
+ * server does (CUDAREM_SLOT_VMM=1). */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -179,34 +180,38 @@ static const char *pyenv_dir(void)
     return d != NULL && d[0] != '\0' ? d : E2E_PYENV;
 }
 
-/* PyTorch over the pool: tests/python/torch_pool.py. */
-START_TEST(test_pool_torch)
+static const char *const frameworks[] = {"torch_pool", "cupy_pool"};
+
+/* PyTorch and CuPy over the pool: tests/python/torch_pool.py, cupy_pool.py. */
+START_TEST(test_pool_frameworks)
 {
-    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], libdir[E2E_PATH_LEN], verdict[64];
+    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], libdir[E2E_PATH_LEN], verdict[64], pass[64];
+    const char *name = frameworks[_i];
     struct stat st;
     e2e_proc p;
     snprintf(python, sizeof python, "%s/bin/python", pyenv_dir());
     ck_assert_msg(stat(python, &st) == 0, "no Python environment at %s (run tools/python-env.sh)", pyenv_dir());
-    snprintf(script, sizeof script, "%s/tests/python/torch_pool.py", E2E_SOURCE_DIR);
+    snprintf(script, sizeof script, "%s/tests/python/%s.py", E2E_SOURCE_DIR, name);
+    snprintf(pass, sizeof pass, "PASS %s", name);
     e2e_client_library_path(e2e_build_path("lib", libdir, sizeof libdir));
     setenv("POOL_MEM_MIB", "2048,2048,1024", 1);
     char *argv[] = {python, script, NULL};
     e2e_proc_opts o = {pool, 1, 0};
-    int spawned = e2e_spawn(&p, dir_a, "torch_pool", python, argv, &o) == 0;
+    int spawned = e2e_spawn(&p, dir_a, name, python, argv, &o) == 0;
     if (spawned)
         e2e_wait(&p, POOL_TIMEOUT_MS);
     unsetenv("POOL_MEM_MIB");
     e2e_client_library_path(NULL);
     char *out = e2e_read_file(p.out_path), *perr = e2e_read_file(p.err_path);
     int passed = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 &&
-                 strstr(out, "PASS torch_pool") != NULL;
+                 strstr(out, pass) != NULL;
     if (!passed) {
-        e2e_dump("torch_pool stdout", out, 6000);
-        e2e_dump("torch_pool stderr", perr, 3000);
+        e2e_dump("stdout", out, 6000);
+        e2e_dump("stderr", perr, 3000);
     }
     free(out);
     free(perr);
-    ck_assert_msg(passed, "torch_pool.py over the pool: %s", e2e_describe(&p, verdict, sizeof verdict));
+    ck_assert_msg(passed, "%s.py over the pool: %s", name, e2e_describe(&p, verdict, sizeof verdict));
 }
 END_TEST
 
@@ -220,13 +225,13 @@ static Suite *crm_pool_suite(void)
     tcase_add_test(tc, test_pool_order_and_visible_devices);
     tcase_add_test(tc, test_pool_least_loaded);
     tcase_add_test(tc, test_pool_bad_entries);
-    tcase_add_test(tc, test_pool_torch);
+    tcase_add_loop_test(tc, test_pool_frameworks, 0, (int)(sizeof frameworks / sizeof frameworks[0]));
     suite_add_tcase(s, tc);
     TCase *vmm = tcase_create("slot_vmm");
     tcase_add_checked_fixture(vmm, setup_slot_vmm, teardown);
     tcase_set_timeout(vmm, 600);
     tcase_add_loop_test(vmm, test_pool_runs_on_both_servers, 0, (int)(sizeof runtimes / sizeof runtimes[0]));
-    tcase_add_test(vmm, test_pool_torch);
+    tcase_add_loop_test(vmm, test_pool_frameworks, 0, (int)(sizeof frameworks / sizeof frameworks[0]));
     suite_add_tcase(s, vmm);
     return s;
 }
