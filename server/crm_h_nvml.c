@@ -4,7 +4,9 @@
  * which makes the emulated device's utilisation and the metrics' histogram. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "server/crm_backend.h"
+#include "server/crm_gpu_time.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_monitor.h"
 #include "server/crm_session.h"
@@ -23,6 +25,26 @@ static int crm__busy_kind(int api)
     return -1;
 }
 
+/* On a GPU, at most once a second: the current device's process samples from the
+ * host's NVML, this process's kernel time added to the session's. */
+static void crm__gpu_time_poll(void)
+{
+    static uint64_t next_ns;
+    static unsigned long long last_seen;
+    nvmlProcessUtilizationSample_t samples[CRM__HOST_PROCS];
+    nvmlDevice_t dev;
+    uint64_t now = crm_monitor_now_ns();
+    if (now < next_ns)
+        return;
+    next_ns = now + 1000000000ull;
+    unsigned n = CRM__HOST_PROCS;
+    nvmlReturn_t r = crm_nvml_host_device(crm_session_device(), &dev);
+    if (r == NVML_SUCCESS)
+        r = crm_nvml_host_process_samples(dev, last_seen, samples, &n);
+    if (r == NVML_SUCCESS)
+        crm_monitor_add_kernel_time(crm_gpu_time_from_samples(samples, n, (unsigned)getpid(), &last_seen));
+}
+
 void crm_nvml_dispatch(crm_session *s, crm_call *call, crm_reply *reply)
 {
     /* On a GPU the call only enqueues the work: the host's NVML measures it there. */
@@ -33,6 +55,8 @@ void crm_nvml_dispatch(crm_session *s, crm_call *call, crm_reply *reply)
     crm_monitor_call_time(t1 - t0); /* for the metrics' histogram */
     if (kind >= 0)
         crm_monitor_busy(crm_session_device(), (enum crm_monitor_busy)kind, t0, t1);
+    else if (crm_backend_kind() == CRM_BACKEND_CUDA)
+        crm__gpu_time_poll();
 }
 
 /* cudaMemGetInfo of `device` with that device selected for the call alone, as the

@@ -25,5 +25,9 @@ nvmlReturn_t crm_nvml_host_utilization(nvmlDevice_t dev, unsigned *gpu, unsigned
 nvmlReturn_t crm_nvml_host_processes(nvmlDevice_t dev, nvmlProcessInfo_t *infos, unsigned *count);
 /* The host's kernel driver version into buf; NOT_SUPPORTED without a host NVML. */
 nvmlReturn_t crm_nvml_host_driver(char *buf, size_t len);
+/* The SM-utilisation samples of every process on dev newer than `since` (a
+ * timestamp in microseconds, 0: all the driver keeps); *count: room in, samples out. */
+nvmlReturn_t crm_nvml_host_process_samples(nvmlDevice_t dev, unsigned long long since,
+                                           nvmlProcessUtilizationSample_t *samples, unsigned *count);
 
 #endif

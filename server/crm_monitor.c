@@ -263,6 +263,12 @@ void crm_monitor_busy(int device, enum crm_monitor_busy kind, uint64_t t0_ns, ui
     pthread_mutex_unlock(&crm__t->lock);
 }
 
+void crm_monitor_add_kernel_time(uint64_t ns)
+{
+    if (crm__table_get() != NULL && crm__me != NULL && ns > 0)
+        atomic_fetch_add(&crm__me->kernel_ns, ns);
+}
+
 static unsigned crm__percent(uint64_t busy, uint64_t window)
 {
     return busy >= window ? 100u : (unsigned)(busy * 100 / window);

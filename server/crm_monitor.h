@@ -47,6 +47,8 @@ uint64_t crm_monitor_user_used(int device);
 
 /* Records that device spent [t0_ns, t1_ns) (CLOCK_MONOTONIC) executing work of kind. */
 void crm_monitor_busy(int device, enum crm_monitor_busy kind, uint64_t t0_ns, uint64_t t1_ns);
+/* Adds ns of kernel time to the calling session's (on a GPU: server/crm_gpu_time.h). */
+void crm_monitor_add_kernel_time(uint64_t ns);
 /* Percent of the last second (at least 900 ms of it) that device spent busy with
  * each kind of work, capped at 100. */
 void crm_monitor_utilization(int device, unsigned *compute, unsigned *memory);

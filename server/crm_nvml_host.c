@@ -16,6 +16,7 @@ static struct {
     __typeof__(nvmlDeviceGetUtilizationRates) *util;
     __typeof__(nvmlDeviceGetComputeRunningProcesses_v3) *procs;
     __typeof__(nvmlSystemGetDriverVersion) *driver;
+    __typeof__(nvmlDeviceGetProcessUtilization) *proc_util;
 } crm__nvml;
 static int crm__nvml_ok; /* 1 once loaded and initialised */
 static pthread_once_t crm__nvml_once = PTHREAD_ONCE_INIT;
@@ -32,6 +33,7 @@ static void crm__nvml_load(void)
     *(void **)&crm__nvml.util = dlsym(lib, "nvmlDeviceGetUtilizationRates");
     *(void **)&crm__nvml.procs = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
     *(void **)&crm__nvml.driver = dlsym(lib, "nvmlSystemGetDriverVersion");
+    *(void **)&crm__nvml.proc_util = dlsym(lib, "nvmlDeviceGetProcessUtilization");
     if (crm__nvml.init == NULL || crm__nvml.by_pci == NULL || crm__nvml.init() != NVML_SUCCESS) {
         crm_warn("the host's libnvidia-ml.so.1 cannot be initialised: utilisation answers not supported");
         return;
@@ -88,4 +90,12 @@ nvmlReturn_t crm_nvml_host_driver(char *buf, size_t len)
     if (!crm__ready() || crm__nvml.driver == NULL)
         return NVML_ERROR_NOT_SUPPORTED;
     return crm__nvml.driver(buf, (unsigned)len);
+}
+
+nvmlReturn_t crm_nvml_host_process_samples(nvmlDevice_t dev, unsigned long long since,
+                                           nvmlProcessUtilizationSample_t *samples, unsigned *count)
+{
+    if (!crm__ready() || crm__nvml.proc_util == NULL)
+        return NVML_ERROR_NOT_SUPPORTED;
+    return crm__nvml.proc_util(dev, samples, count, since);
 }

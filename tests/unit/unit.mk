@@ -2,9 +2,10 @@
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
 # the data channel, the socket reads' polling, shared-memory regions, the compression policy and its live per-chunk choice,
 # the client's pointer table and what it answers after a round trip, the token exchange,
-# --quota's lines, the pool's server list and device order. One binary per module, $(BUILD)/tests/check_<module>.
+# --quota's lines, the pool's server list and device order, a GPU session's kernel
+# time from NVML's samples. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm codec zlive idle auth quota pool
+UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm codec zlive idle auth quota pool gpu_time
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -36,6 +37,10 @@ $(BUILD)/tests/check_sockio: tests/unit/check_sockio.c tests/unit/crm_check.h \
 
 $(BUILD)/tests/check_pool: tests/unit/check_pool.c tests/unit/crm_check.h \
                            client/crm_pool.h $(BUILD)/obj/client/crm_pool.o | $(BUILD)/tests
+	$(UNIT_LINK)
+
+$(BUILD)/tests/check_gpu_time: tests/unit/check_gpu_time.c tests/unit/crm_check.h \
+                               server/crm_gpu_time.h $(BUILD)/obj/server/crm_gpu_time.o | $(BUILD)/tests
 	$(UNIT_LINK)
 
 $(BUILD)/tests/check_shm: tests/unit/check_shm.c tests/unit/crm_check.h \
