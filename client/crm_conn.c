@@ -337,7 +337,10 @@ static cudaError_t crm__lost(enum clnt_stat st)
     crm_member *m = crm__conn.cur;
     if (m->chan_open && m->chan.timed_out)
         st = RPC_TIMEDOUT;
-    if (st == RPC_TIMEDOUT)
+    if (st != RPC_TIMEDOUT && crm_rpc_goodbye(&m->rpc))
+        crm_error("cudarem server %s ended this session: %s; CUDA calls now fail with cudaErrorDevicesUnavailable",
+                  m->addr, m->rpc.goodbye);
+    else if (st == RPC_TIMEDOUT)
         crm_error("lost cudarem server %s: it did not answer within %ld s (CUDAREM_TIMEOUT); CUDA calls now "
                   "fail with cudaErrorDevicesUnavailable",
                   m->addr, (long)crm__conn.timeout.tv_sec);

@@ -1,5 +1,6 @@
 /* crm_rpc.c -- ONC RPC calls over a stream socket without signal games. */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -65,7 +66,9 @@ static enum clnt_stat crm__send_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs,
 {
     struct rpc_msg call;
     memset(&call, 0, sizeof call);
-    call.rm_xid = ++r->xid;
+    if (++r->xid == CRM_GOODBYE_XID)
+        ++r->xid;
+    call.rm_xid = r->xid;
     call.rm_direction = CALL;
     call.rm_call.cb_rpcvers = RPC_MSG_VERSION;
     call.rm_call.cb_prog = CRM_PROG;
@@ -82,25 +85,56 @@ static enum clnt_stat crm__send_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs,
     return RPC_SUCCESS;
 }
 
-enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res)
+/* A reply's results: the caller's, or the reason of a goodbye (CRM_GOODBYE_XID). */
+typedef struct crm__results {
+    const struct rpc_msg *msg; /* its header, decoded before the results */
+    crm_rpc *r;
+    xdrproc_t xres;
+    void *res;
+} crm__results;
+
+static bool_t crm__xdr_results(XDR *xdrs, crm__results *x)
 {
-    enum clnt_stat st = crm__send_call(r, proc, xargs, args);
-    if (st != RPC_SUCCESS)
-        return st;
+    if (x->msg->rm_xid != CRM_GOODBYE_XID)
+        return x->xres(xdrs, x->res);
+    char *why = x->r->goodbye;
+    return xdr_string(xdrs, &why, CRM_GOODBYE_MAX);
+}
+
+/* Reads the next reply into res, or a goodbye's reason into r->goodbye. */
+static enum clnt_stat crm__read_reply(crm_rpc *r, xdrproc_t xres, void *res)
+{
     struct rpc_msg reply;
     memset(&reply, 0, sizeof reply);
+    crm__results x = {&reply, r, xres, res};
     reply.acpted_rply.ar_verf = _null_auth;
-    reply.acpted_rply.ar_results.where = res;
-    reply.acpted_rply.ar_results.proc = xres;
+    reply.acpted_rply.ar_results.where = (caddr_t)&x;
+    reply.acpted_rply.ar_results.proc = (xdrproc_t)crm__xdr_results;
     r->xdrs.x_op = XDR_DECODE;
     r->timed_out = 0;
     if (!xdrrec_skiprecord(&r->xdrs))
         return r->timed_out ? RPC_TIMEDOUT : RPC_CANTRECV;
     if (!xdr_replymsg(&r->xdrs, &reply))
         return r->timed_out ? RPC_TIMEDOUT : RPC_CANTDECODERES;
+    if (reply.rm_xid == CRM_GOODBYE_XID)
+        return RPC_CANTRECV; /* the session is over; r->goodbye says why */
     if (reply.rm_xid != r->xid)
         return RPC_CANTDECODERES; /* one call at a time: any other reply is out of step */
     return crm__reply_status(&reply);
+}
+
+enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args, xdrproc_t xres, void *res)
+{
+    enum clnt_stat st = crm__send_call(r, proc, xargs, args);
+    return st == RPC_SUCCESS ? crm__read_reply(r, xres, res) : st;
+}
+
+int crm_rpc_goodbye(crm_rpc *r)
+{
+    struct pollfd p = {.fd = r->fd, .events = POLLIN};
+    if (r->goodbye[0] == '\0' && r->xdrs.x_ops != NULL && poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+        crm__read_reply(r, (xdrproc_t)(void (*)(void))xdr_void, NULL); /* a goodbye sent while we were not reading */
+    return r->goodbye[0] != '\0';
 }
 
 enum clnt_stat crm_rpc_post(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args)

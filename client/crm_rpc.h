@@ -15,6 +15,7 @@ typedef struct crm_rpc {
     XDR xdrs;              /* record stream over fd */
     uint32_t xid;          /* of the last call */
     int timed_out;         /* the last read or write hit the timeout */
+    char goodbye[256];     /* why the server ended the session, "" until it says */
 } crm_rpc;
 
 /* Sets up calls over fd; each waits at most timeout for its reply. 0 or -1. */
@@ -26,6 +27,9 @@ enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *ar
 /* Sends a call of procedure proc that is never answered (CRM_POST) and returns
  * once it is written: RPC_SUCCESS, or why not (the stream must be dropped then). */
 enum clnt_stat crm_rpc_post(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args);
+/* After a failed call: 1 when the server said why it ended the session (in the
+ * reply awaited, or in a message already waiting on the socket), in r->goodbye. */
+int crm_rpc_goodbye(crm_rpc *r);
 /* Frees the record stream's buffers. */
 void crm_rpc_fini(crm_rpc *r);
 

@@ -16,6 +16,12 @@
 #define CRM_CAP_ADDR_SLOT (1ull << 5)  /* HELLO: device addresses lie in the address slot the
                                           client asked for (common/crm_emu_window.h) */
 
+/* A reply no call asked for: the server ends the session, and the reply's results
+ * are the reason, a string of at most CRM_GOODBYE_MAX bytes (an administrator
+ * ended it, the server shuts down). Clients never use this xid for a call. */
+#define CRM_GOODBYE_XID 0u
+#define CRM_GOODBYE_MAX 200
+
 /* Transfer buffer size of the RPC record streams (both ends). */
 #define CRM_RPC_BUFSZ   (1u << 20)
 

@@ -32,11 +32,22 @@
 
 static crm_session crm__session;            /* the one session of this process */
 static volatile sig_atomic_t crm__stopping; /* SIGTERM received */
+static volatile sig_atomic_t crm__ended_by; /* the signal that ended the session, 0 if none */
 
+/* SIGTERM: the daemon shuts down (or died); SIGUSR1: an administrator ended the
+ * session (server/crm_status.h). */
 static void crm__on_term(int sig)
 {
-    (void)sig;
+    crm__ended_by = sig;
     crm__stopping = 1;
+}
+
+/* Why the session ends, for its client; NULL when the client left or broke it. */
+static const char *crm__goodbye_reason(void)
+{
+    if (crm__ended_by == SIGUSR1)
+        return "an administrator ended it (cudarem-smi --end or the dashboard)";
+    return crm__ended_by == SIGTERM ? "the server is shutting down" : NULL;
 }
 
 /* Describes the session's first devices in res; what cannot be read is left out
@@ -366,6 +377,8 @@ static void crm__serve(int fd)
     }
     while (crm_srv_rpc_next(&x, &proc))
         crm__dispatch(&x, proc);
+    if (crm__goodbye_reason() != NULL && crm__session.hello_done)
+        crm_srv_rpc_goodbye(&x, crm__goodbye_reason());
     crm_srv_rpc_fini(&x);
     crm_tls_drop(fd);
     close(fd); /* the client sees the end at once, before the clean-up */
@@ -376,9 +389,11 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_session *s = &crm__session;
     struct sigaction sa = {.sa_handler = crm__on_term};
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     memset(s, 0, sizeof *s);
     crm__stopping = 0; /* one process may serve sessions one after another (tests/fuzz) */
+    crm__ended_by = 0;
     crm_auth_srv_session_reset();
     s->id = id;
     s->fd = fd;

@@ -131,6 +131,22 @@ void crm_srv_rpc_error(crm_srv_rpc *r, enum accept_stat why)
     crm__send_reply(r, &reply);
 }
 
+void crm_srv_rpc_goodbye(crm_srv_rpc *r, const char *why)
+{
+    struct rpc_msg reply;
+    char *text = (char *)why;
+    memset(&reply, 0, sizeof reply);
+    reply.rm_reply.rp_stat = MSG_ACCEPTED;
+    reply.acpted_rply.ar_verf = _null_auth;
+    reply.acpted_rply.ar_stat = SUCCESS;
+    reply.acpted_rply.ar_results.where = (caddr_t)&text;
+    reply.acpted_rply.ar_results.proc = (xdrproc_t)xdr_wrapstring;
+    if (r->dead || strlen(why) > CRM_GOODBYE_MAX)
+        return;
+    r->xid = CRM_GOODBYE_XID;
+    crm__send_reply(r, &reply);
+}
+
 void crm_srv_rpc_fini(crm_srv_rpc *r)
 {
     if (r->xdrs.x_ops != NULL)

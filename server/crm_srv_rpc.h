@@ -30,6 +30,9 @@ bool_t crm_srv_rpc_getargs(crm_srv_rpc *r, xdrproc_t xargs, void *args);
 bool_t crm_srv_rpc_reply(crm_srv_rpc *r, xdrproc_t xres, void *res);
 /* Answers the call with an RPC error: GARBAGE_ARGS, SYSTEM_ERR or PROC_UNAVAIL. */
 void crm_srv_rpc_error(crm_srv_rpc *r, enum accept_stat why);
+/* Tells the client the session ends, and why (protocol/crm_wire.h's goodbye), unless
+ * the stream is dead already. */
+void crm_srv_rpc_goodbye(crm_srv_rpc *r, const char *why);
 void crm_srv_rpc_fini(crm_srv_rpc *r);
 
 #endif

@@ -99,7 +99,7 @@ int crm_status_end_session(uint64_t id, const char *by, char *why, size_t whylen
     for (int i = 0; i < n && i < CRM_MONITOR_SESSIONS; i++) {
         if (v[i].id != id)
             continue;
-        if (v[i].server_pid == getpid() || kill(v[i].server_pid, SIGTERM) != 0) {
+        if (v[i].server_pid == getpid() || kill(v[i].server_pid, SIGUSR1) != 0) { /* tells its client why */
             snprintf(why, whylen, "cannot end session %llu: %s", (unsigned long long)id,
                      v[i].server_pid == getpid() ? "it is this one" : strerror(errno));
             break;

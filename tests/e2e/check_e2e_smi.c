@@ -4,7 +4,7 @@
  * `cudarem-smi --json` run as ops lists her session with its user, peer, calls,
  * bytes and memory, and the emulated device with its name and memory; run as
  * alice it is refused, saying why; `--end` as ops ends her session, her program
- * fails with a CUDA error, the server logs who ended it and counts it; the text
+ * fails with a CUDA error and a line saying an administrator ended it, the server logs who ended it and counts it; the text
  * view shows the same session; an unreachable server makes the exit status 1 and
  * its JSON entry an error; a Unix-socket peer admitted by uid and running as the
  * server's user is an administrator without a token. --metrics serves what a
@@ -148,6 +148,12 @@ START_TEST(test_admin_sees_and_ends_a_session)
     free(err);
     ck_assert_int_eq(e2e_wait(&prog, 20000), 0);
     ck_assert_msg(WIFEXITED(prog.status) && WEXITSTATUS(prog.status) == 3, "alice's program did not fail");
+    char *told = e2e_read_file(prog.err_path); /* the server said why, and the shim says it */
+    int said = strstr(told, "ended this session: an administrator ended it") != NULL;
+    if (!said)
+        e2e_dump("alice's stderr", told, 2000);
+    free(told);
+    ck_assert_msg(said, "alice's program was not told an administrator ended her session");
     char *log = e2e_read_file(srv.log_path);
     ck_assert_msg(strstr(log, "ended by administrator ops") != NULL, "no log line");
     free(log);
