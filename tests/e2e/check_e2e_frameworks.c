@@ -17,7 +17,6 @@
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +45,7 @@ static const char *pyenv_dir(void)
 static void run_framework(const char *name)
 {
     char dir[64], err[512], verdict[64], python[E2E_PATH_LEN], stamp[E2E_PATH_LEN];
-    char script[E2E_PATH_LEN], tag[64], pass[80], libdir[E2E_PATH_LEN];
+    char script[E2E_PATH_LEN], tag[64], pass[80];
     struct stat st;
     e2e_server srv;
     e2e_proc p;
@@ -68,19 +67,8 @@ static void run_framework(const char *name)
         e2e_dir_remove(dir);
         ck_abort_msg("%s: server start: %s", name, err);
     }
-    /* Under ASan, libasan's dlopen interceptor calls dlopen itself, so glibc searches
-     * with libasan's RUNPATH instead of the caller's: libnvrtc would not find
-     * libnvrtc-builtins beside it. Name the wheels' library directory outright. */
-    char ldpath[2 * E2E_PATH_LEN + 64], pattern[E2E_PATH_LEN + 64];
-    glob_t wheels = {0};
-    e2e_build_path("lib", libdir, sizeof libdir);
-    snprintf(pattern, sizeof pattern, "%s/lib/python3*/site-packages/nvidia/cu13/lib", pyenv_dir());
-    if (E2E_SAN && glob(pattern, 0, NULL, &wheels) == 0 && wheels.gl_pathc > 0)
-        snprintf(ldpath, sizeof ldpath, "%s:%s", libdir, wheels.gl_pathv[0]);
-    else
-        snprintf(ldpath, sizeof ldpath, "%s", libdir);
-    globfree(&wheels);
-    e2e_client_library_path(ldpath);
+    char ldpath[2 * E2E_PATH_LEN + 64];
+    e2e_client_library_path(e2e_framework_library_path(pyenv_dir(), ldpath, sizeof ldpath));
     e2e_proc_opts o = { srv.unix_addr, 1, 0 };
     char *argv[] = { python, script, NULL };
     int spawned = e2e_spawn(&p, dir, tag, python, argv, &o) == 0;

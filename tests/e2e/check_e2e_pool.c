@@ -185,7 +185,7 @@ static const char *const frameworks[] = {"torch_pool", "cupy_pool"};
 /* PyTorch and CuPy over the pool: tests/python/torch_pool.py, cupy_pool.py. */
 START_TEST(test_pool_frameworks)
 {
-    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], libdir[E2E_PATH_LEN], verdict[64], pass[64];
+    char python[E2E_PATH_LEN], script[E2E_PATH_LEN], ldpath[2 * E2E_PATH_LEN + 64], verdict[64], pass[64];
     const char *name = frameworks[_i];
     struct stat st;
     e2e_proc p;
@@ -193,7 +193,7 @@ START_TEST(test_pool_frameworks)
     ck_assert_msg(stat(python, &st) == 0, "no Python environment at %s (run tools/python-env.sh)", pyenv_dir());
     snprintf(script, sizeof script, "%s/tests/python/%s.py", E2E_SOURCE_DIR, name);
     snprintf(pass, sizeof pass, "PASS %s", name);
-    e2e_client_library_path(e2e_build_path("lib", libdir, sizeof libdir));
+    e2e_client_library_path(e2e_framework_library_path(pyenv_dir(), ldpath, sizeof ldpath));
     setenv("POOL_MEM_MIB", "2048,2048,1024", 1);
     char *argv[] = {python, script, NULL};
     e2e_proc_opts o = {pool, 1, 0};

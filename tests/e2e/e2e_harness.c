@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sched.h>
@@ -588,4 +589,18 @@ int e2e_server_start_logged(e2e_server *s, const char *dir, int ndev, char *err,
     e2e_dump("server log", log, 4000);
     free(log);
     return -1;
+}
+
+const char *e2e_framework_library_path(const char *pyenv, char *buf, size_t len)
+{
+    char libdir[E2E_PATH_LEN], pattern[E2E_PATH_LEN + 64];
+    glob_t wheels = {0};
+    e2e_build_path("lib", libdir, sizeof libdir);
+    snprintf(pattern, sizeof pattern, "%s/lib/python3*/site-packages/nvidia/cu13/lib", pyenv);
+    if (E2E_SAN && glob(pattern, 0, NULL, &wheels) == 0 && wheels.gl_pathc > 0)
+        snprintf(buf, len, "%s:%s", libdir, wheels.gl_pathv[0]);
+    else
+        snprintf(buf, len, "%s", libdir);
+    globfree(&wheels);
+    return buf;
 }

@@ -93,6 +93,13 @@ int e2e_spawn(e2e_proc *p, const char *dir, const char *tag, const char *prog,
  * build/lib so that a hidden-CUDA run finds libcublas.so.13 as the shim. */
 void e2e_client_library_path(const char *path);
 
+/* LD_LIBRARY_PATH for Python framework scripts over the shim, written into BUF: the
+ * shim's lib/ (its stand-ins for NVIDIA's library names), and in a sanitizer build
+ * the NVIDIA wheels' library directory of the environment PYENV as well: libasan's
+ * dlopen interceptor makes glibc search with libasan's RUNPATH instead of the
+ * caller's, so libnvrtc would not find libnvrtc-builtins beside it. */
+const char *e2e_framework_library_path(const char *pyenv, char *buf, size_t len);
+
 /* Waits up to TIMEOUT_MS for P; on timeout SIGKILLs it and sets timed_out.
  * Returns 0 if it exited on its own, -1 on timeout. */
 int e2e_wait(e2e_proc *p, int timeout_ms);
