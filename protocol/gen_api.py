@@ -347,36 +347,8 @@ def gen_server(fns):
         c.append("        crm_res_%s *r = &reply->crm_reply_u.%s;" % (f.name, f.name))
         c.append("        r->err = (int)crm_srv_%s(%s);\n        break;\n    }" % (f.name, ", ".join(args)))
     c.append("    }\n}")
-    gen_route(fns, h, c)
     h += ["", "#endif"]
     return "\n".join(h) + "\n", "\n".join(c) + "\n"
-
-
-def route_key(f):
-    """The first argument that says which device a call is about: a device address
-    (a bulk host-to-device copy's destination) or an object id chosen by the client."""
-    for p in f.ins:
-        if p.type == "devptr":
-            return "CRM_ROUTE_DEVPTR", p.name
-        if p.type == "h2d":
-            return "CRM_ROUTE_DEVPTR", p.name + ".dst"
-        if p.type in ("stream", "event") or p.handle:
-            return "CRM_ROUTE_OBJECT", p.name
-    return None
-
-
-def gen_route(fns, h, c):
-    h += ["", "/* What routes a call to one server of a pool (client/crm_pool.h): the first",
-          " * device address or object id among its arguments, in *key. */",
-          "enum { CRM_ROUTE_NONE, CRM_ROUTE_DEVPTR, CRM_ROUTE_OBJECT };",
-          "int crm_call_route(const crm_call *call, uint64_t *key);"]
-    c += ["int crm_call_route(const crm_call *call, uint64_t *key)\n{", "    switch (call->api) {"]
-    for f in fns:
-        rk = route_key(f)
-        if rk:
-            c.append("    case CRM_API_%s:\n        *key = call->crm_call_u.%s.%s;\n        return %s;"
-                     % (f.name, f.name, rk[1], rk[0]))
-    c += ["    default:\n        *key = 0;\n        return CRM_ROUTE_NONE;\n    }\n}"]
 
 
 def gen_auto_handler(f, proto):
