@@ -40,7 +40,7 @@ static void smi_usage(FILE *f)
             "Show the devices and sessions of cudarem servers, as nvidia-smi shows a GPU's.\n\n"
             "  -s, --server ADDR    a server: tcp:HOST:PORT, HOST:PORT or unix:PATH; a comma\n"
             "                       list or repeated for many (default: CUDAREM_SERVER, else\n"
-            "                       " SMI_DEFAULT_SERVER ")\n"
+            "                       " SMI_DEFAULT_SERVER "); a pool's @GPU lists are ignored\n"
             "      --json           print JSON: {\"servers\": [...]}, one document per line\n"
             "  -l, --loop SECONDS   show again every SECONDS until interrupted\n"
             "      --end SESSION    end session SESSION (its number in the table) of the one\n"
@@ -54,10 +54,15 @@ static void smi_usage(FILE *f)
             "1 when one did not, 2 for a usage error.\n");
 }
 
-/* Adds the comma-separated addresses of list. 0, or -1 when there are too many. */
+/* Adds the comma-separated addresses of list, a pool as CUDAREM_SERVER lists it
+ * (client/crm_pool.h): an entry's "@GPU..." is dropped, as every device of a server
+ * is shown. 0, or -1 when there are too many. */
 static int smi_add_servers(smi_options *o, char *list)
 {
     for (char *save = NULL, *a = strtok_r(list, ",", &save); a != NULL; a = strtok_r(NULL, ",", &save)) {
+        char *gpus = strrchr(a, '@');
+        if (gpus != NULL)
+            *gpus = '\0';
         if (o->nservers == SMI_MAX_SERVERS)
             return -1;
         o->servers[o->nservers++] = a;

@@ -5,7 +5,8 @@
  * copies and synchronises on every device and between every pair of them; the
  * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
  * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
- * message naming it; PyTorch and CuPy see the pool, copy between its servers and
+ * message naming it; cudarem-smi given the pool's list shows the program's session
+ * on each server; PyTorch and CuPy see the pool, copy between its servers and
  * compute on every device (tests/python/torch_pool.py, cupy_pool.py). The program
  * and the frameworks run again with the servers placing memory the way a GPU
  * server does (CUDAREM_SLOT_VMM=1). */
@@ -174,6 +175,48 @@ START_TEST(test_pool_bad_entries)
 }
 END_TEST
 
+/* Occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* cudarem-smi over the pool, as CUDAREM_SERVER lists it ('@' included), while a
+ * program holds a session on each server: both servers answer, each lists one. */
+START_TEST(test_pool_smi)
+{
+    char path[E2E_PATH_LEN], smi[E2E_PATH_LEN], servers[sizeof pool + 8], verdict[64];
+    e2e_proc prog, p;
+    snprintf(servers, sizeof servers, "%s@1,%s", srv_a.unix_addr, srv_b.unix_addr);
+    e2e_build_path("cuda/copyloop", path, sizeof path);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {servers, 1, 0};
+    ck_assert_int_eq(e2e_spawn(&prog, dir_a, "copyloop", path, argv, &o), 0);
+    int started = e2e_wait_output(&prog, "started", 20000) == 0;
+    e2e_sleep_ms(300); /* a few batches, so each session's counters are published */
+    e2e_build_path("cudarem-smi", smi, sizeof smi);
+    char *smi_argv[] = {smi, "-s", servers, "--json", NULL};
+    e2e_proc_opts none = {NULL, 0, 0};
+    int ran = e2e_run(&p, dir_a, "smi", smi, smi_argv, &none) == 0;
+    kill(prog.pid, SIGKILL);
+    e2e_wait(&prog, 10000);
+    char *out = e2e_read_file(p.out_path);
+    int answered = ran && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0;
+    int listed = count_of(out, "\"backend\": \"emu\"") == 2 && count_of(out, "\"sessions\": [{\"id\"") == 2 &&
+                 count_of(out, "\"index\": 1, \"name\": \"cudarem emulated device (CPU)\", \"memory_total\": "
+                               "2147483648, \"memory_used\": 1048576") == 1; /* '@1': A's device 1 */
+    if (!answered || !listed)
+        e2e_dump("cudarem-smi", out, 4000);
+    free(out);
+    ck_assert_msg(started, "copyloop did not start over the pool");
+    ck_assert_msg(answered, "cudarem-smi: %s", e2e_describe(&p, verdict, sizeof verdict));
+    ck_assert_msg(listed, "both servers answer, each with the program's session");
+}
+END_TEST
+
 static const char *pyenv_dir(void)
 {
     const char *d = getenv("CUDAREM_PYENV");
@@ -225,6 +268,7 @@ static Suite *crm_pool_suite(void)
     tcase_add_test(tc, test_pool_order_and_visible_devices);
     tcase_add_test(tc, test_pool_least_loaded);
     tcase_add_test(tc, test_pool_bad_entries);
+    tcase_add_test(tc, test_pool_smi);
     tcase_add_loop_test(tc, test_pool_frameworks, 0, (int)(sizeof frameworks / sizeof frameworks[0]));
     suite_add_tcase(s, tc);
     TCase *vmm = tcase_create("slot_vmm");
