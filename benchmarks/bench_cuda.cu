@@ -7,6 +7,8 @@
 //   bench_cuda async N BATCH                 queued memsets and event records
 //   bench_cuda copy DATA BATCHES DIRS SIZE...  cudaMemcpy bandwidth by size and direction
 //   bench_cuda sgemm LIB REPS N...           cuBLAS SGEMM, data resident / with copies
+//   bench_cuda peer BATCHES SIZE...          cudaMemcpyPeer from the first device to the
+//                                            last, beside D2H from the first and H2D to the last
 //
 // Each prints one JSON object on stdout; a failing CUDA call prints its name to
 // stderr and exits 1 (3 when cuBLAS is not usable, so the driver says "n/a").
@@ -393,6 +395,59 @@ static int bc_sgemm(const char *lib, int reps, int nsizes, char **sizes)
     return 0;
 }
 
+/* Median bandwidth of cudaMemcpyPeer(dst on `to`, src on `from`) in GB/s, as bc_copy_rate. */
+static double bc_peer_rate(void *dst, int to, const void *src, int from, size_t len, int batches)
+{
+    int k = (int)std::max<size_t>(1, std::min<size_t>(BC_BATCH_BYTES / len, BC_BATCH_MAX));
+    std::vector<double> t;
+    BC_CHECK(cudaMemcpyPeer(dst, to, src, from, len));
+    for (int b = 0; b < batches; b++) {
+        double t0 = bc_now();
+        for (int i = 0; i < k; i++)
+            BC_CHECK(cudaMemcpyPeer(dst, to, src, from, len));
+        BC_CHECK(cudaDeviceSynchronize());
+        t.push_back((bc_now() - t0) / k);
+    }
+    return (double)len / bc_quantile(t, 0.5) / 1e9;
+}
+
+/* Copies between the first and the last device (through the client when they are
+ * on two servers of a pool), with the two halves of such a copy for comparison:
+ * device-to-host from the first device and host-to-device to the last, pinned. */
+static int bc_peer(int batches, int nsizes, char **sizes)
+{
+    int n = 0;
+    BC_CHECK(cudaGetDeviceCount(&n));
+    std::vector<double> peer, d2h, h2d;
+    printf("{\"devices\": %d, \"sizes\": [", n);
+    for (int i = 0; i < nsizes; i++) {
+        size_t len = strtoull(sizes[i], NULL, 10);
+        void *src, *dst, *host;
+        BC_CHECK(cudaSetDevice(0));
+        BC_CHECK(cudaMalloc(&src, len));
+        BC_CHECK(cudaMemset(src, 7, len));
+        BC_CHECK(cudaMallocHost(&host, len));
+        BC_CHECK(cudaSetDevice(n - 1));
+        BC_CHECK(cudaMalloc(&dst, len));
+        BC_CHECK(cudaSetDevice(0));
+        peer.push_back(bc_peer_rate(dst, n - 1, src, 0, len, batches));
+        d2h.push_back(bc_copy_rate(host, src, len, cudaMemcpyDeviceToHost, batches));
+        BC_CHECK(cudaSetDevice(n - 1));
+        h2d.push_back(bc_copy_rate(dst, host, len, cudaMemcpyHostToDevice, batches));
+        BC_CHECK(cudaFree(dst));
+        BC_CHECK(cudaSetDevice(0));
+        BC_CHECK(cudaFree(src));
+        BC_CHECK(cudaFreeHost(host));
+        printf("%s%zu", i ? ", " : "", len);
+    }
+    printf("], ");
+    bc_print_list("peer_GBps", peer, 0);
+    bc_print_list("d2h_first_GBps", d2h, 0);
+    bc_print_list("h2d_last_GBps", h2d, 1);
+    printf("}\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -406,7 +461,9 @@ int main(int argc, char **argv)
         return bc_copy(argv[2], std::max(1, atoi(argv[3])), argv[4], argc - 5, argv + 5);
     if (strcmp(cmd, "sgemm") == 0 && argc >= 5)
         return bc_sgemm(argv[2], std::max(1, atoi(argv[3])), argc - 4, argv + 4);
+    if (strcmp(cmd, "peer") == 0 && argc >= 4)
+        return bc_peer(std::max(1, atoi(argv[2])), argc - 3, argv + 3);
     fprintf(stderr, "usage: bench_cuda info | latency N | async N BATCH | copy DATA BATCHES DIRS SIZE... | "
-                    "sgemm LIB REPS N...\n");
+                    "sgemm LIB REPS N... | peer BATCHES SIZE...\n");
     return 2;
 }

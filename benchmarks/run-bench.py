@@ -70,7 +70,7 @@ GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_AUTO_OF_BEST = 0.95   # compression auto vs the better of on and off
 SHAPED_MODES = ("auto", "on", "off")
-SECTIONS = ("latency", "async", "copy", "sgemm", "ptx", "load", "tls", "train", "shaped")
+SECTIONS = ("latency", "async", "copy", "sgemm", "ptx", "load", "tls", "pool", "train", "shaped")
 GOAL_SGEMM_RATIO = 1.05
 GOAL_TRAIN_RT = 2.0
 GOAL_PTX_RATE = 200e6      # PTX engine lane-instructions per second per core
@@ -878,6 +878,41 @@ class Bench:
         table("4e. TLS against plain TCP, same machine (CUDAREM_TLS=on; random data, data channel; best of 3 alternating rounds)",
               ["figure", "plain TCP", "TLS"], rows)
 
+    # ---- 4f: a pool of two servers ---------------------------------------------------
+
+    def sec_pool(self):
+        """Copies between the devices of two servers pooled by one client
+        (CUDAREM_SERVER=A,B): no server sees both, so the client reads from one and
+        writes to the other. Measured beside the two halves on the same servers."""
+        second = "unix:%s/pool-b.sock" % self.tmp
+        lp = os.path.join(self.tmp, "server-pool-b.log")
+        srv = self.procs.start([self.server, "--insecure", "--listen", second], lp)
+        if not wait_for_line(lp, "serving the", srv):
+            self.res["pool"] = {"available": False, "reason": "a second cudarem-server did not start"}
+            return
+        sizes = [s for s in self.p["copy_sizes"] if MIB <= s <= 64 * MIB] or self.p["copy_sizes"]
+        pool = "%s,%s" % (self.addr["unix"], second)
+        runs = []
+        for _ in range(3):   # best of 3: load from elsewhere only slows a run
+            rc, d, err = run_json([self.prog("bench_cuda"), "peer", str(self.p["copy_batches"])] + [str(s) for s in sizes],
+                                  env=self.env(pool), timeout=600)
+            runs.append(self.check("bench_cuda peer (pool of 2 servers)", rc, d, err))
+        self.procs.stop(srv)
+        best = best_of(runs)
+        self.res["pool"] = {"available": best is not None, "servers": pool, "sizes": sizes, "copy": best}
+        if best is None:
+            return
+        rows = [[fmt_size(s)] + [f2(x) for x in self.pool_row(best, i)] for i, s in enumerate(sizes)]
+        table("4f. Copies between two pooled servers (CUDAREM_SERVER=A,B on Unix sockets; GB/s; best of 3)",
+              ["size", "peer A->B", "D2H from A", "H2D to B", "halves in turn", "peer / halves"], rows)
+
+    @staticmethod
+    def pool_row(copy, i):
+        """peer, D2H, H2D, the two halves one after the other, and peer over that."""
+        peer, d2h, h2d = copy["peer_GBps"][i], copy["d2h_first_GBps"][i], copy["h2d_last_GBps"][i]
+        halves = 1.0 / (1.0 / d2h + 1.0 / h2d) if d2h and h2d else None
+        return [peer, d2h, h2d, halves, peer / halves if halves else None]
+
     # ---- 5: train.py -----------------------------------------------------------------
 
     def sec_train(self):
@@ -1318,6 +1353,12 @@ class Bench:
                       md_table(["N", "local resident", "remote resident", "local with copies", "remote with copies"], rows), ""]
         else:
             lines += ["**cuBLAS SGEMM**: n/a (%s)" % sg.get("reason", "not run"), ""]
+        po = r.get("pool", {})
+        if po.get("available"):
+            rows = [[fmt_size(s)] + [f2(x) for x in self.pool_row(po["copy"], i)] for i, s in enumerate(po["sizes"])]
+            lines += ["**Copies between two pooled servers** (CUDAREM_SERVER=A,B, Unix sockets, GB/s: cudaMemcpyPeer "
+                      "from A's device to B's goes through the client; beside it the two halves on the same servers)", "",
+                      md_table(["size", "peer A->B", "D2H from A", "H2D to B", "halves in turn", "peer / halves"], rows), ""]
         t = r.get("train", {})
         lines += ["**examples/train.py**: %s" % ("%.2f round trips per step" % t["round_trips_per_step"] if t.get("available")
                                                 else "n/a (%s)" % t.get("reason", "not run")), ""]

@@ -1,6 +1,7 @@
 /* crm_rt_copy.c -- exported copy and memset calls, 1D and 2D, sync and async, with
  * their per-thread-default-stream twins. Every copy is a pitched 2D copy inside:
  * host-to-host stays local, the rest becomes one bulk or device-side call. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
@@ -216,26 +217,66 @@ static cudaError_t crm__stream_for(uint64_t *stream, const void *p)
  * device's legacy stream), and the write is ordered on the destination's; the
  * copy is synchronous with the client, as a copy through pageable memory is. */
 #define CRM_ACROSS_BAND (8u << 20)
+
+/* One band buffer kept between copies: a fresh 8 MiB malloc is a fresh mapping,
+ * whose pages fault in again on every copy. */
+static pthread_mutex_t crm__band_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *crm__band;
+static size_t crm__band_size;
+
+static char *crm__band_take(size_t size)
+{
+    char *b = NULL;
+    pthread_mutex_lock(&crm__band_lock);
+    if (crm__band != NULL && crm__band_size >= size) {
+        b = crm__band;
+        crm__band = NULL;
+    }
+    pthread_mutex_unlock(&crm__band_lock);
+    return b != NULL ? b : malloc(size);
+}
+
+static void crm__band_give(char *b, size_t size)
+{
+    pthread_mutex_lock(&crm__band_lock);
+    if (crm__band == NULL && size <= CRM_ACROSS_BAND) {
+        crm__band = b;
+        crm__band_size = size;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&crm__band_lock);
+    free(b);
+}
+/* Moves rows [row, row + n) of columns [col, col + w) through band. */
+static cudaError_t crm__across_piece(const crm__copy *c, char *band, size_t row, size_t n, size_t col, size_t w,
+                                     int src_server, int dst_server)
+{
+    crm__copy in = {band, w, (const char *)c->src + row * c->spitch + col, c->spitch, w, n,
+                    cudaMemcpyDeviceToHost, crm__stream_on(c->stream, src_server), 0};
+    crm__copy out = {(char *)c->dst + row * c->dpitch + col, c->dpitch, band, w, w, n,
+                     cudaMemcpyHostToDevice, crm__stream_on(c->stream, dst_server), 0};
+    cudaError_t err = crm__copy_d2h(&in);
+    return err == cudaSuccess ? crm__copy_h2d(&out) : err;
+}
+
 static cudaError_t crm__copy_across(const crm__copy *c, int src_server, int dst_server)
 {
-    size_t rows = c->width >= CRM_ACROSS_BAND ? 1 : CRM_ACROSS_BAND / c->width;
+    /* bands of whole rows, or pieces of one row when a row is wider than a band */
+    size_t w = c->width < CRM_ACROSS_BAND ? c->width : CRM_ACROSS_BAND;
+    size_t rows = c->width < CRM_ACROSS_BAND ? CRM_ACROSS_BAND / c->width : 1;
     if (rows > c->height)
         rows = c->height;
-    char *band = malloc(rows * c->width);
+    char *band = crm__band_take(rows * w);
     if (band == NULL)
         return cudaErrorMemoryAllocation;
     cudaError_t err = cudaSuccess;
     for (size_t row = 0; row < c->height && err == cudaSuccess; row += rows) {
         size_t n = c->height - row < rows ? c->height - row : rows;
-        crm__copy in = {band, c->width, (const char *)c->src + row * c->spitch, c->spitch, c->width, n,
-                        cudaMemcpyDeviceToHost, crm__stream_on(c->stream, src_server), 0};
-        crm__copy out = {(char *)c->dst + row * c->dpitch, c->dpitch, band, c->width, c->width, n,
-                         cudaMemcpyHostToDevice, crm__stream_on(c->stream, dst_server), 0};
-        err = crm__copy_d2h(&in);
-        if (err == cudaSuccess)
-            err = crm__copy_h2d(&out);
+        for (size_t col = 0; col < c->width && err == cudaSuccess; col += w)
+            err = crm__across_piece(c, band, row, n, col, c->width - col < w ? c->width - col : w, src_server,
+                                    dst_server);
     }
-    free(band);
+    crm__band_give(band, rows * w);
     return err;
 }
 
