@@ -6,8 +6,10 @@
  * disjoint addresses; each device's memory query answered by its own server;
  * copies from and to every device; copies between every pair of devices (across
  * servers too), 1D, 2D and peer; a stream and event of the last device used from
- * device 0, and a stream of device 0 waiting for that event; no peer access. */
+ * device 0, and a stream of device 0 waiting for that event; no peer access.
+ * With POOL_LOSE_LAST set, it checks that losing one server spares the others. */
 #include <cstdlib>
+#include <unistd.h>
 #include <vector>
 #include "cuda_check.h"
 
@@ -131,6 +133,32 @@ static void check_stream(std::vector<void *> &buf)
     CT_OK(cudaStreamDestroy(s));
 }
 
+/* POOL_LOSE_LAST=PATH: with memory on every device, prints "ready" and waits for
+ * PATH to exist (the test kills the last device's server meanwhile); then calls on
+ * the last device fail with cudaErrorDevicesUnavailable, and the first device's
+ * server still serves. */
+static int check_losing_last(const char *path, std::vector<void *> &buf)
+{
+    const size_t n = 1u << 20;
+    std::vector<unsigned char> host(n), back(n);
+    for (size_t d = 0; d < buf.size(); d++) {
+        CT_OK(cudaSetDevice((int)d));
+        CT_OK(cudaMalloc(&buf[d], n));
+    }
+    CT_OK(cudaSetDevice(0));
+    printf("ready\n");
+    fflush(stdout);
+    for (int i = 0; i < 600 && access(path, F_OK) != 0; i++)
+        usleep(50000);
+    ct_fill(host.data(), n, 5);
+    CT_ERR(cudaMemcpy(buf.back(), host.data(), n, cudaMemcpyHostToDevice), cudaErrorDevicesUnavailable);
+    CT_OK(cudaMemcpy(buf[0], host.data(), n, cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(back.data(), buf[0], n, cudaMemcpyDeviceToHost));
+    CT_PATTERN(back.data(), n, 5);
+    CT_OK(cudaFree(buf[0]));
+    return ct_finish("pool");
+}
+
 int main(void)
 {
     std::vector<size_t> mib = expected_mib();
@@ -140,6 +168,8 @@ int main(void)
     if (count == 0 || (size_t)count != mib.size())
         return ct_finish("pool");
     std::vector<void *> buf(mib.size());
+    if (getenv("POOL_LOSE_LAST") != NULL)
+        return check_losing_last(getenv("POOL_LOSE_LAST"), buf);
     check_devices(mib, buf);
     if (count > 1) {
         check_pairs(buf);

@@ -5,7 +5,8 @@
  * copies and synchronises on every device and between every pair of them; the
  * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
  * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
- * message naming it; cudarem-smi given the pool's list shows the program's session
+ * message naming it; losing one server mid-program fails only the calls on its
+ * devices; cudarem-smi given the pool's list shows the program's session
  * on each server; PyTorch and CuPy see the pool, copy between its servers and
  * compute on every device (tests/python/torch_pool.py, cupy_pool.py). The program
  * and the frameworks run again with the servers placing memory the way a GPU
@@ -175,6 +176,42 @@ START_TEST(test_pool_bad_entries)
 }
 END_TEST
 
+/* Server B dies while a program holds memory on both: calls on B's device fail
+ * with cudaErrorDevicesUnavailable and a line naming B; A still serves it. */
+START_TEST(test_pool_losing_one_server)
+{
+    char path[E2E_PATH_LEN], flag[E2E_PATH_LEN + 16], verdict[64];
+    e2e_proc p;
+    snprintf(flag, sizeof flag, "%s/lost", dir_a);
+    setenv("POOL_LOSE_LAST", flag, 1);
+    setenv("POOL_MEM_MIB", "2048,2048,1024", 1);
+    e2e_build_path("cuda/pool", path, sizeof path);
+    char *argv[] = {path, NULL};
+    e2e_proc_opts o = {pool, 1, 0};
+    int spawned = e2e_spawn(&p, dir_a, "pool-lose", path, argv, &o) == 0;
+    unsetenv("POOL_LOSE_LAST");
+    unsetenv("POOL_MEM_MIB");
+    ck_assert(spawned);
+    int ready = e2e_wait_output(&p, "ready", 30000) == 0;
+    e2e_server_kill(&srv_b);
+    FILE *f = fopen(flag, "w");
+    if (f != NULL)
+        fclose(f);
+    e2e_wait(&p, 60000);
+    char *out = e2e_read_file(p.out_path), *err = e2e_read_file(p.err_path);
+    int passed = ready && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, "PASS pool") != NULL;
+    int named = strstr(err, "lost cudarem server ") != NULL && strstr(err, srv_b.unix_addr) != NULL;
+    if (!passed || !named) {
+        e2e_dump("stdout", out, 3000);
+        e2e_dump("stderr", err, 3000);
+    }
+    free(out);
+    free(err);
+    ck_assert_msg(passed, "the pool program after losing server B: %s", e2e_describe(&p, verdict, sizeof verdict));
+    ck_assert_msg(named, "the lost server is named");
+}
+END_TEST
+
 /* Occurrences of needle in text. */
 static int count_of(const char *text, const char *needle)
 {
@@ -269,6 +306,7 @@ static Suite *crm_pool_suite(void)
     tcase_add_test(tc, test_pool_least_loaded);
     tcase_add_test(tc, test_pool_bad_entries);
     tcase_add_test(tc, test_pool_smi);
+    tcase_add_test(tc, test_pool_losing_one_server);
     tcase_add_loop_test(tc, test_pool_frameworks, 0, (int)(sizeof frameworks / sizeof frameworks[0]));
     suite_add_tcase(s, tc);
     TCase *vmm = tcase_create("slot_vmm");
