@@ -64,7 +64,9 @@ static crm_idmap crm__owners;
 
 static uint64_t crm__owned(uint64_t id)
 {
-    if (!crm_conn_pooled())
+    /* an object may be a program's first CUDA call: the sessions open first, so
+     * whether this is a pool is known */
+    if (!crm_conn_pooled() && (crm_conn_session(NULL) != cudaSuccess || !crm_conn_pooled()))
         return id;
     pthread_mutex_lock(&crm__owners_lock);
     crm_idmap_put(&crm__owners, id, (void *)(intptr_t)(crm__device + 1)); /* no room: routed as current */

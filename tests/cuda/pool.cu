@@ -162,6 +162,8 @@ static int check_losing_last(const char *path, std::vector<void *> &buf)
 int main(void)
 {
     std::vector<size_t> mib = expected_mib();
+    cudaStream_t first_stream; /* the program's first CUDA call */
+    CT_OK(cudaStreamCreate(&first_stream));
     int count = 0;
     CT_OK(cudaGetDeviceCount(&count));
     CT_EQ((size_t)count, mib.size());
@@ -171,6 +173,13 @@ int main(void)
     if (getenv("POOL_LOSE_LAST") != NULL)
         return check_losing_last(getenv("POOL_LOSE_LAST"), buf);
     check_devices(mib, buf);
+    CT_OK(cudaSetDevice(count - 1)); /* the program's first stream, device 0's, used from the last device */
+    CT_OK(cudaStreamSynchronize(first_stream));
+    CT_OK(cudaMemsetAsync(buf[0], 1, 4096, first_stream));
+    cudaError_t queried = cudaStreamQuery(first_stream);
+    CT_TRUE(queried == cudaSuccess || queried == cudaErrorNotReady);
+    CT_OK(cudaStreamDestroy(first_stream));
+    CT_OK(cudaSetDevice(0));
     if (count > 1) {
         check_pairs(buf);
         check_2d(buf);
