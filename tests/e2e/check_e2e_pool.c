@@ -6,8 +6,9 @@
  * order follows the list, a server's GPU list after '@', CUDA_VISIBLE_DEVICES and
  * CUDAREM_PICK=least-loaded; a server that cannot be used fails the program with a
  * message naming it; losing one server mid-program fails only the calls on its
- * devices; cudarem-smi given the pool's list shows the program's session
- * on each server; PyTorch and CuPy see the pool, copy between its servers and
+ * devices; eight threads on devices of both servers at once run right;
+ * cudarem-smi given the pool's list shows the program's session on each server;
+ * PyTorch and CuPy see the pool, copy between its servers and
  * compute on every device (tests/python/torch_pool.py, cupy_pool.py). The program
  * and the frameworks run again with the servers placing memory the way a GPU
  * server does (CUDAREM_SLOT_VMM=1). */
@@ -176,6 +177,20 @@ START_TEST(test_pool_bad_entries)
 }
 END_TEST
 
+/* Eight threads at once, the odd ones on device 1 (server A's), the even ones on
+ * device 0 (server B's): tests/cuda/threads over the pool "B,A". */
+START_TEST(test_pool_threads)
+{
+    char servers[sizeof pool + 8], *err = NULL;
+    snprintf(servers, sizeof servers, "%s,%s", srv_b.unix_addr, srv_a.tcp_addr);
+    int rc = e2e_client_status(dir_a, "threads", servers, "threads", &err);
+    if (rc != 0)
+        e2e_dump("threads stderr", err, 3000);
+    free(err);
+    ck_assert_msg(rc == 0, "tests/cuda/threads over the pool B,A: status %d", rc);
+}
+END_TEST
+
 /* Server B dies while a program holds memory on both: calls on B's device fail
  * with cudaErrorDevicesUnavailable and a line naming B; A still serves it. */
 START_TEST(test_pool_losing_one_server)
@@ -307,6 +322,7 @@ static Suite *crm_pool_suite(void)
     tcase_add_test(tc, test_pool_bad_entries);
     tcase_add_test(tc, test_pool_smi);
     tcase_add_test(tc, test_pool_losing_one_server);
+    tcase_add_test(tc, test_pool_threads);
     tcase_add_loop_test(tc, test_pool_frameworks, 0, (int)(sizeof frameworks / sizeof frameworks[0]));
     suite_add_tcase(s, tc);
     TCase *vmm = tcase_create("slot_vmm");
