@@ -199,19 +199,12 @@ CRM_EXPORT cudaError_t cudaProfilerStop(void)
     return cudaProfilerStart();
 }
 
-/* Peer access is not remoted (interpose/crm_drv_device.c): no pair of devices has
- * it, within a server or across the servers of a pool; copies between devices
- * work all the same (cudaMemcpyPeer). */
+/* Peer access is the driver's answer (interpose/crm_drv_device.c); the codes its
+ * checks return coincide with the runtime's. */
 CRM_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
-    cudaError_t err = crm__check_device(device);
-    if (err == cudaSuccess)
-        err = crm__check_device(peerDevice);
-    if (err == cudaSuccess && canAccessPeer == NULL)
-        err = cudaErrorInvalidValue;
-    if (err == cudaSuccess)
-        *canAccessPeer = 0;
-    return crm_set_error(err);
+    crm_drv_runtime_bind();
+    return crm_set_error((cudaError_t)cuDeviceCanAccessPeer(canAccessPeer, device, peerDevice));
 }
 
 CRM_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
