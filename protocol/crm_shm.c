@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "protocol/crm_shm.h"
+#include "protocol/crm_shm_guard.h"
 
 char *crm_shm_data;
 uint64_t crm_shm_data_size;
@@ -100,14 +101,20 @@ int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, co
         crm_shm_region_unmap(r);
         return -1;
     }
+    if (crm_shm_guard_add(r->map, r->map_size) != 0) { /* the client may shrink it from now on */
+        crm_shm_region_unmap(r);
+        return -1;
+    }
     shm_unlink(name); /* mapped now: the name has served, even if the client dies before it says so */
     return 0;
 }
 
 void crm_shm_region_unmap(crm_shm_region *r)
 {
-    if (r->map != NULL)
+    if (r->map != NULL) {
+        crm_shm_guard_remove(r->map);
         munmap(r->map, r->map_size);
+    }
     if (r->fd >= 0)
         close(r->fd);
     *r = (crm_shm_region){.fd = -1};

@@ -40,7 +40,8 @@ int crm_shm_region_create(crm_shm_region *r, uint64_t size, char *name, unsigned
  * closes the descriptor. 0 or -1. */
 int crm_shm_region_reserve(crm_shm_region *r);
 /* Server: attaches a client's region after checking name, size and cookie, and
- * removes the name (a client killed before it could is then no leak). 0 or -1. */
+ * removes the name (a client killed before it could is then no leak). The region
+ * is watched by protocol/crm_shm_guard.h until unmapped. 0 or -1. */
 int crm_shm_region_attach(crm_shm_region *r, const char *name, uint64_t size, const unsigned char *cookie);
 /* Unmaps a region (nothing when none). */
 void crm_shm_region_unmap(crm_shm_region *r);

@@ -15,6 +15,7 @@
 #include "protocol/crm_bulk.h"
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
+#include "protocol/crm_shm_guard.h"
 #include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_auth_srv.h"
@@ -45,6 +46,9 @@ static void crm__on_term(int sig)
 /* Why the session ends, for its client; NULL when the client left or broke it. */
 static const char *crm__goodbye_reason(void)
 {
+    if (crm_shm_guard_faulted())
+        return "the client shrank shared memory it had given the server (pinned host memory or the copy ring) "
+               "while the server used it";
     if (crm__ended_by == SIGUSR1)
         return "an administrator ended it (cudarem-smi --end or the dashboard)";
     return crm__ended_by == SIGTERM ? "the server is shutting down" : NULL;
@@ -391,6 +395,8 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    crm_shm_guard_install(&crm__stopping); /* a client's shrunk region ends its session, not the process */
+    crm_shm_guard_reset();
     memset(s, 0, sizeof *s);
     crm__stopping = 0; /* one process may serve sessions one after another (tests/fuzz) */
     crm__ended_by = 0;
@@ -411,6 +417,9 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
         crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
                  crm_backend_name(crm_backend_kind()));
     crm__serve(fd);
+    if (crm_shm_guard_faulted())
+        crm_warn("session %llu: peer %s shrank shared memory the server was using; session ended",
+                 (unsigned long long)id, peer);
     crm_session_hostmem_release(s);
     crm_session_release(s, -1, 0);
     crm_monitor_session_end();

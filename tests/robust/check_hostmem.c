@@ -2,10 +2,13 @@
  * (server/crm_h_hostmem.c) against a raw RPC client: a region is attached only
  * with its own name, size and cookie; copies are refused outside it, with
  * lengths that overflow, on unknown regions and wild device addresses; a good
- * copy moves the bytes both ways; a detached region is gone; and a session that
- * ends with regions attached leaves the server healthy. */
+ * copy moves the bytes both ways; a detached region is gone; a session that
+ * ends with regions attached leaves the server healthy; and a client that shrinks
+ * a region under the server loses its session, not the server's process. */
 #include <check.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
@@ -145,6 +148,51 @@ START_TEST(test_copies_stay_inside_the_region)
 }
 END_TEST
 
+/* 1 when the file at path holds needle. */
+static int log_holds(const char *path, const char *needle)
+{
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    text[n] = '\0';
+    return strstr(text, needle) != NULL;
+}
+
+START_TEST(test_a_shrunk_region_ends_the_session_not_the_server)
+{
+    char name[CRM_SHM_NAME_MAX], log[64];
+    unsigned char cookie[CRM_SHM_COOKIE];
+    crm_shm_region region;
+    int fd;
+    signal(SIGPIPE, SIG_IGN); /* the server closes this session under our calls */
+    snprintf(log, sizeof log, "/tmp/crm-hostmem-%d.log", (int)getpid());
+    raw_server_log_to(log);
+    raw_server_start("hostmem");
+    CLIENT *c = session(&fd);
+    uint64_t dev = device_alloc(c, REGION_BYTES);
+    ck_assert_int_eq(crm_shm_region_create(&region, REGION_BYTES, name, cookie), 0);
+    ck_assert_int_eq(attach(c, 3, name, REGION_BYTES, cookie, CRM_SHM_COOKIE), cudaSuccess);
+    ck_assert_int_eq(copy(c, 3, 0, REGION_BYTES, dev, REGION_BYTES, 1, 1), cudaSuccess);
+    ck_assert_int_eq(ftruncate(region.fd, 0), 0); /* the pages the server reads from are gone */
+    copy(c, 3, 0, REGION_BYTES, dev, REGION_BYTES, 1, 1); /* answered or not: the session is over */
+    ck_assert_int_eq(copy(c, 3, 0, 64, dev, 64, 1, 0), -1);
+    clnt_destroy(c);
+    close(fd);
+    crm_shm_region_unmap(&region);
+    c = session(&fd); /* the server serves the next client */
+    ck_assert_uint_ne(device_alloc(c, 4096), 0);
+    clnt_destroy(c);
+    close(fd);
+    ck_assert(raw_server_alive());
+    raw_server_stop();
+    ck_assert_msg(log_holds(log, "shrank shared memory the server was using"), "no line saying why, in %s", log);
+    ck_assert_msg(!log_holds(log, "died of signal"), "the session process crashed (%s)", log);
+    unlink(log);
+}
+END_TEST
+
 static Suite *hostmem_suite(void)
 {
     Suite *s = suite_create("hostmem");
@@ -152,6 +200,7 @@ static Suite *hostmem_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_attach_checks_name_size_and_cookie);
     tcase_add_test(tc, test_copies_stay_inside_the_region);
+    tcase_add_test(tc, test_a_shrunk_region_ends_the_session_not_the_server);
     suite_add_tcase(s, tc);
     return s;
 }

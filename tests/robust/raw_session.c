@@ -17,6 +17,12 @@
 const struct timeval raw_timeout = {20, 0};
 static pid_t raw__server;
 static char raw__sock[108];
+static char raw__log[256]; /* where the next server writes its log; empty: stderr, errors only */
+
+void raw_server_log_to(const char *path)
+{
+    snprintf(raw__log, sizeof raw__log, "%s", path);
+}
 
 void raw_server_start(const char *tag)
 {
@@ -25,10 +31,12 @@ void raw_server_start(const char *tag)
     snprintf(listen, sizeof listen, "unix:%s", raw__sock);
     raw__server = fork();
     if (raw__server == 0) {
+        int logged = raw__log[0] != '\0' && freopen(raw__log, "w", stderr) != NULL;
         execl(CRM_TEST_SERVER, CRM_TEST_SERVER, "--device", "emu", "--listen", listen, "--insecure", "--log-level",
-              "error", (char *)NULL);
+              logged ? "warn" : "error", (char *)NULL);
         _exit(127);
     }
+    raw__log[0] = '\0';
     for (int i = 0; i < 200 && access(raw__sock, F_OK) != 0; i++)
         usleep(20000);
 }

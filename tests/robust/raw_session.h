@@ -10,6 +10,8 @@
 
 /* Starts the server (--insecure, emulated device) on a socket named after tag. */
 void raw_server_start(const char *tag);
+/* The next raw_server_start logs warnings too, into the file at path. */
+void raw_server_log_to(const char *path);
 /* Stops it with SIGTERM; it must exit with status 0. */
 void raw_server_stop(void);
 /* Kills it if it still runs (after a failed check). */

@@ -1,11 +1,12 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
-# the data channel, the socket reads' polling, shared-memory regions, the compression policy and its live per-chunk choice,
-# the client's pointer table and what it answers after a round trip, the token exchange,
+# the data channel, the socket reads' polling, shared-memory regions and their
+# SIGBUS guard, the compression policy and its live per-chunk choice, the client's
+# pointer table and what it answers after a round trip, the token exchange,
 # --quota's lines, the pool's server list and device order, a GPU session's kernel
 # time from NVML's samples. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm codec zlive idle auth quota pool gpu_time
+UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive idle auth quota pool gpu_time
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -44,8 +45,13 @@ $(BUILD)/tests/check_gpu_time: tests/unit/check_gpu_time.c tests/unit/crm_check.
 	$(UNIT_LINK)
 
 $(BUILD)/tests/check_shm: tests/unit/check_shm.c tests/unit/crm_check.h \
-                          protocol/crm_shm.h $(BUILD)/obj/protocol/crm_shm.o | $(BUILD)/tests
-	$(UNIT_LINK)
+                          protocol/crm_shm.h $(BUILD)/obj/protocol/crm_shm.o $(BUILD)/obj/protocol/crm_shm_guard.o \
+                          | $(BUILD)/tests
+	$(UNIT_LINK) -lpthread
+
+$(BUILD)/tests/check_shm_guard: tests/unit/check_shm_guard.c tests/unit/crm_check.h protocol/crm_shm_guard.h \
+                                $(BUILD)/obj/protocol/crm_shm.o $(BUILD)/obj/protocol/crm_shm_guard.o | $(BUILD)/tests
+	$(UNIT_LINK) -lpthread
 
 $(BUILD)/tests/check_codec: tests/unit/check_codec.c tests/unit/crm_check.h client/crm_codec.h \
                             $(BUILD)/obj/client/crm_codec.o $(UTIL_OBJS) | $(BUILD)/tests
