@@ -70,6 +70,30 @@ cublasStatus_t crm_blas_async(crm_call *call)
     return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
 }
 
+cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, crm_scalar *out)
+{
+    uint64_t addr = CRM_BLAS_DEV(p);
+    memset(out, 0, sizeof *out);
+    if (p == NULL || size > sizeof out->bytes)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
+        memcpy(out->bytes, &addr, sizeof addr);
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    if (crm_ptrmap_classify(addr, NULL) == CRM_MEM_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE; /* not readable here */
+    memcpy(out->bytes, p, size);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t crm_blas_result(void *p, size_t size, const crm_scalar *value)
+{
+    if (size > sizeof value->bytes || crm_ptrmap_classify(CRM_BLAS_DEV(p), NULL) == CRM_MEM_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(p, value->bytes, size);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word)
 {
     if (p == NULL)
@@ -97,15 +121,6 @@ cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *wo
     default:
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-}
-
-void crm_blas_put_result(void *p, uint64_t word, size_t size)
-{
-    uint32_t v32 = (uint32_t)word;
-    if (size == 4)
-        memcpy(p, &v32, 4);
-    else
-        memcpy(p, &word, 8);
 }
 
 /* --- handles ---------------------------------------------------------------------------- */

@@ -57,8 +57,14 @@ cublasStatus_t crm_blas_async(crm_call *call);
  * address in host mode; NOT_SUPPORTED for a host value wider than 8 bytes. */
 cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word);
 
-/* Stores a host-mode result word of `size` bytes at p. */
-void crm_blas_put_result(void *p, uint64_t word, size_t size);
+/* The wire form of the scalar at p (`size` bytes, at most 16) by pointer mode
+ * (protocol/cublas_types.x): INVALID_VALUE for NULL, or for a device address in
+ * host mode. */
+cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, crm_scalar *out);
+/* Stores a host-mode result of `size` bytes that came back as `value` at p:
+ * INVALID_VALUE when p is device memory. */
+cublasStatus_t crm_blas_result(void *p, size_t size, const crm_scalar *value);
+
 
 #define CRM_BLAS_DEV(p) ((uint64_t)(uintptr_t)(p))
 

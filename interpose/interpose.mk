@@ -13,7 +13,8 @@ INTERPOSE_SRCS := $(wildcard interpose/*.c)
 INTERPOSE_SRCS := $(filter-out interpose/crm_loader_stub.c,$(INTERPOSE_SRCS))
 INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
                   $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o \
-                  $(BUILD)/obj/interpose/crm_drv_gen.o $(BUILD)/obj/interpose/crm_fallback_gen.o
+                  $(BUILD)/obj/interpose/crm_drv_gen.o $(BUILD)/obj/interpose/crm_fallback_gen.o \
+                  $(BUILD)/obj/interpose/crm_blas_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
 # CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
@@ -77,6 +78,10 @@ $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libnvidia-ml.so.1: interpose/crm_loader_s
 	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -shared -Wl,-soname,$(notdir $@) -o $@ $<
 
 $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c interpose/crm_unsupported.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
+
+$(BUILD)/obj/interpose/crm_blas_gen.o: $(GEN)/crm_blas_gen.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 

@@ -88,6 +88,21 @@ static inline int crm_blas_op_ok(int op)
     return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
 
+static inline int crm_blas_fill_ok(int fill)
+{
+    return fill == CUBLAS_FILL_MODE_LOWER || fill == CUBLAS_FILL_MODE_UPPER;
+}
+
+static inline int crm_blas_diag_ok(int diag)
+{
+    return diag == CUBLAS_DIAG_NON_UNIT || diag == CUBLAS_DIAG_UNIT;
+}
+
+static inline int crm_blas_side_ok(int side)
+{
+    return side == CUBLAS_SIDE_LEFT || side == CUBLAS_SIDE_RIGHT;
+}
+
 static inline int64_t crm_blas_max1(int64_t v)
 {
     return v > 1 ? v : 1;
@@ -117,6 +132,19 @@ static inline int crm_blas_mat_bytes(int64_t rows, int64_t cols, int64_t ld, siz
         return -1;
     if (__builtin_mul_overflow((uint64_t)(cols - 1), (uint64_t)ld, &span) ||
         __builtin_add_overflow(span, (uint64_t)rows, &span) || __builtin_mul_overflow(span, (uint64_t)elem, bytes))
+        return -1;
+    return 0;
+}
+
+/* Bytes of a packed triangle of order n (n(n+1)/2 elements); 0 when n <= 0. */
+static inline int crm_blas_packed_bytes(int64_t n, size_t elem, uint64_t *bytes)
+{
+    uint64_t count;
+    *bytes = 0;
+    if (n <= 0)
+        return 0;
+    if (__builtin_mul_overflow((uint64_t)n, (uint64_t)n + 1, &count) ||
+        __builtin_mul_overflow(count / 2, (uint64_t)elem, bytes))
         return -1;
     return 0;
 }

@@ -49,6 +49,41 @@ cublasStatus_t crm_hblas_scalar_in(crm_session *s, int pmode, uint64_t word, siz
     }
 }
 
+cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const crm_scalar *in, size_t size,
+                                      crm_hblas_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size == 0 || size > sizeof out->v.raw)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
+        memcpy(&out->dev, in->bytes, sizeof out->dev);
+        return crm_hblas_region(s, out->dev, size);
+    }
+    out->host = 1;
+    memcpy(out->v.raw, in->bytes, size);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t crm_hblas_result_in(crm_session *s, int pmode, uint64_t dev, size_t size, crm_hblas_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size == 0 || size > sizeof out->v.raw)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
+        out->dev = dev;
+        return crm_hblas_region(s, dev, size);
+    }
+    out->host = 1;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, crm_scalar *value)
+{
+    memset(value, 0, sizeof *value);
+    if (sc->host && size <= sizeof value->bytes)
+        memcpy(value->bytes, sc->v.raw, size);
+}
+
 void *crm_hblas_ptr(crm_hblas_scalar *sc)
 {
     return sc->host ? (void *)sc->v.raw : (void *)(uintptr_t)sc->dev;
@@ -59,20 +94,6 @@ int crm_hblas_is_zero(const crm_hblas_scalar *sc, size_t size)
     if (!sc->host)
         return 0;
     return size == sizeof(float) ? sc->v.f == 0.0f : sc->v.d == 0.0;
-}
-
-uint64_t crm_hblas_word(const crm_hblas_scalar *sc, size_t size)
-{
-    uint32_t w32;
-    uint64_t w64;
-    if (!sc->host)
-        return 0;
-    if (size == 4) {
-        memcpy(&w32, sc->v.raw, sizeof w32);
-        return w32;
-    }
-    memcpy(&w64, sc->v.raw, sizeof w64);
-    return w64;
 }
 
 cublasStatus_t crm_hblas_region(crm_session *s, uint64_t addr, uint64_t bytes)

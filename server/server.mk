@@ -4,9 +4,10 @@
 
 SERVER := $(BUILD)/cudarem-server
 SERVER_SRCS := $(wildcard server/*.c)
-SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(BUILD)/obj/server/crm_server_gen.o
+SERVER_GEN_OBJS := $(BUILD)/obj/server/crm_server_gen.o $(BUILD)/obj/server/crm_h_blas_gen.o
+SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(SERVER_GEN_OBJS)
 
-$(BUILD)/obj/server/crm_server_gen.o: $(GEN)/crm_server_gen.c $(GEN_HEADERS)
+$(SERVER_GEN_OBJS): $(BUILD)/obj/server/%.o: $(GEN)/%.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 

@@ -54,6 +54,15 @@ uint16_t crm__float_to_bf16(float f);
 /* A scalar of a cuBLAS scale type (half, float, double, int32) as a double. */
 double crm__scale_value(const void *p, size_t size, int is_half);
 
+/* Complex dot products with CBLAS's _sub signature, and complex absolute sums
+ * (crm_emu_blas_dot.c). */
+void crm_emu_cdotu_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
+void crm_emu_cdotc_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
+void crm_emu_zdotu_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
+void crm_emu_zdotc_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
+float crm_emu_scasum(int n, const void *x, int incx);
+double crm_emu_dzasum(int n, const void *x, int incx);
+
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
 int crm__blas_trans(int op);
 

@@ -6,7 +6,7 @@
 # hidden visibility and the CUDA entry points are marked CRM_EXPORT.
 
 EMU_SRCS   := $(wildcard server/emu/*.c) $(wildcard server/emu/ptx/*.c)
-EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS))
+EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS)) $(BUILD)/obj/emu/crm_emu_blas_gen.o
 EMU_LIB    := $(BUILD)/libcudarem-emu.so
 EMU_CFLAGS := -fvisibility=hidden -MMD -MP
 
@@ -19,6 +19,10 @@ $(BUILD)/obj/emu:
 $(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@ -MMD -MP
+
+# The emulated cuBLAS calls of protocol/cublas.api's `blas` rows (protocol/gen_blas.py).
+$(BUILD)/obj/emu/crm_emu_blas_gen.o: $(GEN)/crm_emu_blas_gen.c $(GEN_HEADERS) | $(BUILD)/obj/emu
+	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
 
 # The emulated cuBLAS computes with OpenBLAS (Debian libopenblas-dev); the emulated
 # cuDNN needs libm.

@@ -8,15 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <vector>
-#include "../cuda/cuda_check.h"
+#include "blas_check.h"
 
-#define CB_ST(call, expected)                                                                          \
-    do {                                                                                               \
-        cublasStatus_t cb_e_ = (call), cb_x_ = (expected);                                             \
-        if (cb_e_ != cb_x_)                                                                            \
-            ct_fail(__FILE__, __LINE__, #call, cublasGetStatusName(cb_x_), cublasGetStatusName(cb_e_)); \
-    } while (0)
-#define CB_OK(call) CB_ST(call, CUBLAS_STATUS_SUCCESS)
 
 static void near(double got, double want, double tol, const char *what, int line)
 {
@@ -472,17 +465,6 @@ static void test_errors(cublasHandle_t h)
     CT_OK(cudaFree(A));
 }
 
-/* Through the shim only (on a GPU these would be out-of-bounds accesses): the server
- * refuses operands outside the program's allocations, reported now or at the next
- * synchronising call, and the session keeps working. */
-static void expect_refused(cublasStatus_t st, int line)
-{
-    cudaError_t e = cudaDeviceSynchronize();
-    if (!(st == CUBLAS_STATUS_INVALID_VALUE || (st == CUBLAS_STATUS_SUCCESS && e != cudaSuccess)))
-        ct_fail(__FILE__, line, "refused", "INVALID_VALUE or a sync error", cublasGetStatusName(st));
-    (void)cudaGetLastError();
-}
-#define REFUSED(call) expect_refused((call), __LINE__)
 
 static void test_footprint(cublasHandle_t h)
 {

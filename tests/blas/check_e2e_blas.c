@@ -1,6 +1,7 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
- * nvcc-built cuBLAS program (tests/blas/blas.cu, linked with -lcublas) and cuBLASLt
- * program (tests/blas/blaslt.cu, linked with -lcublasLt) run through the preloaded
+ * nvcc-built cuBLAS programs (tests/blas/blas.cu and blas_l1.cu, linked with
+ * -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with -lcublasLt) run
+ * through the preloaded
  * shim against a real cudarem-server on the emulated device, over TCP and over a
  * Unix socket; its footprint mode checks that the server refuses operands outside the
  * program's allocations and keeps serving; and one run hides the CUDA libraries, so
@@ -103,6 +104,28 @@ START_TEST(test_blas_footprint)
 }
 END_TEST
 
+/* Level 1 in all four precisions (tests/blas/blas_l1.cu: the generated rows of
+ * protocol/cublas.api), and what the shim refuses there; once with no CUDA library
+ * on the client, so that no call can fall through to NVIDIA's cuBLAS. */
+START_TEST(test_blas_l1)
+{
+    run_prog(_i, "blas_l1", "blas_l1", NULL, VIA_TCP, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_blas_l1_footprint)
+{
+    run_prog(_i, "blas_l1", "blas_l1_footprint", "footprint", VIA_UNIX, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_blas_l1_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    run_prog(_i, "blas_l1", "blas_l1", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+END_TEST
+
 /* No CUDA library on the client: libcublas.so.13 resolves to build/lib's link. */
 START_TEST(test_blas_hidden_cuda)
 {
@@ -163,6 +186,9 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_hidden_needs_lib, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_l1, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_l1_footprint, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_l1_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);

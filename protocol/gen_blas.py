@@ -1,0 +1,356 @@
+"""gen_blas.py -- the cuBLAS rows marked `blas` in protocol/cublas.api: one row per
+call gives everything the three layers need, and gen_api.py writes them all:
+
+  crm_blas_gen.c     the shim's exported function: cuBLAS's argument rules, the
+                     scalars by pointer mode, sent asynchronously unless a result
+                     comes back to the host (interpose/crm_blas.h);
+  crm_h_blas_gen.c   the server's handler: the same rules, every device operand
+                     checked with its exact extent against the session's memory,
+                     then the backend (server/crm_h_blas.h);
+  crm_emu_blas_gen.c the emulated device's function: the same rules and extents
+                     against its memory, then OpenBLAS's CBLAS
+                     (server/emu/crm_emu_blas.h).
+
+The C prototype comes from the toolkit's cublas_api.h; the row names only what the
+prototype cannot say. Row syntax:
+
+  NUM NAME blas [cblas=FN] [res=ret|sub|index] [invalid=EXPR] [noop=EXPR] : ANNOT...
+
+ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
+  P=scalar            a scalar read by pointer mode (host value or device address)
+  P=result            a result written by pointer mode (host: comes back in the
+                      reply, the call then waits; device: written on the server)
+  P=vec(LEN,INC)      a vector of LEN elements INC apart (negative INC: reference
+                      BLAS order)
+  P=mat(ROWS,COLS,LD) a column-major matrix
+  P=packed(N)         a packed triangle of order N (N(N+1)/2 elements)
+EXPR, LEN, ... are C expressions over the parameters, without spaces.
+invalid: cuBLAS answers CUBLAS_STATUS_INVALID_VALUE (enum parameters are checked
+too); noop: the call touches nothing (a host result is then 0).
+cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
+order (handle and result left out, CblasColMajor first when a matrix is among
+them, real scalars by value); res says how it gives the result: returned, through
+a last pointer argument (the _sub forms), or as a 0-based index (cuBLAS's is
+1-based). A name starting crm_ is the emulated device's own function of CBLAS's
+signature (server/emu/crm_emu_blas.h), where OpenBLAS falls short.
+"""
+import re
+import sys
+
+ENUM_RULES = {  # enum type -> (C check of value v, CBLAS conversion of v)
+    "cublasOperation_t": ("crm_blas_op_ok(%s)",
+                          "(%s == CUBLAS_OP_N ? CblasNoTrans : %s == CUBLAS_OP_T ? CblasTrans : CblasConjTrans)"),
+    "cublasFillMode_t": ("crm_blas_fill_ok(%s)", "(%s == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper)"),
+    "cublasDiagType_t": ("crm_blas_diag_ok(%s)", "(%s == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit)"),
+    "cublasSideMode_t": ("crm_blas_side_ok(%s)", "(%s == CUBLAS_SIDE_LEFT ? CblasLeft : CblasRight)"),
+}
+INTS = {"int": "int", "int64_t": "i64"}
+COMPLEX = {"cuComplex", "cuDoubleComplex"}
+ANNOT = re.compile(r"^(\w+)=(scalar|result|vec|mat|packed)(?:\((.*)\))?$")
+
+
+def prototypes(header):
+    """{name: [(C type, name)]} of the cublasStatus_t functions header declares."""
+    src = open(header, encoding="utf-8").read()
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    src = re.sub(r"//[^\n]*", "", src)
+    out = {}
+    for name, params in re.findall(r"cublasStatus_t\s+CUBLASWINAPI\s+(\w+)\s*\(([^;{()]*)\)\s*;", src):
+        ps = []
+        for p in params.split(","):
+            m = re.match(r"^(.*?)(\w+)\s*(\[\])?$", " ".join(p.split()))  # an array parameter is a pointer
+            ps.append((m.group(1).replace(" *", "*").strip() + ("*" if m.group(3) else ""), m.group(2)))
+        out[name] = ps
+    return out
+
+
+class BlasParam:
+    def __init__(self, ctype, name, annot):
+        self.ctype, self.name = ctype, name
+        self.base = ctype.replace("const", "").replace("*", "").strip()
+        self.kind, self.args = "value", []
+        if annot:
+            self.kind = annot[0]
+            self.args = split_args(annot[1]) if annot[1] else []
+        elif name == "handle":
+            self.kind = "handle"
+        elif ctype in ENUM_RULES:
+            self.kind = "enum"
+        elif ctype not in INTS:
+            raise ValueError("parameter %s (%s) needs an annotation" % (name, ctype))
+
+    def spec(self):
+        """The parameter as gen_api.py's Param text (the wire and the handler)."""
+        if self.kind == "handle":
+            return "in handle:cublasHandle_t handle"
+        if self.kind == "enum":
+            return "in enum:%s %s" % (self.ctype, self.name)
+        if self.kind == "value":
+            return "in %s %s" % (INTS[self.ctype], self.name)
+        if self.kind == "scalar":
+            return "in struct:crm_scalar %s" % self.name
+        return "in devptr %s" % self.name  # operands; a result's device address (0: host mode)
+
+
+def split_args(text):
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    return out + [cur]
+
+
+class BlasRow:
+    def __init__(self, name, flags, tail, protos):
+        if name not in protos:
+            raise ValueError("%s: not declared in cublas_api.h" % name)
+        annots = {}
+        for word in tail.split():
+            m = ANNOT.match(word)
+            if not m:
+                raise ValueError("%s: bad annotation %r" % (name, word))
+            annots[m.group(1)] = (m.group(2), m.group(3))
+        self.params = [BlasParam(t, n, annots.pop(n, None)) for t, n in protos[name]]
+        if annots:
+            raise ValueError("%s: no parameter %s" % (name, ", ".join(annots)))
+        self.cblas = flags.get("cblas")
+        self.res = flags.get("res", "ret")
+        self.invalid = flags.get("invalid")
+        self.noop = flags.get("noop")
+        self.result = next((p for p in self.params if p.kind == "result"), None)
+        self.scalars = [p for p in self.params if p.kind == "scalar"]
+        self.operands = [p for p in self.params if p.kind in ("vec", "mat", "packed")]
+
+    def specs(self):
+        out = [p.spec() for p in self.params[:1]]
+        if self.scalars or self.result:
+            out.append("in int pmode")
+        out += [p.spec() for p in self.params[1:]]
+        if self.result:
+            out.append("out struct:crm_scalar value")
+        return out
+
+    def invalid_expr(self):
+        checks = ["!" + ENUM_RULES[p.ctype][0] % p.name for p in self.params if p.kind == "enum"]
+        if self.invalid:
+            checks.append("(%s)" % self.invalid)
+        return " || ".join(checks)
+
+    def cprototype(self, name):
+        ps = ", ".join("%s %s" % (t, n) for t, n in ((p.ctype, p.name) for p in self.params))
+        return "cublasStatus_t %s(%s)" % (name, ps)
+
+
+def extent(p, elem):
+    """C call computing operand p's bytes into crm_n (0, or -1 on overflow / bad shape)."""
+    if p.kind == "vec":
+        return "crm_blas_vec_bytes(%s, %s, %s, &crm_n)" % (p.args[0], p.args[1], elem)
+    if p.kind == "mat":
+        return "crm_blas_mat_bytes(%s, %s, %s, %s, &crm_n)" % (p.args[0], p.args[1], p.args[2], elem)
+    return "crm_blas_packed_bytes(%s, %s, &crm_n)" % (p.args[0], elem)
+
+
+# --- the shim -------------------------------------------------------------------------
+
+def gen_client(fn, row):
+    c = ["CRM_EXPORT " + row.cprototype(fn.name) + "\n{",
+         "    crm_blas_state bst;", "    crm_call bcall;",
+         "    cublasStatus_t brc = crm_blas_get(handle, &bst);",
+         "    if (brc != CUBLAS_STATUS_SUCCESS)\n        return brc;"]
+    inv = row.invalid_expr()
+    if inv:
+        c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
+    r = row.result
+    if r:
+        c.append("    if (%s == NULL)\n        return CUBLAS_STATUS_INVALID_VALUE;" % r.name)
+    if row.noop:
+        keep = " && bst.pmode == CUBLAS_POINTER_MODE_HOST" if r else ""
+        c.append("    if ((%s)%s) {" % (row.noop, keep))
+        if r:
+            c.append("        memset(%s, 0, sizeof *%s);" % (r.name, r.name))
+        c.append("        return CUBLAS_STATUS_SUCCESS;\n    }")
+    c.append("    memset(&bcall, 0, sizeof bcall);\n    bcall.api = CRM_API_%s;" % fn.name)
+    c.append("    crm_args_%s *ba = &bcall.crm_call_u.%s;" % (fn.name, fn.name))
+    c.append("    ba->handle = bst.id;")
+    if row.scalars or r:
+        c.append("    ba->pmode = (int)bst.pmode;")
+    for p in row.params[1:]:
+        if p.kind in ("value", "enum"):
+            c.append("    ba->%s = %s;" % (p.name, p.name if p.kind == "value" else "(int)" + p.name))
+        elif p.kind == "scalar":
+            c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, sizeof *%s, &ba->%s)) != CUBLAS_STATUS_SUCCESS)"
+                     "\n        return brc;" % (p.name, p.name, p.name))
+        elif p.kind != "result":
+            c.append("    ba->%s = CRM_BLAS_DEV(%s);" % (p.name, p.name))
+    if r:
+        c.append("    if (bst.pmode == CUBLAS_POINTER_MODE_DEVICE) {")
+        c.append("        ba->%s = CRM_BLAS_DEV(%s);\n        return crm_blas_async(&bcall);\n    }" % (r.name, r.name))
+        c.append("    crm_reply breply;\n    memset(&breply, 0, sizeof breply);")
+        c.append("    if (crm_conn_exec(&bcall, &breply, 1) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
+        c.append("    brc = (cublasStatus_t)breply.crm_reply_u.%s.err;" % fn.name)
+        c.append("    if (brc == CUBLAS_STATUS_SUCCESS)")
+        c.append("        brc = crm_blas_result(%s, sizeof *%s, &breply.crm_reply_u.%s.value);"
+                 % (r.name, r.name, fn.name))
+        c.append("    crm_conn_reply_free(&breply);\n    return brc;\n}\n")
+    else:
+        c.append("    return crm_blas_async(&bcall);\n}\n")
+    return c
+
+
+# --- the server -----------------------------------------------------------------------
+
+def gen_server(fn, row, proto):
+    r = row.result
+    c = [proto + "\n{", "    cublasHandle_t crm_h;", "    uint64_t crm_n = 0;"]
+    for p in row.scalars:
+        c.append("    crm_hblas_scalar s_%s;" % p.name)
+    if r:
+        c.append("    crm_hblas_scalar s_%s;" % r.name)
+    mode = "pmode" if row.scalars or r else "CRM_HBLAS_NO_MODE"
+    c.append("    cublasStatus_t crm_st = crm_hblas_begin(session, handle, %s, crm_rt.%s != NULL, &crm_h);" % (mode, fn.name))
+    c.append("    if (crm_st != CUBLAS_STATUS_SUCCESS)\n        return crm_st;")
+    inv = row.invalid_expr()
+    if inv:
+        c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
+    if r:
+        c.append("    if ((crm_st = crm_hblas_result_in(session, pmode, %s, sizeof(%s), &s_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm_st;" % (r.name, r.base, r.name))
+    noop = "(%s)" % row.noop if row.noop else "0"
+    if not r and row.noop:
+        c.append("    if (%s)\n        return CUBLAS_STATUS_SUCCESS;" % noop)
+    for p in row.scalars:
+        c.append("    if ((crm_st = crm_hblas_scalar_bytes(session, pmode, %s, sizeof(%s), &s_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm_st;" % (p.name, p.base, p.name))
+    if row.operands:
+        guard = "!%s && " % noop if r and row.noop else ""
+        for p in row.operands:
+            c.append("    if (%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
+                     "\n        return CUBLAS_STATUS_INVALID_VALUE;" % (guard, extent(p, "sizeof(%s)" % p.base), p.name))
+    args = []
+    for p in row.params:
+        if p.kind == "handle":
+            args.append("crm_h")
+        elif p.kind == "enum":
+            args.append("(%s)%s" % (p.ctype, p.name))
+        elif p.kind in ("scalar", "result"):
+            args.append("(%s)crm_hblas_ptr(&s_%s)" % (p.ctype, p.name))
+        elif p.kind == "value":
+            args.append(p.name)
+        else:
+            args.append("(%s)(uintptr_t)%s" % (p.ctype, p.name))
+    c.append("    (void)crm_n;")
+    c.append("    crm_st = crm_rt.%s(%s);" % (fn.name, ", ".join(args)))
+    if r:
+        c.append("    crm_hblas_result_out(&s_%s, sizeof(%s), value);" % (r.name, r.base))
+    c.append("    return crm_st;\n}\n")
+    return c
+
+
+# --- the emulated device ----------------------------------------------------------------
+
+def cblas_arg(p):
+    if p.kind == "enum":
+        conv = ENUM_RULES[p.ctype][1]
+        return conv % ((p.name,) * conv.count("%s"))
+    if p.kind == "scalar":
+        return ("&v_" if p.base in COMPLEX else "v_") + p.name
+    if p.kind in ("vec", "mat", "packed"):
+        return "(void *)(uintptr_t)" + p.name if p.ctype.startswith("const") else p.name
+    return p.name
+
+
+def cblas_call(row):
+    args = ["CblasColMajor"] if any(p.kind in ("mat", "packed") for p in row.params) else []
+    args += [cblas_arg(p) for p in row.params if p.kind not in ("handle", "result")]
+    fn = row.cblas if row.cblas.startswith("crm_") else "cblas_" + row.cblas
+    call = "%s(%s" % (fn, ", ".join(args))
+    r = row.result
+    if not r:
+        return call + ");"
+    if row.res == "sub":
+        return call + ", &v_%s);" % r.name
+    if row.res == "index":
+        return "v_%s = (%s)%s) + 1;" % (r.name, r.base, call)
+    return "v_%s = %s);" % (r.name, call)
+
+
+def gen_emu(fn, row):
+    r = row.result
+    c = ["CRM_EXPORT " + row.cprototype(fn.name) + "\n{", "    uint64_t crm_n = 0;"]
+    for p in row.scalars:
+        c.append("    %s v_%s;" % (p.base, p.name))
+    if r:
+        c.append("    %s v_%s;\n    memset(&v_%s, 0, sizeof v_%s);" % (r.base, r.name, r.name, r.name))
+    c.append("    cublasStatus_t crm_st = crm__blas_begin(handle);")
+    c.append("    if (crm_st != CUBLAS_STATUS_SUCCESS)\n        return crm_st;")
+    inv = row.invalid_expr()
+    if inv:
+        c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % inv)
+    if row.noop:
+        c.append("    if (%s)" % row.noop)
+        if r:
+            c.append("        return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, sizeof v_%s));"
+                     % (r.name, r.name, r.name))
+        else:
+            c.append("        return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
+    for p in row.scalars:
+        c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, sizeof v_%s, &v_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm__blas_end(crm_st);" % (p.name, p.name, p.name))
+    for p in row.operands:
+        c.append("    if (%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % (extent(p, "sizeof *" + p.name), p.name))
+    c.append("    (void)crm_n;")
+    c.append("    " + cblas_call(row))
+    if r:
+        c.append("    return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, sizeof v_%s));"
+                 % (r.name, r.name, r.name))
+    else:
+        c.append("    return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
+    c.append("}\n")
+    return c
+
+
+CLIENT_HEAD = """/* crm_blas_gen.c -- generated by protocol/gen_blas.py from protocol/cublas.api; do
+ * not edit. The shim's cuBLAS calls of the `blas` rows. */
+#include <string.h>
+#include "client/crm_conn.h"
+#include "crm_client_gen.h"
+#include "interpose/crm_blas.h"
+#include "interpose/crm_export.h"
+"""
+SERVER_HEAD = """/* crm_h_blas_gen.c -- generated by protocol/gen_blas.py from protocol/cublas.api; do
+ * not edit. The server's handlers of the `blas` rows. */
+#include "server/crm_h_blas.h"
+"""
+EMU_HEAD = """/* crm_emu_blas_gen.c -- generated by protocol/gen_blas.py from protocol/cublas.api;
+ * do not edit. The emulated device's cuBLAS calls of the `blas` rows, on CBLAS. */
+#include <string.h>
+#include <cblas.h>
+#include "server/emu/crm_emu_blas.h"
+"""
+
+
+def gen_blas_files(fns, server_proto):
+    """(client, server, emu) C sources of every `blas` row in fns."""
+    client, server, emu = [CLIENT_HEAD], [SERVER_HEAD], [EMU_HEAD]
+    for f in fns:
+        row = getattr(f, "blas", None)
+        if row is None:
+            continue
+        client += gen_client(f, row)
+        server += gen_server(f, row, server_proto(f))
+        if row.cblas:
+            emu += gen_emu(f, row)
+    return "\n".join(client) + "\n", "\n".join(server) + "\n", "\n".join(emu) + "\n"
+
+
+def load_protos(include_dir):
+    try:
+        return prototypes(include_dir + "/cublas_api.h")
+    except OSError as e:
+        sys.exit("gen_blas.py: %s" % e)

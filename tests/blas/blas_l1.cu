@@ -1,0 +1,298 @@
+/* blas_l1.cu -- self-checking program of cuBLAS level 1 in all four precisions
+ * (S, D, C, Z): axpy, scal (and the real-scaled Cs/Zd forms), copy, swap, dot
+ * (dotu, dotc), nrm2, asum, amax, amin and rot, each against a reference computed
+ * here in double precision, with positive, negative and mixed increments, in both
+ * pointer modes. Prints `PASS blas_l1`. Through the shim it checks the calls
+ * generated from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's
+ * cuBLAS. With `footprint` (through the shim only) it checks what the shim refuses
+ * and prints `PASS blas_l1_footprint`. */
+#include <cublas_v2.h>
+#include <cmath>
+#include <complex>
+#include <vector>
+#include "blas_check.h"
+
+
+typedef std::complex<double> cd;
+
+static unsigned rng = 777;
+static double rnd() { rng = rng * 1103515245u + 12345u; return ((rng >> 8) & 0xffff) / 32768.0 - 1.0; }
+
+/* Element access of every precision as a complex double. */
+static cd get(float v) { return cd(v, 0); }
+static cd get(double v) { return cd(v, 0); }
+static cd get(cuComplex v) { return cd(v.x, v.y); }
+static cd get(cuDoubleComplex v) { return cd(v.x, v.y); }
+template <typename T> static T put(cd v);
+template <> float put<float>(cd v) { return (float)v.real(); }
+template <> double put<double>(cd v) { return v.real(); }
+template <> cuComplex put<cuComplex>(cd v) { return make_cuComplex((float)v.real(), (float)v.imag()); }
+template <> cuDoubleComplex put<cuDoubleComplex>(cd v) { return make_cuDoubleComplex(v.real(), v.imag()); }
+
+/* The real type of a precision (what nrm2, asum and the Cs/Zd scalars use). */
+template <typename T> struct real_of { typedef T type; };
+template <> struct real_of<cuComplex> { typedef float type; };
+template <> struct real_of<cuDoubleComplex> { typedef double type; };
+
+template <typename T> static bool is_complex() { return sizeof(T) == 2 * sizeof(typename real_of<T>::type); }
+template <typename T> static double tol() { return sizeof(typename real_of<T>::type) == 4 ? 2e-4 : 1e-11; }
+
+static void near(cd got, cd want, double eps, const char *what, int line)
+{
+    if (std::abs(got - want) > eps * (1.0 + std::abs(want))) {
+        char e[96], g[96];
+        snprintf(e, sizeof e, "(%.9g,%.9g)", want.real(), want.imag());
+        snprintf(g, sizeof g, "(%.9g,%.9g)", got.real(), got.imag());
+        ct_fail(__FILE__, line, what, e, g);
+    }
+}
+#define NEAR(got, want, eps) near((got), (want), (eps), #got, __LINE__)
+
+/* A strided vector: n elements inc apart, in storage of (n-1)|inc|+1 elements. */
+struct strided {
+    int n, inc;
+    size_t len() const { return (size_t)(n - 1) * (size_t)std::abs(inc) + 1; }
+    size_t at(int i) const { return inc > 0 ? (size_t)i * inc : (size_t)(n - 1 - i) * (size_t)(-inc); }
+};
+
+template <typename T> static std::vector<T> rand_vec(size_t len)
+{
+    std::vector<T> v(len);
+    for (auto &x : v)
+        x = put<T>(cd(rnd(), is_complex<T>() ? rnd() : 0.0));
+    return v;
+}
+
+template <typename T> static T *to_dev(const std::vector<T> &h)
+{
+    T *d = nullptr;
+    CT_OK(cudaMalloc(&d, h.size() * sizeof(T)));
+    CT_OK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+template <typename T> static std::vector<T> from_dev(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    CT_OK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* The cuBLAS functions of one precision. */
+template <typename T> struct fns;
+#define FNS(T, P, RP, AMIN, AMAX, NRM2, ASUM, DOT, DOTC, ROT, SCALR)                                                 \
+    template <> struct fns<T> {                                                                                  \
+        static cublasStatus_t axpy(cublasHandle_t h, int n, const T *a, const T *x, int ix, T *y, int iy)       \
+        { return cublas##P##axpy_v2(h, n, a, x, ix, y, iy); }                                                  \
+        static cublasStatus_t scal(cublasHandle_t h, int n, const T *a, T *x, int ix)                            \
+        { return cublas##P##scal_v2(h, n, a, x, ix); }                                                          \
+        static cublasStatus_t scalr(cublasHandle_t h, int n, const RP *a, T *x, int ix)                          \
+        { return SCALR(h, n, a, x, ix); }                                                                       \
+        static cublasStatus_t copy(cublasHandle_t h, int n, const T *x, int ix, T *y, int iy)                   \
+        { return cublas##P##copy_v2(h, n, x, ix, y, iy); }                                                      \
+        static cublasStatus_t swap(cublasHandle_t h, int n, T *x, int ix, T *y, int iy)                         \
+        { return cublas##P##swap_v2(h, n, x, ix, y, iy); }                                                      \
+        static cublasStatus_t dot(cublasHandle_t h, int n, const T *x, int ix, const T *y, int iy, T *r)        \
+        { return DOT(h, n, x, ix, y, iy, r); }                                                                  \
+        static cublasStatus_t dotc(cublasHandle_t h, int n, const T *x, int ix, const T *y, int iy, T *r)       \
+        { return DOTC(h, n, x, ix, y, iy, r); }                                                                 \
+        static cublasStatus_t nrm2(cublasHandle_t h, int n, const T *x, int ix, RP *r)                           \
+        { return NRM2(h, n, x, ix, r); }                                                                        \
+        static cublasStatus_t asum(cublasHandle_t h, int n, const T *x, int ix, RP *r)                           \
+        { return ASUM(h, n, x, ix, r); }                                                                        \
+        static cublasStatus_t amax(cublasHandle_t h, int n, const T *x, int ix, int *r)                         \
+        { return AMAX(h, n, x, ix, r); }                                                                        \
+        static cublasStatus_t amin(cublasHandle_t h, int n, const T *x, int ix, int *r)                         \
+        { return AMIN(h, n, x, ix, r); }                                                                        \
+        static cublasStatus_t rot(cublasHandle_t h, int n, T *x, int ix, T *y, int iy, const RP *c, const RP *s) \
+        { return ROT(h, n, x, ix, y, iy, c, s); }                                                               \
+    };
+FNS(float, S, float, cublasIsamin_v2, cublasIsamax_v2, cublasSnrm2_v2, cublasSasum_v2, cublasSdot_v2, cublasSdot_v2,
+    cublasSrot_v2, cublasSscal_v2)
+FNS(double, D, double, cublasIdamin_v2, cublasIdamax_v2, cublasDnrm2_v2, cublasDasum_v2, cublasDdot_v2,
+    cublasDdot_v2, cublasDrot_v2, cublasDscal_v2)
+FNS(cuComplex, C, float, cublasIcamin_v2, cublasIcamax_v2, cublasScnrm2_v2, cublasScasum_v2, cublasCdotu_v2,
+    cublasCdotc_v2, cublasCsrot_v2, cublasCsscal_v2)
+FNS(cuDoubleComplex, Z, double, cublasIzamin_v2, cublasIzamax_v2, cublasDznrm2_v2, cublasDzasum_v2, cublasZdotu_v2,
+    cublasZdotc_v2, cublasZdrot_v2, cublasZdscal_v2)
+
+/* |re| + |im|: the magnitude amax and amin compare, as the reference BLAS does. */
+static double mag1(cd v) { return std::fabs(v.real()) + std::fabs(v.imag()); }
+
+/* A scalar by pointer mode: host memory, or a copy in device memory. */
+template <typename T> struct scalar {
+    T host;
+    T *dev = nullptr;
+    explicit scalar(T v) : host(v) { dev = to_dev(std::vector<T>(1, v)); }
+    ~scalar() { cudaFree(dev); }
+    const T *at(cublasPointerMode_t pm) const { return pm == CUBLAS_POINTER_MODE_HOST ? &host : dev; }
+};
+
+/* A result by pointer mode: host memory, or device memory read back after. */
+template <typename R> struct result {
+    R host{};
+    R *dev = nullptr;
+    result() { CT_OK(cudaMalloc(&dev, sizeof(R))); CT_OK(cudaMemset(dev, 0x7f, sizeof(R))); }
+    ~result() { cudaFree(dev); }
+    R *at(cublasPointerMode_t pm) { return pm == CUBLAS_POINTER_MODE_HOST ? &host : dev; }
+    R value(cublasPointerMode_t pm)
+    {
+        if (pm == CUBLAS_POINTER_MODE_DEVICE)
+            CT_OK(cudaMemcpy(&host, dev, sizeof(R), cudaMemcpyDeviceToHost));
+        return host;
+    }
+};
+
+/* The updating calls (axpy, scal, copy, swap, rot) on x and y of one shape. */
+template <typename T> static void updates(cublasHandle_t h, cublasPointerMode_t pm, strided sx, strided sy)
+{
+    typedef typename real_of<T>::type R;
+    int n = sx.n;
+    std::vector<T> x = rand_vec<T>(sx.len()), y = rand_vec<T>(sy.len());
+    cd a(0.75, is_complex<T>() ? -0.5 : 0.0);
+    scalar<T> alpha(put<T>(a));
+    scalar<R> ralpha((R)1.25), c((R)0.6), s((R)0.8);
+    T *dx = to_dev(x), *dy = to_dev(y);
+
+    CB_OK(fns<T>::axpy(h, n, alpha.at(pm), dx, sx.inc, dy, sy.inc)); /* y += a x */
+    std::vector<T> gy = from_dev(dy, y.size());
+    for (int i = 0; i < n; i++)
+        NEAR(get(gy[sy.at(i)]), get(y[sy.at(i)]) + a * get(x[sx.at(i)]), tol<T>());
+    if (sx.inc > 0) { /* scal ignores non-positive increments */
+        CB_OK(fns<T>::scal(h, n, alpha.at(pm), dx, sx.inc));
+        CB_OK(fns<T>::scalr(h, n, ralpha.at(pm), dx, sx.inc));
+        std::vector<T> gx = from_dev(dx, x.size());
+        for (int i = 0; i < n; i++)
+            NEAR(get(gx[sx.at(i)]), get(x[sx.at(i)]) * a * 1.25, tol<T>());
+        CT_OK(cudaMemcpy(dx, x.data(), x.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    CB_OK(fns<T>::swap(h, n, dx, sx.inc, dy, sy.inc)); /* x <-> y (y as after axpy) */
+    std::vector<T> sx_after = from_dev(dx, x.size()), sy_after = from_dev(dy, y.size());
+    for (int i = 0; i < n; i++) {
+        NEAR(get(sx_after[sx.at(i)]), get(gy[sy.at(i)]), 0.0);
+        NEAR(get(sy_after[sy.at(i)]), get(x[sx.at(i)]), 0.0);
+    }
+    CB_OK(fns<T>::copy(h, n, dy, sy.inc, dx, sx.inc)); /* x = y = the original x */
+    std::vector<T> cx = from_dev(dx, x.size());
+    for (int i = 0; i < n; i++)
+        NEAR(get(cx[sx.at(i)]), get(x[sx.at(i)]), 0.0);
+    CT_OK(cudaMemcpy(dy, y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CB_OK(fns<T>::rot(h, n, dx, sx.inc, dy, sy.inc, c.at(pm), s.at(pm)));
+    std::vector<T> rx = from_dev(dx, x.size()), ry = from_dev(dy, y.size());
+    for (int i = 0; i < n; i++) {
+        cd xi = get(x[sx.at(i)]), yi = get(y[sy.at(i)]);
+        NEAR(get(rx[sx.at(i)]), 0.6 * xi + 0.8 * yi, tol<T>());
+        NEAR(get(ry[sy.at(i)]), 0.6 * yi - 0.8 * xi, tol<T>());
+    }
+    CT_OK(cudaFree(dx));
+    CT_OK(cudaFree(dy));
+}
+
+/* The reductions (dot, dotc, nrm2, asum, amax, amin) of x and y of one shape. */
+template <typename T> static void reductions(cublasHandle_t h, cublasPointerMode_t pm, strided sx, strided sy)
+{
+    typedef typename real_of<T>::type R;
+    int n = sx.n;
+    std::vector<T> x = rand_vec<T>(sx.len()), y = rand_vec<T>(sy.len());
+    T *dx = to_dev(x), *dy = to_dev(y);
+    cd dot = 0, dotc = 0;
+    double nrm = 0, asum = 0;
+    int imax = 1, imin = 1;
+    for (int i = 0; i < n; i++) {
+        cd xi = get(x[sx.at(i)]), yi = get(y[sy.at(i)]);
+        dot += xi * yi;
+        dotc += std::conj(xi) * yi;
+        nrm += std::norm(xi);
+        asum += mag1(xi);
+        if (mag1(xi) > mag1(get(x[sx.at(imax - 1)])))
+            imax = i + 1;
+        if (mag1(xi) < mag1(get(x[sx.at(imin - 1)])))
+            imin = i + 1;
+    }
+    result<T> r, rc;
+    result<R> rn, ra;
+    result<int> ix, in;
+    CB_OK(fns<T>::dot(h, n, dx, sx.inc, dy, sy.inc, r.at(pm)));
+    CB_OK(fns<T>::dotc(h, n, dx, sx.inc, dy, sy.inc, rc.at(pm)));
+    NEAR(get(r.value(pm)), dot, tol<T>());
+    NEAR(get(rc.value(pm)), is_complex<T>() ? dotc : dot, tol<T>());
+    if (sx.inc > 0) { /* these take no negative increment: they give 0 then */
+        CB_OK(fns<T>::nrm2(h, n, dx, sx.inc, rn.at(pm)));
+        CB_OK(fns<T>::asum(h, n, dx, sx.inc, ra.at(pm)));
+        CB_OK(fns<T>::amax(h, n, dx, sx.inc, ix.at(pm)));
+        CB_OK(fns<T>::amin(h, n, dx, sx.inc, in.at(pm)));
+        NEAR(get(rn.value(pm)), std::sqrt(nrm), tol<T>());
+        NEAR(get(ra.value(pm)), asum, tol<T>());
+        NEAR(cd(ix.value(pm)), cd(imax), 0.0);
+        NEAR(cd(in.value(pm)), cd(imin), 0.0);
+    } else {
+        CB_OK(fns<T>::amax(h, n, dx, sx.inc, ix.at(pm)));
+        CB_OK(fns<T>::nrm2(h, n, dx, sx.inc, rn.at(pm)));
+        NEAR(cd(ix.value(pm)), cd(0), 0.0);
+        NEAR(get(rn.value(pm)), cd(0), 0.0);
+    }
+    CB_OK(fns<T>::dot(h, 0, dx, sx.inc, dy, sy.inc, r.at(pm))); /* nothing to add: 0 */
+    NEAR(get(r.value(pm)), cd(0), 0.0);
+    CT_OK(cudaFree(dx));
+    CT_OK(cudaFree(dy));
+}
+
+/* Through the shim only: what it refuses (on a GPU, crashes or out-of-bounds
+ * accesses): a missing result, a result or scalar on the wrong side of the pointer
+ * mode, operands outside their allocations, an unknown handle. */
+template <typename T> static void errors(cublasHandle_t h)
+{
+    typedef typename real_of<T>::type R;
+    std::vector<T> x = rand_vec<T>(8);
+    T *dx = to_dev(x), r;
+    R rr;
+    CB_ST(fns<T>::dot(h, 8, dx, 1, dx, 1, nullptr), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(fns<T>::nrm2(h, 8, dx, 1, nullptr), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(fns<T>::dot(h, 8, dx, 1, dx, 1, dx), CUBLAS_STATUS_INVALID_VALUE); /* host mode, device result */
+    CB_ST(fns<T>::axpy(h, 8, dx, dx, 1, dx, 1), CUBLAS_STATUS_INVALID_VALUE); /* host mode, device scalar */
+    CB_ST(fns<T>::dot(h, 8, dx, 1, dx + 4, 1, &r), CUBLAS_STATUS_INVALID_VALUE); /* y runs past its allocation */
+    CB_ST(fns<T>::asum(h, 8, dx + 2, 1, &rr), CUBLAS_STATUS_INVALID_VALUE);
+    REFUSED(fns<T>::swap(h, 8, dx, 2, dx, 1));
+    REFUSED(fns<T>::copy(h, 8, dx, -1, dx + 1, 1));
+    CB_ST(fns<T>::asum((cublasHandle_t)nullptr, 8, dx, 1, &rr), CUBLAS_STATUS_NOT_INITIALIZED);
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    REFUSED(fns<T>::dot(h, 8, dx, 1, dx, 1, dx + 8)); /* device result past the allocation */
+    REFUSED(fns<T>::scal(h, 8, dx + 8, dx, 1));       /* device scalar past it */
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CB_OK(fns<T>::asum(h, 8, dx, 1, &rr)); /* still working */
+    CT_OK(cudaFree(dx));
+}
+
+template <typename T> static void precision(cublasHandle_t h)
+{
+    const strided shapes[][2] = {{{37, 1}, {37, 1}}, {{37, 2}, {37, -3}}, {{37, -1}, {37, 2}}, {{1, 1}, {1, 1}}};
+    for (cublasPointerMode_t pm : {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE}) {
+        CB_OK(cublasSetPointerMode(h, pm));
+        for (auto &s : shapes) {
+            updates<T>(h, pm, s[0], s[1]);
+            reductions<T>(h, pm, s[0], s[1]);
+        }
+    }
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+}
+
+int main(int argc, char **argv)
+{
+    cublasHandle_t h;
+    bool footprint = argc > 1 && std::strcmp(argv[1], "footprint") == 0;
+    CB_OK(cublasCreate(&h));
+    if (footprint) {
+        errors<float>(h);
+        errors<double>(h);
+        errors<cuComplex>(h);
+        errors<cuDoubleComplex>(h);
+    } else {
+        precision<float>(h);
+        precision<double>(h);
+        precision<cuComplex>(h);
+        precision<cuDoubleComplex>(h);
+    }
+    CB_OK(cublasDestroy(h));
+    CT_OK(cudaDeviceSynchronize());
+    return ct_finish(footprint ? "blas_l1_footprint" : "blas_l1");
+}
