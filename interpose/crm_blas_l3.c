@@ -1,6 +1,7 @@
-/* crm_blas_l3.c -- the shim's cuBLAS level 2 and 3: gemv, ger, geam, trsm and the
- * GEMM family. Each call applies cuBLAS's argument rules here (so argument errors
- * are returned synchronously), returns at once when there is nothing to compute,
+/* crm_blas_l3.c -- the shim's hand-written cuBLAS level 3: geam, trsm and the GEMM
+ * family (the generated rows of protocol/cublas.api are in crm_blas_gen.c). Each
+ * call applies cuBLAS's argument rules here (so argument errors are returned
+ * synchronously), returns at once when there is nothing to compute,
  * passes alpha/beta by the handle's pointer mode, and is sent asynchronously. The
  * S and D forms of a call share their wire arguments (common initial sequence of
  * the union arms), so one arm is filled for both. */
@@ -17,73 +18,6 @@ static cublasStatus_t crm__scalars(const crm_blas_state *st, const void *alpha, 
     if (rc == CUBLAS_STATUS_SUCCESS && b != NULL)
         rc = crm_blas_word(st->pmode, beta, size, b);
     return rc;
-}
-
-/* --- gemv, ger -------------------------------------------------------------------------------- */
-
-static cublasStatus_t crm__gemv(cublasHandle_t handle, int api, cublasOperation_t trans, int m, int n,
-                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
-                                void *y, int incy, size_t elem)
-{
-    crm_blas_state st;
-    uint64_t a, b;
-    cublasStatus_t rc = crm_blas_get(handle, &st);
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = crm_blas_gemv_check(trans, m, n, lda, incx, incy);
-    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return rc;
-    if ((rc = crm__scalars(&st, alpha, beta, elem, &a, &b)) != CUBLAS_STATUS_SUCCESS)
-        return rc;
-    crm_call call = {.api = api};
-    call.crm_call_u.cublasSgemv_v2 = (crm_args_cublasSgemv_v2){
-        st.id, st.pmode, trans, m, n, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(x), incx, b, CRM_BLAS_DEV(y), incy};
-    return crm_blas_async(&call);
-}
-
-CRM_EXPORT cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                         const float *alpha, const float *A, int lda, const float *x, int incx,
-                                         const float *beta, float *y, int incy)
-{
-    return crm__gemv(handle, CRM_API_cublasSgemv_v2, trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
-                     sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                         const double *alpha, const double *A, int lda, const double *x, int incx,
-                                         const double *beta, double *y, int incy)
-{
-    return crm__gemv(handle, CRM_API_cublasDgemv_v2, trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
-                     sizeof(double));
-}
-
-static cublasStatus_t crm__ger(cublasHandle_t handle, int api, int m, int n, const void *alpha, const void *x,
-                               int incx, const void *y, int incy, void *A, int lda, size_t elem)
-{
-    crm_blas_state st;
-    uint64_t a;
-    cublasStatus_t rc = crm_blas_get(handle, &st);
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = crm_blas_ger_check(m, n, incx, incy, lda);
-    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return rc;
-    if ((rc = crm__scalars(&st, alpha, NULL, elem, &a, NULL)) != CUBLAS_STATUS_SUCCESS)
-        return rc;
-    crm_call call = {.api = api};
-    call.crm_call_u.cublasSger_v2 = (crm_args_cublasSger_v2){
-        st.id, st.pmode, m, n, a, CRM_BLAS_DEV(x), incx, CRM_BLAS_DEV(y), incy, CRM_BLAS_DEV(A), lda};
-    return crm_blas_async(&call);
-}
-
-CRM_EXPORT cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x,
-                                        int incx, const float *y, int incy, float *A, int lda)
-{
-    return crm__ger(handle, CRM_API_cublasSger_v2, m, n, alpha, x, incx, y, incy, A, lda, sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x,
-                                        int incx, const double *y, int incy, double *A, int lda)
-{
-    return crm__ger(handle, CRM_API_cublasDger_v2, m, n, alpha, x, incx, y, incy, A, lda, sizeof(double));
 }
 
 /* --- geam, trsm ------------------------------------------------------------------------------ */

@@ -103,6 +103,12 @@ static inline int crm_blas_side_ok(int side)
     return side == CUBLAS_SIDE_LEFT || side == CUBLAS_SIDE_RIGHT;
 }
 
+/* a when op is CUBLAS_OP_N, else b: a dimension of op(A). */
+static inline int64_t crm_blas_opdim(int op, int64_t a, int64_t b)
+{
+    return op == CUBLAS_OP_N ? a : b;
+}
+
 static inline int64_t crm_blas_max1(int64_t v)
 {
     return v > 1 ? v : 1;

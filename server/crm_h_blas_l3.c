@@ -1,5 +1,5 @@
-/* crm_h_blas_l3.c -- handlers of the cuBLAS level 2 and 3 calls: gemv, ger, geam,
- * trsm and the GEMM family (plain, Ex, strided batched, pointer-array batched).
+/* crm_h_blas_l3.c -- handlers of the hand-written cuBLAS level 3 calls: geam, trsm
+ * and the GEMM family (plain, Ex, strided batched, pointer-array batched).
  *
  * Each handler applies cuBLAS's argument rules (protocol/cublas_shape.h), decodes
  * alpha/beta by pointer mode, checks the exact footprint of every operand against
@@ -9,84 +9,6 @@
 #include "server/crm_h_blas.h"
 
 #define CRM__P(a) ((void *)(uintptr_t)(a))
-
-/* --- gemv, ger --------------------------------------------------------------------------- */
-
-static cublasStatus_t crm__gemv(crm_session *s, uint64_t handle, int pmode, int trans, int m, int n, uint64_t alpha,
-                                uint64_t A, int lda, uint64_t x, int incx, uint64_t beta, uint64_t y, int incy,
-                                size_t elem)
-{
-    cublasHandle_t h;
-    crm_hblas_scalar a, b;
-    uint64_t bytes[3];
-    int have = elem == 4 ? crm_rt.cublasSgemv_v2 != NULL : crm_rt.cublasDgemv_v2 != NULL;
-    cublasStatus_t st = crm_hblas_begin(s, handle, pmode, have, &h);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = crm_blas_gemv_check(trans, m, n, lda, incx, incy);
-    if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return st;
-    if ((st = crm_hblas_scalar_in(s, pmode, alpha, elem, &a)) != CUBLAS_STATUS_SUCCESS ||
-        (st = crm_hblas_scalar_in(s, pmode, beta, elem, &b)) != CUBLAS_STATUS_SUCCESS)
-        return st;
-    const uint64_t addr[3] = {A, x, y};
-    if (crm_blas_gemv_bytes(trans, m, n, lda, incx, incy, elem, bytes) != 0 ||
-        crm_hblas_regions(s, addr, bytes, 3) != CUBLAS_STATUS_SUCCESS)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (elem == 4)
-        return crm_rt.cublasSgemv_v2(h, trans, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, CRM__P(x), incx,
-                                     crm_hblas_ptr(&b), CRM__P(y), incy);
-    return crm_rt.cublasDgemv_v2(h, trans, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, CRM__P(x), incx,
-                                 crm_hblas_ptr(&b), CRM__P(y), incy);
-}
-
-cublasStatus_t crm_srv_cublasSgemv_v2(crm_session *s, uint64_t handle, int pmode, int trans, int m, int n,
-                                      uint64_t alpha, uint64_t A, int lda, uint64_t x, int incx, uint64_t beta,
-                                      uint64_t y, int incy)
-{
-    return crm__gemv(s, handle, pmode, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, sizeof(float));
-}
-
-cublasStatus_t crm_srv_cublasDgemv_v2(crm_session *s, uint64_t handle, int pmode, int trans, int m, int n,
-                                      uint64_t alpha, uint64_t A, int lda, uint64_t x, int incx, uint64_t beta,
-                                      uint64_t y, int incy)
-{
-    return crm__gemv(s, handle, pmode, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, sizeof(double));
-}
-
-static cublasStatus_t crm__ger(crm_session *s, uint64_t handle, int pmode, int m, int n, uint64_t alpha, uint64_t x,
-                               int incx, uint64_t y, int incy, uint64_t A, int lda, size_t elem)
-{
-    cublasHandle_t h;
-    crm_hblas_scalar a;
-    uint64_t bytes[3];
-    int have = elem == 4 ? crm_rt.cublasSger_v2 != NULL : crm_rt.cublasDger_v2 != NULL;
-    cublasStatus_t st = crm_hblas_begin(s, handle, pmode, have, &h);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = crm_blas_ger_check(m, n, incx, incy, lda);
-    if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return st;
-    if ((st = crm_hblas_scalar_in(s, pmode, alpha, elem, &a)) != CUBLAS_STATUS_SUCCESS)
-        return st;
-    const uint64_t addr[3] = {x, y, A};
-    if (crm_blas_ger_bytes(m, n, incx, incy, lda, elem, bytes) != 0 ||
-        crm_hblas_regions(s, addr, bytes, 3) != CUBLAS_STATUS_SUCCESS)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (elem == 4)
-        return crm_rt.cublasSger_v2(h, m, n, crm_hblas_ptr(&a), CRM__P(x), incx, CRM__P(y), incy, CRM__P(A), lda);
-    return crm_rt.cublasDger_v2(h, m, n, crm_hblas_ptr(&a), CRM__P(x), incx, CRM__P(y), incy, CRM__P(A), lda);
-}
-
-cublasStatus_t crm_srv_cublasSger_v2(crm_session *s, uint64_t handle, int pmode, int m, int n, uint64_t alpha,
-                                     uint64_t x, int incx, uint64_t y, int incy, uint64_t A, int lda)
-{
-    return crm__ger(s, handle, pmode, m, n, alpha, x, incx, y, incy, A, lda, sizeof(float));
-}
-
-cublasStatus_t crm_srv_cublasDger_v2(crm_session *s, uint64_t handle, int pmode, int m, int n, uint64_t alpha,
-                                     uint64_t x, int incx, uint64_t y, int incy, uint64_t A, int lda)
-{
-    return crm__ger(s, handle, pmode, m, n, alpha, x, incx, y, incy, A, lda, sizeof(double));
-}
 
 /* --- geam, trsm -------------------------------------------------------------------------- */
 

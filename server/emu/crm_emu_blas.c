@@ -59,6 +59,34 @@ cublasStatus_t crm__blas_put_result(cublasHandle_t h, void *p, const void *value
     return CUBLAS_STATUS_SUCCESS;
 }
 
+int crm__blas_is_zero(const void *v, size_t size, size_t part)
+{
+    for (size_t at = 0; at + part <= size; at += part) {
+        double d = 0;
+        float f = 0;
+        if (part == sizeof f)
+            memcpy(&f, (const char *)v + at, sizeof f);
+        else
+            memcpy(&d, (const char *)v + at, sizeof d);
+        if ((part == sizeof f ? (double)f : d) != 0.0)
+            return 0;
+    }
+    return 1;
+}
+
+void crm__blas_clear_vec(void *v, int64_t n, int64_t inc, size_t elem)
+{
+    size_t step = (size_t)(inc < 0 ? -inc : inc) * elem;
+    for (int64_t i = 0; i < n; i++)
+        memset((char *)v + (size_t)i * step, 0, elem);
+}
+
+void crm__blas_clear_mat(void *a, int64_t rows, int64_t cols, int64_t ld, size_t elem)
+{
+    for (int64_t j = 0; j < cols && rows > 0; j++)
+        memset((char *)a + (size_t)j * (size_t)ld * elem, 0, (size_t)rows * elem);
+}
+
 int crm__blas_trans(int op)
 {
     return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans;

@@ -54,6 +54,14 @@ uint16_t crm__float_to_bf16(float f);
 /* A scalar of a cuBLAS scale type (half, float, double, int32) as a double. */
 double crm__scale_value(const void *p, size_t size, int is_half);
 
+/* 1 when every part (size / part bytes of them, of a real or complex scalar) of
+ * the scalar at v is zero. */
+int crm__blas_is_zero(const void *v, size_t size, size_t part);
+/* Sets the n elements of vector v (inc apart, either sign) to zero. Lock held. */
+void crm__blas_clear_vec(void *v, int64_t n, int64_t inc, size_t elem);
+/* Sets a rows x cols column-major matrix (leading dimension ld) to zero. */
+void crm__blas_clear_mat(void *a, int64_t rows, int64_t cols, int64_t ld, size_t elem);
+
 /* Complex dot products with CBLAS's _sub signature, and complex absolute sums
  * (crm_emu_blas_dot.c). */
 void crm_emu_cdotu_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);

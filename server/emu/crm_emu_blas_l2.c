@@ -1,5 +1,5 @@
-/* crm_emu_blas_l2.c -- emulated cuBLAS gemv, ger, geam and trsm (single and double)
- * on OpenBLAS and plain loops. beta == 0 means "do not read y / C": the output is
+/* crm_emu_blas_l2.c -- emulated cuBLAS geam and trsm (single and double) on OpenBLAS
+ * and plain loops (gemv and ger are generated: protocol/cublas.api). beta == 0 means "do not read y / C": the output is
  * cleared before the product is added, so NaNs in it never propagate. */
 #include "server/emu/crm_emu_blas.h"
 
@@ -47,82 +47,6 @@ static void crm__vec_zero(void *v, int n, int inc, size_t elem)
     }
 }
 
-static cublasStatus_t crm__gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const void *alpha,
-                                const void *A, int lda, const void *x, int incx, const void *beta, void *y, int incy,
-                                size_t elem)
-{
-    crm__scalar a, b;
-    uint64_t bytes[3];
-    cublasStatus_t st = crm__blas_begin(h);
-    if (st != CUBLAS_STATUS_SUCCESS)
-        return st;
-    if ((st = crm_blas_gemv_check(trans, m, n, lda, incx, incy)) != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return crm__blas_end(st);
-    if ((st = crm__scalars(h, alpha, beta, elem, &a, &b)) != CUBLAS_STATUS_SUCCESS)
-        return crm__blas_end(st);
-    const void *ptrs[3] = {A, x, y};
-    if (crm_blas_gemv_bytes(trans, m, n, lda, incx, incy, elem, bytes) != 0 ||
-        crm__dev_all(ptrs, bytes, 3) != CUBLAS_STATUS_SUCCESS)
-        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
-    if (crm__is_zero(&b, elem))
-        crm__vec_zero(y, trans == CUBLAS_OP_N ? m : n, incy, elem);
-    if (elem == sizeof(float))
-        cblas_sgemv(CblasColMajor, crm__blas_trans(trans), m, n, a.f, A, lda, x, incx, b.f, y, incy);
-    else
-        cblas_dgemv(CblasColMajor, crm__blas_trans(trans), m, n, a.d, A, lda, x, incx, b.d, y, incy);
-    return crm__blas_end(CUBLAS_STATUS_SUCCESS);
-}
-
-CRM_EXPORT cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                         const float *alpha, const float *A, int lda, const float *x, int incx,
-                                         const float *beta, float *y, int incy)
-{
-    return crm__gemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                         const double *alpha, const double *A, int lda, const double *x, int incx,
-                                         const double *beta, double *y, int incy)
-{
-    return crm__gemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, sizeof(double));
-}
-
-static cublasStatus_t crm__ger(cublasHandle_t h, int m, int n, const void *alpha, const void *x, int incx,
-                               const void *y, int incy, void *A, int lda, size_t elem)
-{
-    crm__scalar a;
-    uint64_t bytes[3];
-    cublasStatus_t st = crm__blas_begin(h);
-    if (st != CUBLAS_STATUS_SUCCESS)
-        return st;
-    if ((st = crm_blas_ger_check(m, n, incx, incy, lda)) != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return crm__blas_end(st);
-    if ((st = crm__scalars(h, alpha, NULL, elem, &a, NULL)) != CUBLAS_STATUS_SUCCESS)
-        return crm__blas_end(st);
-    const void *ptrs[3] = {x, y, A};
-    if (crm_blas_ger_bytes(m, n, incx, incy, lda, elem, bytes) != 0 ||
-        crm__dev_all(ptrs, bytes, 3) != CUBLAS_STATUS_SUCCESS)
-        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
-    if (elem == sizeof(float))
-        cblas_sger(CblasColMajor, m, n, a.f, x, incx, y, incy, A, lda);
-    else
-        cblas_dger(CblasColMajor, m, n, a.d, x, incx, y, incy, A, lda);
-    return crm__blas_end(CUBLAS_STATUS_SUCCESS);
-}
-
-CRM_EXPORT cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x,
-                                        int incx, const float *y, int incy, float *A, int lda)
-{
-    return crm__ger(handle, m, n, alpha, x, incx, y, incy, A, lda, sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x,
-                                        int incx, const double *y, int incy, double *A, int lda)
-{
-    return crm__ger(handle, m, n, alpha, x, incx, y, incy, A, lda, sizeof(double));
-}
-
-/* Element (i, j) of op(X) for X stored with leading dimension ld. */
 static double crm__op_at(const void *X, int op, int ld, int i, int j, size_t elem)
 {
     size_t at = op == CUBLAS_OP_N ? (size_t)j * (size_t)ld + (size_t)i : (size_t)i * (size_t)ld + (size_t)j;

@@ -1,0 +1,103 @@
+/* blas_ref.h -- what the self-checking cuBLAS programs of every precision share
+ * (blas_l1.cu, blas_l2.cu): elements of S, D, C and Z as complex doubles, random
+ * data, strided vectors in the reference BLAS's order, device copies, scalars and
+ * results placed by pointer mode, and comparison with a tolerance by precision. */
+#ifndef BLAS_REF_H
+#define BLAS_REF_H
+
+#include <cublas_v2.h>
+#include <cmath>
+#include <complex>
+#include <vector>
+#include "blas_check.h"
+
+typedef std::complex<double> cd;
+
+static unsigned rng = 777;
+static double rnd() { rng = rng * 1103515245u + 12345u; return ((rng >> 8) & 0xffff) / 32768.0 - 1.0; }
+
+/* Element access of every precision as a complex double. */
+static cd get(float v) { return cd(v, 0); }
+static cd get(double v) { return cd(v, 0); }
+static cd get(cuComplex v) { return cd(v.x, v.y); }
+static cd get(cuDoubleComplex v) { return cd(v.x, v.y); }
+template <typename T> static T put(cd v);
+template <> float put<float>(cd v) { return (float)v.real(); }
+template <> double put<double>(cd v) { return v.real(); }
+template <> cuComplex put<cuComplex>(cd v) { return make_cuComplex((float)v.real(), (float)v.imag()); }
+template <> cuDoubleComplex put<cuDoubleComplex>(cd v) { return make_cuDoubleComplex(v.real(), v.imag()); }
+
+/* The real type of a precision (what nrm2, asum and the Cs/Zd scalars use). */
+template <typename T> struct real_of { typedef T type; };
+template <> struct real_of<cuComplex> { typedef float type; };
+template <> struct real_of<cuDoubleComplex> { typedef double type; };
+
+template <typename T> static bool is_complex() { return sizeof(T) == 2 * sizeof(typename real_of<T>::type); }
+template <typename T> static double tol() { return sizeof(typename real_of<T>::type) == 4 ? 2e-4 : 1e-11; }
+
+static void near(cd got, cd want, double eps, const char *what, int line)
+{
+    if (std::abs(got - want) > eps * (1.0 + std::abs(want))) {
+        char e[96], g[96];
+        snprintf(e, sizeof e, "(%.9g,%.9g)", want.real(), want.imag());
+        snprintf(g, sizeof g, "(%.9g,%.9g)", got.real(), got.imag());
+        ct_fail(__FILE__, line, what, e, g);
+    }
+}
+#define NEAR(got, want, eps) near((got), (want), (eps), #got, __LINE__)
+
+/* A strided vector: n elements inc apart, in storage of (n-1)|inc|+1 elements. */
+struct strided {
+    int n, inc;
+    size_t len() const { return (size_t)(n - 1) * (size_t)std::abs(inc) + 1; }
+    size_t at(int i) const { return inc > 0 ? (size_t)i * inc : (size_t)(n - 1 - i) * (size_t)(-inc); }
+};
+
+template <typename T> static std::vector<T> rand_vec(size_t len)
+{
+    std::vector<T> v(len);
+    for (auto &x : v)
+        x = put<T>(cd(rnd(), is_complex<T>() ? rnd() : 0.0));
+    return v;
+}
+
+template <typename T> static T *to_dev(const std::vector<T> &h)
+{
+    T *d = nullptr;
+    CT_OK(cudaMalloc(&d, h.size() * sizeof(T)));
+    CT_OK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+template <typename T> static std::vector<T> from_dev(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    CT_OK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* A scalar by pointer mode: host memory, or a copy in device memory. */
+template <typename T> struct scalar {
+    T host;
+    T *dev = nullptr;
+    explicit scalar(T v) : host(v) { dev = to_dev(std::vector<T>(1, v)); }
+    ~scalar() { cudaFree(dev); }
+    const T *at(cublasPointerMode_t pm) const { return pm == CUBLAS_POINTER_MODE_HOST ? &host : dev; }
+};
+
+/* A result by pointer mode: host memory, or device memory read back after. */
+template <typename R> struct result {
+    R host{};
+    R *dev = nullptr;
+    result() { CT_OK(cudaMalloc(&dev, sizeof(R))); CT_OK(cudaMemset(dev, 0x7f, sizeof(R))); }
+    ~result() { cudaFree(dev); }
+    R *at(cublasPointerMode_t pm) { return pm == CUBLAS_POINTER_MODE_HOST ? &host : dev; }
+    R value(cublasPointerMode_t pm)
+    {
+        if (pm == CUBLAS_POINTER_MODE_DEVICE)
+            CT_OK(cudaMemcpy(&host, dev, sizeof(R), cudaMemcpyDeviceToHost));
+        return host;
+    }
+};
+
+#endif
