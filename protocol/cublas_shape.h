@@ -109,6 +109,12 @@ static inline int64_t crm_blas_opdim(int op, int64_t a, int64_t b)
     return op == CUBLAS_OP_N ? a : b;
 }
 
+/* a when side is CUBLAS_SIDE_LEFT, else b: the order of a side's square matrix. */
+static inline int64_t crm_blas_sidedim(int side, int64_t a, int64_t b)
+{
+    return side == CUBLAS_SIDE_LEFT ? a : b;
+}
+
 static inline int64_t crm_blas_max1(int64_t v)
 {
     return v > 1 ? v : 1;

@@ -71,6 +71,23 @@ void crm_emu_zdotc_sub(int n, const void *x, int incx, const void *y, int incy, 
 float crm_emu_scasum(int n, const void *x, int incx);
 double crm_emu_dzasum(int n, const void *x, int incx);
 
+/* trmm out of place and dgmm, in the order the generated rows call them
+ * (crm_emu_blas_l3.c); CBLAS's enums are ints here, so that this header needs no
+ * cblas.h. */
+#define CRM__TRMM_DECL(NAME, ALPHA_T)                                                                  \
+    void NAME(int order, int side, int uplo, int trans, int diag, int m, int n, ALPHA_T alpha, const void *A, \
+              int lda, const void *B, int ldb, void *C, int ldc);
+CRM__TRMM_DECL(crm_emu_strmm, float)
+CRM__TRMM_DECL(crm_emu_dtrmm, double)
+CRM__TRMM_DECL(crm_emu_ctrmm, const void *)
+CRM__TRMM_DECL(crm_emu_ztrmm, const void *)
+#define CRM__DGMM_DECL(NAME)                                                                           \
+    void NAME(int order, int side, int m, int n, const void *A, int lda, const void *x, int incx, void *C, int ldc);
+CRM__DGMM_DECL(crm_emu_sdgmm)
+CRM__DGMM_DECL(crm_emu_ddgmm)
+CRM__DGMM_DECL(crm_emu_cdgmm)
+CRM__DGMM_DECL(crm_emu_zdgmm)
+
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
 int crm__blas_trans(int op);
 

@@ -1,6 +1,6 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
- * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1.cu and blas_l2.cu,
- * linked with -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with -lcublasLt) run
+ * nvcc-built cuBLAS programs (tests/blas/blas.cu and blas_l1/2/3.cu, linked with
+ * -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with -lcublasLt) run
  * through the preloaded
  * shim against a real cudarem-server on the emulated device, over TCP and over a
  * Unix socket; its footprint mode checks that the server refuses operands outside the
@@ -126,12 +126,19 @@ START_TEST(test_blas_l1_hidden_cuda)
 }
 END_TEST
 
-/* Level 2 in all four precisions (tests/blas/blas_l2.cu), with no CUDA library on
- * the client. */
+/* Levels 2 and 3 in all four precisions (tests/blas/blas_l2.cu, blas_l3.cu), with
+ * no CUDA library on the client. */
 START_TEST(test_blas_l2_hidden_cuda)
 {
     char lib[E2E_PATH_LEN];
     run_prog(_i, "blas_l2", "blas_l2", NULL, VIA_TCP, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+END_TEST
+
+START_TEST(test_blas_l3_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    run_prog(_i, "blas_l3", "blas_l3", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
 }
 END_TEST
 
@@ -199,6 +206,7 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_l1_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l1_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l2_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_l3_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);

@@ -63,13 +63,13 @@ int cublasSetMathMode(void *handle, int mode)
 }
 
 /* Eight arguments: the last two travel on the stack. */
-int cublasSrot_v2(void *handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
+int cublasCrot_v2(void *handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
 {
     if (handle != FAKE_HANDLE)
         return 101;
     if (n != 7 || incx != 1 || incy != 2)
         return 102;
-    if (c == NULL || s == NULL || *c != 0.5f || *s != -2.0f)
+    if (c == NULL || s == NULL || *c != 0.5f || s[0] != -2.0f || s[1] != 0.0f)
         return 103;
     x[0] = 1.5f, y[0] = 2.5f;
     return 0;

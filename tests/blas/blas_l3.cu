@@ -1,0 +1,361 @@
+/* blas_l3.cu -- self-checking program of cuBLAS level 3 in all four precisions
+ * (S, D, C, Z), against references computed here in double precision: gemm and
+ * gemm3m, symm/hemm, syrk/herk, syr2k/her2k (the triangle not named left as it
+ * was), trsm, trmm (out of place) and dgmm, with every operation, side, triangle
+ * and diagonal, beta 0 over a NaN-filled C, padded leading dimensions and both
+ * pointer modes, plus argument errors. Prints `PASS blas_l3`. Through the shim it
+ * checks the calls generated from protocol/cublas.api; on a GPU, the same
+ * semantics on NVIDIA's cuBLAS. For real data the Hermitian calls are checked as
+ * the symmetric ones (hemm as symm, herk as syrk, her2k as syr2k), gemm3m as gemm. */
+#include <limits>
+#include "blas_ref.h"
+
+typedef cublasOperation_t op_t;
+typedef cublasFillMode_t fill_t;
+typedef cublasSideMode_t side_t;
+
+/* The cuBLAS functions of one precision. */
+template <typename T> struct fns3;
+#define L3_GEMM(T) cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a, const T *A, int lda, \
+                   const T *B, int ldb, const T *b, T *C, int ldc
+#define L3_SYMM(T) cublasHandle_t h, side_t s, fill_t u, int m, int n, const T *a, const T *A, int lda, const T *B, \
+                   int ldb, const T *b, T *C, int ldc
+#define L3_SYRK(T, S) cublasHandle_t h, fill_t u, op_t t, int n, int k, const S *a, const T *A, int lda, const S *b, \
+                      T *C, int ldc
+#define L3_SYR2K(T, S) cublasHandle_t h, fill_t u, op_t t, int n, int k, const T *a, const T *A, int lda, const T *B, \
+                       int ldb, const S *b, T *C, int ldc
+#define L3_TRI(T) cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d, int m, int n, const T *a, \
+                  const T *A, int lda
+#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M)                                                                  \
+    template <> struct fns3<T> {                                                                                  \
+        static cublasStatus_t gemm(L3_GEMM(T)) { return cublas##P##gemm_v2(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t gemm3m(L3_GEMM(T)) { return GEMM3M(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t symm(L3_SYMM(T)) { return cublas##P##symm_v2(h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t hemm(L3_SYMM(T)) { return HEMM(h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); }      \
+        static cublasStatus_t syrk(L3_SYRK(T, T)) { return cublas##P##syrk_v2(h, u, t, n, k, a, A, lda, b, C, ldc); } \
+        static cublasStatus_t herk(L3_SYRK(T, R)) { return HERK(h, u, t, n, k, a, A, lda, b, C, ldc); }           \
+        static cublasStatus_t syr2k(L3_SYR2K(T, T))                                                               \
+        { return cublas##P##syr2k_v2(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); }                              \
+        static cublasStatus_t her2k(L3_SYR2K(T, R)) { return HER2K(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t trsm(L3_TRI(T), T *B, int ldb)                                                      \
+        { return cublas##P##trsm_v2(h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                    \
+        static cublasStatus_t trmm(L3_TRI(T), const T *B, int ldb, T *C, int ldc)                                 \
+        { return cublas##P##trmm_v2(h, s, u, t, d, m, n, a, A, lda, B, ldb, C, ldc); }                            \
+        static cublasStatus_t dgmm(cublasHandle_t h, side_t s, int m, int n, const T *A, int lda, const T *x,     \
+                                   int incx, T *C, int ldc)                                                      \
+        { return cublas##P##dgmm(h, s, m, n, A, lda, x, incx, C, ldc); }                                          \
+    };
+FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2)
+FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2)
+FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m)
+FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m)
+
+/* A column-major matrix on the host: rows x cols in storage of leading dimension ld. */
+template <typename T> struct hmat {
+    int rows, cols, ld;
+    std::vector<T> v;
+    hmat(int r, int c, int pad = 2) : rows(r), cols(c), ld(r + pad), v(rand_vec<T>((size_t)(r + pad) * c)) {}
+    cd operator()(int i, int j) const { return get(v[i + (size_t)j * ld]); }
+};
+
+/* Element (i, j) of op(M). */
+template <typename T> static cd op_of(const hmat<T> &M, op_t op, int i, int j)
+{
+    if (op == CUBLAS_OP_N)
+        return M(i, j);
+    return op == CUBLAS_OP_C ? std::conj(M(j, i)) : M(j, i);
+}
+
+/* Element (i, j) of the square matrix the triangle `upper` of M stands for:
+ * mirrored (herm: conjugated, diagonal real), or zero outside it (tri; unit: 1 on
+ * the diagonal). */
+enum tri_kind { SYM, HERM, TRI };
+template <typename T> static cd tri_of(const hmat<T> &M, bool upper, tri_kind kind, bool unit, int i, int j)
+{
+    if (i == j)
+        return unit ? cd(1) : kind == HERM ? cd(M(i, i).real(), 0) : M(i, i);
+    bool stored = upper ? i < j : i > j;
+    if (stored)
+        return M(i, j);
+    if (kind == TRI)
+        return 0;
+    return kind == HERM ? std::conj(M(j, i)) : M(j, i);
+}
+
+static cd nan_cd() { return cd(std::numeric_limits<double>::quiet_NaN(), 0); }
+
+/* C before a call: random, or NaN when beta is 0 (cuBLAS must not read it then). */
+template <typename T> static hmat<T> c_matrix(int m, int n, cd beta)
+{
+    hmat<T> C(m, n, 3);
+    if (beta == 0.0)
+        for (auto &e : C.v)
+            e = put<T>(nan_cd());
+    return C;
+}
+
+/* Compares C (m x n, leading dimension ld) with want(i, j), where keep(i, j) says
+ * an element must be left exactly as it was. */
+template <typename T, typename Want, typename Keep>
+static void check_c(const hmat<T> &before, const std::vector<T> &got, Want want, Keep keep, double eps, int line)
+{
+    for (int j = 0; j < before.cols; j++)
+        for (int i = 0; i < before.rows; i++) {
+            cd g = get(got[i + (size_t)j * before.ld]);
+            if (keep(i, j)) {
+                cd b = before(i, j);
+                if (!(g == b || (std::isnan(g.real()) && std::isnan(b.real()))))
+                    near(g, b, 0.0, "untouched", line);
+            } else {
+                near(g, want(i, j), eps, "result", line);
+            }
+        }
+}
+
+template <typename T> static double eps3(int k) { return tol<T>() * (4 + k); }
+
+/* ---- gemm and gemm3m ------------------------------------------------------------------ */
+
+template <typename T> static void gemms(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef fns3<T> F;
+    const int m = 5, n = 4, k = 3;
+    const cd alpha(0.5, is_complex<T>() ? 0.25 : 0);
+    for (op_t ta : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C})
+        for (op_t tb : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C})
+            for (cd beta : {cd(0), cd(-1, 0.5 * is_complex<T>())})
+                for (bool three : {false, true}) {
+                    hmat<T> A(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m),
+                        B(tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k), C = c_matrix<T>(m, n, beta);
+                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    scalar<T> a(put<T>(alpha)), b(put<T>(beta));
+                    CB_OK((three ? F::gemm3m : F::gemm)(h, ta, tb, m, n, k, a.at(pm), dA, A.ld, dB, B.ld, b.at(pm),
+                                                        dC, C.ld));
+                    auto want = [&](int i, int j) {
+                        cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
+                        for (int l = 0; l < k; l++)
+                            s += alpha * op_of(A, ta, i, l) * op_of(B, tb, l, j);
+                        return s;
+                    };
+                    check_c(C, from_dev(dC, C.v.size()), want, [](int, int) { return false; }, eps3<T>(k),
+                            __LINE__);
+                    CT_OK(cudaFree(dA));
+                    CT_OK(cudaFree(dB));
+                    CT_OK(cudaFree(dC));
+                }
+}
+
+/* ---- symm and hemm -------------------------------------------------------------------- */
+
+template <typename T> static void symms(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef fns3<T> F;
+    const int m = 5, n = 4;
+    const cd alpha(0.75, is_complex<T>() ? -0.5 : 0);
+    for (side_t side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
+        for (bool upper : {false, true})
+            for (bool herm : {false, true})
+                for (cd beta : {cd(0), cd(0.5, 0)}) {
+                    int ka = side == CUBLAS_SIDE_LEFT ? m : n;
+                    fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+                    tri_kind kind = herm && is_complex<T>() ? HERM : SYM;
+                    hmat<T> A(ka, ka), B(m, n), C = c_matrix<T>(m, n, beta);
+                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    scalar<T> a(put<T>(alpha)), b(put<T>(beta));
+                    CB_OK((herm ? F::hemm : F::symm)(h, side, u, m, n, a.at(pm), dA, A.ld, dB, B.ld, b.at(pm), dC,
+                                                     C.ld));
+                    auto want = [&](int i, int j) {
+                        cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
+                        for (int l = 0; l < ka; l++)
+                            s += side == CUBLAS_SIDE_LEFT ? alpha * tri_of(A, upper, kind, false, i, l) * B(l, j)
+                                                          : alpha * B(i, l) * tri_of(A, upper, kind, false, l, j);
+                        return s;
+                    };
+                    check_c(C, from_dev(dC, C.v.size()), want, [](int, int) { return false; }, eps3<T>(ka),
+                            __LINE__);
+                    CT_OK(cudaFree(dA));
+                    CT_OK(cudaFree(dB));
+                    CT_OK(cudaFree(dC));
+                }
+}
+
+/* ---- syrk, herk, syr2k, her2k: one triangle of C ----------------------------------------- */
+
+template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef fns3<T> F;
+    typedef typename real_of<T>::type R;
+    const int n = 5, k = 3;
+    const bool cx = is_complex<T>();
+    auto cj = [&](cd v) { return cx ? std::conj(v) : v; };
+    for (bool two : {false, true})
+        for (bool herm : {false, true})
+            for (bool upper : {false, true})
+                for (op_t t : {CUBLAS_OP_N, herm && cx ? CUBLAS_OP_C : CUBLAS_OP_T})
+                    for (double beta : {0.0, 1.5}) {
+                        fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+                        cd alpha = herm && !two ? cd(0.5) : cd(0.5, cx ? 0.25 : 0);
+                        hmat<T> A(t == CUBLAS_OP_N ? n : k, t == CUBLAS_OP_N ? k : n), B = A,
+                            C = c_matrix<T>(n, n, beta);
+                        B.v = rand_vec<T>(B.v.size());
+                        T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                        scalar<T> a(put<T>(alpha)), bt(put<T>(beta));
+                        scalar<R> ar((R)alpha.real()), br((R)beta);
+                        cublasStatus_t st;
+                        if (two)
+                            st = herm ? F::her2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, br.at(pm), dC, C.ld)
+                                      : F::syr2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, bt.at(pm), dC, C.ld);
+                        else
+                            st = herm ? F::herk(h, u, t, n, k, ar.at(pm), dA, A.ld, br.at(pm), dC, C.ld)
+                                      : F::syrk(h, u, t, n, k, a.at(pm), dA, A.ld, bt.at(pm), dC, C.ld);
+                        CB_OK(st);
+                        bool hc = herm && cx; /* conjugate transposes */
+                        /* op(X)(i, l) of the product's left factor, and its partner (l, j) */
+                        auto L = [&](const hmat<T> &X, int i, int l) {
+                            return t == CUBLAS_OP_N ? X(i, l) : hc ? cj(X(l, i)) : X(l, i);
+                        };
+                        auto Rt = [&](const hmat<T> &X, int l, int j) {
+                            return t == CUBLAS_OP_N ? (hc ? cj(X(j, l)) : X(j, l)) : X(l, j);
+                        };
+                        auto want = [&](int i, int j) {
+                            cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
+                            for (int l = 0; l < k; l++)
+                                s += two ? alpha * L(A, i, l) * Rt(B, l, j) + (hc ? cj(alpha) : alpha) * L(B, i, l) * Rt(A, l, j)
+                                         : alpha * L(A, i, l) * Rt(A, l, j);
+                            if (hc && i == j)
+                                s = cd(s.real(), 0); /* a Hermitian diagonal stays real */
+                            return s;
+                        };
+                        auto keep = [&](int i, int j) { return upper ? i > j : i < j; };
+                        check_c(C, from_dev(dC, C.v.size()), want, keep, eps3<T>(2 * k), __LINE__);
+                        CT_OK(cudaFree(dA));
+                        CT_OK(cudaFree(dB));
+                        CT_OK(cudaFree(dC));
+                    }
+}
+
+/* ---- trsm, trmm ------------------------------------------------------------------------ */
+
+template <typename T> static void triangular(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef fns3<T> F;
+    const int m = 5, n = 4;
+    const cd alpha(1.5, is_complex<T>() ? 0.5 : 0);
+    for (side_t side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
+        for (bool upper : {false, true})
+            for (bool unit : {false, true})
+                for (op_t t : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) {
+                    int ka = side == CUBLAS_SIDE_LEFT ? m : n;
+                    fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+                    cublasDiagType_t d = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+                    hmat<T> A(ka, ka), B(m, n), C(m, n, 1);
+                    for (int i = 0; i < ka; i++) /* well conditioned */
+                        A.v[i + (size_t)i * A.ld] = put<T>(A(i, i) + cd(4.0 + ka, 0));
+                    auto opA = [&](int i, int j) {
+                        cd v = t == CUBLAS_OP_N ? tri_of(A, upper, TRI, unit, i, j) : tri_of(A, upper, TRI, unit, j, i);
+                        return t == CUBLAS_OP_C ? std::conj(v) : v;
+                    };
+                    /* product(X)(i, j): op(A) X or X op(A) */
+                    auto product = [&](auto X, int i, int j) {
+                        cd s = 0;
+                        for (int l = 0; l < ka; l++)
+                            s += side == CUBLAS_SIDE_LEFT ? opA(i, l) * X(l, j) : X(i, l) * opA(l, j);
+                        return s;
+                    };
+                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    scalar<T> a(put<T>(alpha));
+                    CB_OK(F::trmm(h, side, u, t, d, m, n, a.at(pm), dA, A.ld, dB, B.ld, dC, C.ld));
+                    std::vector<T> got = from_dev(dC, C.v.size()), b_after = from_dev(dB, B.v.size());
+                    auto Bf = [&](int i, int j) { return B(i, j); };
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < m; i++) {
+                            near(get(got[i + (size_t)j * C.ld]), alpha * product(Bf, i, j), eps3<T>(ka), "trmm",
+                                 __LINE__);
+                            near(get(b_after[i + (size_t)j * B.ld]), B(i, j), 0.0, "trmm B", __LINE__);
+                        }
+                    CB_OK(F::trsm(h, side, u, t, d, m, n, a.at(pm), dA, A.ld, dB, B.ld)); /* op(A) X = alpha B */
+                    std::vector<T> x = from_dev(dB, B.v.size());
+                    auto Xf = [&](int i, int j) { return get(x[i + (size_t)j * B.ld]); };
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < m; i++)
+                            near(product(Xf, i, j), alpha * B(i, j), eps3<T>(4 * ka), "trsm", __LINE__);
+                    CT_OK(cudaFree(dA));
+                    CT_OK(cudaFree(dB));
+                    CT_OK(cudaFree(dC));
+                }
+}
+
+/* ---- dgmm ------------------------------------------------------------------------------- */
+
+template <typename T> static void dgmms(cublasHandle_t h)
+{
+    typedef fns3<T> F;
+    const int m = 5, n = 4;
+    for (side_t side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
+        for (int incx : {1, 2}) {
+            int len = side == CUBLAS_SIDE_LEFT ? m : n;
+            hmat<T> A(m, n), C(m, n, 1);
+            std::vector<T> x = rand_vec<T>((size_t)(len - 1) * incx + 1);
+            T *dA = to_dev(A.v), *dx = to_dev(x), *dC = to_dev(C.v);
+            CB_OK(F::dgmm(h, side, m, n, dA, A.ld, dx, incx, dC, C.ld));
+            std::vector<T> got = from_dev(dC, C.v.size());
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++)
+                    near(get(got[i + (size_t)j * C.ld]),
+                         A(i, j) * get(x[(size_t)(side == CUBLAS_SIDE_LEFT ? i : j) * incx]), tol<T>(), "dgmm",
+                         __LINE__);
+            CT_OK(cudaFree(dA));
+            CT_OK(cudaFree(dx));
+            CT_OK(cudaFree(dC));
+        }
+}
+
+/* Arguments cuBLAS refuses at once. */
+template <typename T> static void bad_arguments(cublasHandle_t h)
+{
+    typedef fns3<T> F;
+    typedef typename real_of<T>::type R;
+    T one = put<T>(1.0), *d = to_dev(rand_vec<T>(64));
+    R rone = 1;
+    CB_ST(F::symm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, 4, 5, &one, d, 4, d, 4, &one, d, 4),
+          CUBLAS_STATUS_INVALID_VALUE); /* A is 5 x 5: lda 4 is short */
+    CB_ST(F::syrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, 4, 2, &one, d, 3, &one, d, 4), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(F::trmm(h, (side_t)3, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 2, 2, &one, d, 2, d, 2, d, 2),
+          CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(F::dgmm(h, CUBLAS_SIDE_LEFT, 4, 4, d, 4, d, 1, d, 3), CUBLAS_STATUS_INVALID_VALUE);
+    if (is_complex<T>()) {
+        CB_ST(F::herk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, 2, 2, &rone, d, 2, &rone, d, 2),
+              CUBLAS_STATUS_INVALID_VALUE); /* herk takes N or C */
+        CB_ST(F::syrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_C, 2, 2, &one, d, 2, &one, d, 2),
+              CUBLAS_STATUS_INVALID_VALUE); /* complex syrk takes N or T */
+    }
+    CB_OK(F::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 4, 4, &one, d, 1, d, 4, &one, d, 1)); /* nothing to do */
+    CT_OK(cudaFree(d));
+}
+
+template <typename T> static void precision(cublasHandle_t h)
+{
+    for (cublasPointerMode_t pm : {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE}) {
+        CB_OK(cublasSetPointerMode(h, pm));
+        gemms<T>(h, pm);
+        symms<T>(h, pm);
+        rank_k<T>(h, pm);
+        triangular<T>(h, pm);
+    }
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    dgmms<T>(h);
+    bad_arguments<T>(h);
+}
+
+int main()
+{
+    cublasHandle_t h;
+    CB_OK(cublasCreate(&h));
+    precision<float>(h);
+    precision<double>(h);
+    precision<cuComplex>(h);
+    precision<cuDoubleComplex>(h);
+    CB_OK(cublasDestroy(h));
+    CT_OK(cudaDeviceSynchronize());
+    return ct_finish("blas_l3");
+}
