@@ -70,27 +70,27 @@ cublasStatus_t crm_blas_async(crm_call *call)
     return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
 }
 
-cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, crm_scalar *out)
+cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, void *out, size_t cap)
 {
     uint64_t addr = CRM_BLAS_DEV(p);
-    memset(out, 0, sizeof *out);
-    if (p == NULL || size > sizeof out->bytes)
+    memset(out, 0, cap);
+    if (p == NULL || size > cap || cap < sizeof addr)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
-        memcpy(out->bytes, &addr, sizeof addr);
+        memcpy(out, &addr, sizeof addr);
         return CUBLAS_STATUS_SUCCESS;
     }
     if (crm_ptrmap_classify(addr, NULL) == CRM_MEM_DEVICE)
         return CUBLAS_STATUS_INVALID_VALUE; /* not readable here */
-    memcpy(out->bytes, p, size);
+    memcpy(out, p, size);
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t crm_blas_result(void *p, size_t size, const crm_scalar *value)
+cublasStatus_t crm_blas_result(void *p, size_t size, const void *value, size_t cap)
 {
-    if (size > sizeof value->bytes || crm_ptrmap_classify(CRM_BLAS_DEV(p), NULL) == CRM_MEM_DEVICE)
+    if (size > cap || crm_ptrmap_classify(CRM_BLAS_DEV(p), NULL) == CRM_MEM_DEVICE)
         return CUBLAS_STATUS_INVALID_VALUE;
-    memcpy(p, value->bytes, size);
+    memcpy(p, value, size);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -57,13 +57,13 @@ cublasStatus_t crm_blas_async(crm_call *call);
  * address in host mode; NOT_SUPPORTED for a host value wider than 8 bytes. */
 cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word);
 
-/* The wire form of the scalar at p (`size` bytes, at most 16) by pointer mode
- * (protocol/cublas_types.x): INVALID_VALUE for NULL, or for a device address in
- * host mode. */
-cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, crm_scalar *out);
-/* Stores a host-mode result of `size` bytes that came back as `value` at p:
- * INVALID_VALUE when p is device memory. */
-cublasStatus_t crm_blas_result(void *p, size_t size, const crm_scalar *value);
+/* The wire form (protocol/cublas_types.x) of the `size` bytes of scalars at p by
+ * pointer mode, into the cap bytes at out: INVALID_VALUE for NULL, for a device
+ * address in host mode, or for more than cap bytes. */
+cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, void *out, size_t cap);
+/* Stores a host-mode result or updated scalar of `size` bytes that came back as
+ * the cap bytes at value, at p: INVALID_VALUE when p is device memory. */
+cublasStatus_t crm_blas_result(void *p, size_t size, const void *value, size_t cap);
 
 
 #define CRM_BLAS_DEV(p) ((uint64_t)(uintptr_t)(p))

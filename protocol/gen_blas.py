@@ -18,7 +18,10 @@ prototype cannot say. Row syntax:
                 [zero=SCALAR,OPERAND] : ANNOT...
 
 ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
-  P=scalar            a scalar read by pointer mode (host value or device address)
+  P=scalar[(N)]       a scalar (or N of them) read by pointer mode (host value or
+                      device address)
+  P=inout[(N)]        the same, read and written back (rotg, rotmg): in host mode
+                      the call waits for the new values
   P=result            a result written by pointer mode (host: comes back in the
                       reply, the call then waits; device: written on the server)
   P=vec(LEN,INC)      a vector of LEN elements INC apart (negative INC: reference
@@ -35,7 +38,8 @@ cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
 order (handle and result left out, CblasColMajor first when a matrix is among
 them, real scalars by value); res says how it gives the result: returned, through
 a last pointer argument (the _sub forms), or as a 0-based index (cuBLAS's is
-1-based). A name starting crm_ is the emulated device's own function of CBLAS's
+1-based); res=status: the function (one of the emulated device's) returns the
+call's cuBLAS status. A name starting crm_ is the emulated device's own function of CBLAS's
 signature (server/emu/crm_emu_blas.h), where OpenBLAS falls short.
 """
 import re
@@ -51,7 +55,7 @@ ENUM_RULES = {  # enum type -> (C check of value v, CBLAS conversion of v)
 INTS = {"int": "int", "int64_t": "i64"}
 COMPLEX = {"cuComplex", "cuDoubleComplex"}
 REAL_PART = {"float": "float", "double": "double", "cuComplex": "float", "cuDoubleComplex": "double"}
-ANNOT = re.compile(r"^(\w+)=(scalar|result|vec|mat|packed)(?:\((.*)\))?$")
+ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed)(?:\((.*)\))?$")
 
 
 def prototypes(header):
@@ -73,10 +77,12 @@ class BlasParam:
     def __init__(self, ctype, name, annot):
         self.ctype, self.name = ctype, name
         self.base = ctype.replace("const", "").replace("*", "").strip()
-        self.kind, self.args = "value", []
+        self.kind, self.args, self.count = "value", [], 1
         if annot:
             self.kind = annot[0]
             self.args = split_args(annot[1]) if annot[1] else []
+            if self.kind in ("scalar", "inout") and self.args:
+                self.count = int(self.args[0])
         elif name == "handle":
             self.kind = "handle"
         elif ctype in ENUM_RULES:
@@ -92,9 +98,15 @@ class BlasParam:
             return "in enum:%s %s" % (self.ctype, self.name)
         if self.kind == "value":
             return "in %s %s" % (INTS[self.ctype], self.name)
-        if self.kind == "scalar":
-            return "in struct:crm_scalar %s" % self.name
+        if self.kind in ("scalar", "inout"):
+            return "in struct:%s %s" % (self.wire_struct(), self.name)
         return "in devptr %s" % self.name  # operands; a result's device address (0: host mode)
+
+    def wire_struct(self):
+        return "crm_scalar" if self.count == 1 else "crm_scalars"
+
+    def size(self):
+        return "%d * sizeof(%s)" % (self.count, self.base) if self.count > 1 else "sizeof(%s)" % self.base
 
 
 def split_args(text):
@@ -129,7 +141,8 @@ class BlasRow:
         self.noop = flags.get("noop")
         self.zero = flags["zero"].split(",") if "zero" in flags else None
         self.result = next((p for p in self.params if p.kind == "result"), None)
-        self.scalars = [p for p in self.params if p.kind == "scalar"]
+        self.scalars = [p for p in self.params if p.kind in ("scalar", "inout")]
+        self.inouts = [p for p in self.params if p.kind == "inout"]
         self.operands = [p for p in self.params if p.kind in ("vec", "mat", "packed")]
 
     def specs(self):
@@ -139,6 +152,7 @@ class BlasRow:
         out += [p.spec() for p in self.params[1:]]
         if self.result:
             out.append("out struct:crm_scalar value")
+        out += ["out struct:%s %s_out" % (p.wire_struct(), p.name) for p in self.inouts]
         return out
 
     def invalid_expr(self):
@@ -188,23 +202,29 @@ def gen_client(fn, row):
     for p in row.params[1:]:
         if p.kind in ("value", "enum"):
             c.append("    ba->%s = %s;" % (p.name, p.name if p.kind == "value" else "(int)" + p.name))
-        elif p.kind == "scalar":
-            c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, sizeof *%s, &ba->%s)) != CUBLAS_STATUS_SUCCESS)"
-                     "\n        return brc;" % (p.name, p.name, p.name))
+        elif p.kind in ("scalar", "inout"):
+            c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, %d * sizeof *%s, ba->%s.bytes, sizeof ba->%s.bytes)) !="
+                     "\n        CUBLAS_STATUS_SUCCESS)\n        return brc;" % (p.name, p.count, p.name, p.name, p.name))
         elif p.kind != "result":
             c.append("    ba->%s = CRM_BLAS_DEV(%s);" % (p.name, p.name))
-    if r:
-        c.append("    if (bst.pmode == CUBLAS_POINTER_MODE_DEVICE) {")
-        c.append("        ba->%s = CRM_BLAS_DEV(%s);\n        return crm_blas_async(&bcall);\n    }" % (r.name, r.name))
-        c.append("    crm_reply breply;\n    memset(&breply, 0, sizeof breply);")
-        c.append("    if (crm_conn_exec(&bcall, &breply, 1) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
-        c.append("    brc = (cublasStatus_t)breply.crm_reply_u.%s.err;" % fn.name)
-        c.append("    if (brc == CUBLAS_STATUS_SUCCESS)")
-        c.append("        brc = crm_blas_result(%s, sizeof *%s, &breply.crm_reply_u.%s.value);"
-                 % (r.name, r.name, fn.name))
-        c.append("    crm_conn_reply_free(&breply);\n    return brc;\n}\n")
-    else:
+    # what comes back to host memory: (pointer, bytes, reply member)
+    outs = ([(r.name, "sizeof *%s" % r.name, "value")] if r else []) + \
+        [(p.name, "%d * sizeof *%s" % (p.count, p.name), p.name + "_out") for p in row.inouts]
+    if not outs:
         c.append("    return crm_blas_async(&bcall);\n}\n")
+        return c
+    c.append("    if (bst.pmode == CUBLAS_POINTER_MODE_DEVICE) {")
+    if r:
+        c.append("        ba->%s = CRM_BLAS_DEV(%s);" % (r.name, r.name))
+    c.append("        return crm_blas_async(&bcall);\n    }")
+    c.append("    crm_reply breply;\n    memset(&breply, 0, sizeof breply);")
+    c.append("    if (crm_conn_exec(&bcall, &breply, 1) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
+    c.append("    crm_res_%s *bres = &breply.crm_reply_u.%s;" % (fn.name, fn.name))
+    c.append("    brc = (cublasStatus_t)bres->err;")
+    for ptr, size, member in outs:
+        c.append("    if (brc == CUBLAS_STATUS_SUCCESS)")
+        c.append("        brc = crm_blas_result(%s, %s, bres->%s.bytes, sizeof bres->%s.bytes);" % (ptr, size, member, member))
+    c.append("    crm_conn_reply_free(&breply);\n    return brc;\n}\n")
     return c
 
 
@@ -230,8 +250,8 @@ def gen_server(fn, row, proto):
     if not r and row.noop:
         c.append("    if (%s)\n        return CUBLAS_STATUS_SUCCESS;" % noop)
     for p in row.scalars:
-        c.append("    if ((crm_st = crm_hblas_scalar_bytes(session, pmode, %s, sizeof(%s), &s_%s)) != CUBLAS_STATUS_SUCCESS)"
-                 "\n        return crm_st;" % (p.name, p.base, p.name))
+        c.append("    if ((crm_st = crm_hblas_scalar_bytes(session, pmode, %s->bytes, %s, &s_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm_st;" % (p.name, p.size(), p.name))
     if row.operands:
         guard = "!%s && " % noop if r and row.noop else ""
         for p in row.operands:
@@ -243,7 +263,7 @@ def gen_server(fn, row, proto):
             args.append("crm_h")
         elif p.kind == "enum":
             args.append("(%s)%s" % (p.ctype, p.name))
-        elif p.kind in ("scalar", "result"):
+        elif p.kind in ("scalar", "inout", "result"):
             args.append("(%s)crm_hblas_ptr(&s_%s)" % (p.ctype, p.name))
         elif p.kind == "value":
             args.append(p.name)
@@ -252,7 +272,9 @@ def gen_server(fn, row, proto):
     c.append("    (void)crm_n;")
     c.append("    crm_st = crm_rt.%s(%s);" % (fn.name, ", ".join(args)))
     if r:
-        c.append("    crm_hblas_result_out(&s_%s, sizeof(%s), value);" % (r.name, r.base))
+        c.append("    crm_hblas_result_out(&s_%s, sizeof(%s), value->bytes, sizeof value->bytes);" % (r.name, r.base))
+    for p in row.inouts:
+        c.append("    crm_hblas_result_out(&s_%s, %s, %s_out->bytes, sizeof %s_out->bytes);" % (p.name, p.size(), p.name, p.name))
     c.append("    return crm_st;\n}\n")
     return c
 
@@ -263,8 +285,9 @@ def cblas_arg(p):
     if p.kind == "enum":
         conv = ENUM_RULES[p.ctype][1]
         return conv % ((p.name,) * conv.count("%s"))
-    if p.kind == "scalar":
-        return ("&v_" if p.base in COMPLEX else "v_") + p.name
+    if p.kind in ("scalar", "inout"):  # v_NAME is an array: real single inputs go by value
+        by_value = p.kind == "scalar" and p.count == 1 and p.base not in COMPLEX
+        return "v_%s%s" % (p.name, "[0]" if by_value else "")
     if p.kind in ("vec", "mat", "packed"):
         return "(void *)(uintptr_t)" + p.name if p.ctype.startswith("const") else p.name
     return p.name
@@ -276,6 +299,8 @@ def cblas_call(row):
     fn = row.cblas if row.cblas.startswith("crm_") else "cblas_" + row.cblas
     call = "%s(%s" % (fn, ", ".join(args))
     r = row.result
+    if row.res == "status":
+        return "crm_st = %s);" % call
     if not r:
         return call + ");"
     if row.res == "sub":
@@ -289,7 +314,7 @@ def gen_emu(fn, row):
     r = row.result
     c = ["CRM_EXPORT " + row.cprototype(fn.name) + "\n{", "    uint64_t crm_n = 0;"]
     for p in row.scalars:
-        c.append("    %s v_%s;" % (p.base, p.name))
+        c.append("    %s v_%s[%d];" % (p.base, p.name, p.count))
     if r:
         c.append("    %s v_%s;\n    memset(&v_%s, 0, sizeof v_%s);" % (r.base, r.name, r.name, r.name))
     c.append("    cublasStatus_t crm_st = crm__blas_begin(handle);")
@@ -305,7 +330,7 @@ def gen_emu(fn, row):
         else:
             c.append("        return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
     for p in row.scalars:
-        c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, sizeof v_%s, &v_%s)) != CUBLAS_STATUS_SUCCESS)"
+        c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, sizeof v_%s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
                  "\n        return crm__blas_end(crm_st);" % (p.name, p.name, p.name))
     for p in row.operands:
         c.append("    if (%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS)"
@@ -314,11 +339,16 @@ def gen_emu(fn, row):
         c += clear_if_zero(row)
     c.append("    (void)crm_n;")
     c.append("    " + cblas_call(row))
+    for p in row.inouts:
+        c.append("    if (crm_st == CUBLAS_STATUS_SUCCESS)\n        crm_st = crm__blas_put_result(handle, %s, v_%s, sizeof v_%s);"
+                 % (p.name, p.name, p.name))
     if r:
         c.append("    return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, sizeof v_%s));"
                  % (r.name, r.name, r.name))
+    elif row.inouts:
+        c.append("    return crm__blas_end(crm_st);")
     else:
-        c.append("    return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
+        c.append("    return crm__blas_end(%s);" % ("crm_st" if row.res == "status" else "CUBLAS_STATUS_SUCCESS"))
     c.append("}\n")
     return c
 
@@ -327,7 +357,7 @@ def clear_if_zero(row):
     scalar, operand = row.zero
     sc = next(p for p in row.scalars if p.name == scalar)
     op = next(p for p in row.operands if p.name == operand)
-    test = "crm__blas_is_zero(&v_%s, sizeof v_%s, sizeof(%s))" % (sc.name, sc.name, REAL_PART[sc.base])
+    test = "crm__blas_is_zero(v_%s, sizeof v_%s, sizeof(%s))" % (sc.name, sc.name, REAL_PART[sc.base])
     if op.kind == "vec":
         clear = "crm__blas_clear_vec(%s, %s, %s, sizeof *%s)" % (op.name, op.args[0], op.args[1], op.name)
     else:

@@ -49,18 +49,18 @@ cublasStatus_t crm_hblas_scalar_in(crm_session *s, int pmode, uint64_t word, siz
     }
 }
 
-cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const crm_scalar *in, size_t size,
+cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const void *bytes, size_t size,
                                       crm_hblas_scalar *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0 || size > sizeof out->v.raw)
         return CUBLAS_STATUS_NOT_SUPPORTED;
     if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
-        memcpy(&out->dev, in->bytes, sizeof out->dev);
+        memcpy(&out->dev, bytes, sizeof out->dev);
         return crm_hblas_region(s, out->dev, size);
     }
     out->host = 1;
-    memcpy(out->v.raw, in->bytes, size);
+    memcpy(out->v.raw, bytes, size);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -77,11 +77,11 @@ cublasStatus_t crm_hblas_result_in(crm_session *s, int pmode, uint64_t dev, size
     return CUBLAS_STATUS_SUCCESS;
 }
 
-void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, crm_scalar *value)
+void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, void *bytes, size_t cap)
 {
-    memset(value, 0, sizeof *value);
-    if (sc->host && size <= sizeof value->bytes)
-        memcpy(value->bytes, sc->v.raw, size);
+    memset(bytes, 0, cap);
+    if (sc->host && size <= cap && size <= sizeof sc->v.raw)
+        memcpy(bytes, sc->v.raw, size);
 }
 
 void *crm_hblas_ptr(crm_hblas_scalar *sc)

@@ -19,7 +19,7 @@ typedef struct crm_hblas_scalar {
         double d;
         float f;
         int i;
-        unsigned char raw[16];
+        unsigned char raw[40];  /* up to five doubles (rotm's parameters) */
     } v;            /* host pointer mode: the value */
     uint64_t dev;   /* device pointer mode: the checked device address */
     int host;       /* 1 in host pointer mode */
@@ -35,15 +35,16 @@ cublasStatus_t crm_hblas_begin(crm_session *s, uint64_t id, int pmode, int have_
  * device address in device mode. INVALID_VALUE when outside the session's memory,
  * NOT_SUPPORTED for a size the wire cannot carry by value. */
 cublasStatus_t crm_hblas_scalar_in(crm_session *s, int pmode, uint64_t word, size_t size, crm_hblas_scalar *out);
-/* The same for a scalar of the generated rows (protocol/cublas_types.x), `size`
- * bytes up to 16. */
-cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const crm_scalar *in, size_t size,
+/* The same for scalars of the generated rows (protocol/cublas_types.x): `size`
+ * bytes of wire form at `bytes` (at most 40). */
+cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const void *bytes, size_t size,
                                       crm_hblas_scalar *out);
 /* A result of `size` bytes: host mode, room for it (the word carries nothing);
  * device mode, the checked address `dev`. */
 cublasStatus_t crm_hblas_result_in(crm_session *s, int pmode, uint64_t dev, size_t size, crm_hblas_scalar *out);
-/* The result's bytes for the reply (zero in device mode). */
-void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, crm_scalar *value);
+/* A host-mode result or updated scalar of `size` bytes into the cap bytes of the
+ * reply at `bytes` (zero in device mode). */
+void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, void *bytes, size_t cap);
 /* Where the backend reads (or writes) the scalar. */
 void *crm_hblas_ptr(crm_hblas_scalar *sc);
 /* 1 when a host-mode scalar of `size` bytes is zero (device mode: never known). */

@@ -71,7 +71,7 @@ void crm_emu_zdotc_sub(int n, const void *x, int incx, const void *y, int incy, 
 float crm_emu_scasum(int n, const void *x, int incx);
 double crm_emu_dzasum(int n, const void *x, int incx);
 
-/* trmm out of place and dgmm, in the order the generated rows call them
+/* trmm out of place, dgmm, syrkx and herkx, in the order the generated rows call them
  * (crm_emu_blas_l3.c); CBLAS's enums are ints here, so that this header needs no
  * cblas.h. */
 #define CRM__TRMM_DECL(NAME, ALPHA_T)                                                                  \
@@ -87,6 +87,16 @@ CRM__DGMM_DECL(crm_emu_sdgmm)
 CRM__DGMM_DECL(crm_emu_ddgmm)
 CRM__DGMM_DECL(crm_emu_cdgmm)
 CRM__DGMM_DECL(crm_emu_zdgmm)
+
+#define CRM__KX_DECL(NAME, ALPHA_T, BETA_T)                                                            \
+    cublasStatus_t NAME(int order, int uplo, int trans, int n, int k, ALPHA_T alpha, const void *A, int lda, \
+                        const void *B, int ldb, BETA_T beta, void *C, int ldc);
+CRM__KX_DECL(crm_emu_ssyrkx, float, float)
+CRM__KX_DECL(crm_emu_dsyrkx, double, double)
+CRM__KX_DECL(crm_emu_csyrkx, const void *, const void *)
+CRM__KX_DECL(crm_emu_zsyrkx, const void *, const void *)
+CRM__KX_DECL(crm_emu_cherkx, const void *, float)
+CRM__KX_DECL(crm_emu_zherkx, const void *, double)
 
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
 int crm__blas_trans(int op);

@@ -1,6 +1,7 @@
 /* blas_l1.cu -- self-checking program of cuBLAS level 1 in all four precisions
  * (S, D, C, Z): axpy, scal (and the real-scaled Cs/Zd forms), copy, swap, dot
- * (dotu, dotc), nrm2, asum, amax, amin and rot, each against a reference computed
+ * (dotu, dotc), nrm2, asum, amax, amin, rot, rotg, and rotm and rotmg (S, D), each
+ * against a reference computed
  * here in double precision, with positive, negative and mixed increments, in both
  * pointer modes. Prints `PASS blas_l1`. Through the shim it checks the calls
  * generated from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's
@@ -170,6 +171,90 @@ template <typename T> static void errors(cublasHandle_t h)
     CT_OK(cudaFree(dx));
 }
 
+/* ---- rotg, rotm, rotmg: scalars read and written by pointer mode ------------------ */
+
+static cublasStatus_t rotg(cublasHandle_t h, float *a, float *b, float *c, float *s) { return cublasSrotg(h, a, b, c, s); }
+static cublasStatus_t rotg(cublasHandle_t h, double *a, double *b, double *c, double *s) { return cublasDrotg(h, a, b, c, s); }
+static cublasStatus_t rotg(cublasHandle_t h, cuComplex *a, cuComplex *b, float *c, cuComplex *s)
+{ return cublasCrotg(h, a, b, c, s); }
+static cublasStatus_t rotg(cublasHandle_t h, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
+{ return cublasZrotg(h, a, b, c, s); }
+static cublasStatus_t rotm(cublasHandle_t h, int n, float *x, int ix, float *y, int iy, const float *p)
+{ return cublasSrotm(h, n, x, ix, y, iy, p); }
+static cublasStatus_t rotm(cublasHandle_t h, int n, double *x, int ix, double *y, int iy, const double *p)
+{ return cublasDrotm(h, n, x, ix, y, iy, p); }
+static cublasStatus_t rotmg(cublasHandle_t h, float *d1, float *d2, float *x1, const float *y1, float *p)
+{ return cublasSrotmg(h, d1, d2, x1, y1, p); }
+static cublasStatus_t rotmg(cublasHandle_t h, double *d1, double *d2, double *x1, const double *y1, double *p)
+{ return cublasDrotmg(h, d1, d2, x1, y1, p); }
+
+/* Host scalars, or device copies read back after the call. */
+template <typename T> struct slots {
+    std::vector<T> host;
+    T *dev = nullptr;
+    cublasPointerMode_t pm;
+    slots(const std::vector<T> &v, cublasPointerMode_t m) : host(v), pm(m) { dev = to_dev(v); }
+    ~slots() { cudaFree(dev); }
+    T *at(size_t i) { return pm == CUBLAS_POINTER_MODE_HOST ? &host[i] : dev + i; }
+    void sync() { if (pm == CUBLAS_POINTER_MODE_DEVICE) host = from_dev(dev, host.size()); }
+};
+
+/* rotg: [c s; -conj(s) c] [a; b] = [r; 0], r replacing a. */
+template <typename T> static void check_rotg(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef typename real_of<T>::type R;
+    cd a0(3, is_complex<T>() ? 1 : 0), b0(-4, is_complex<T>() ? -2 : 0);
+    slots<T> ab({put<T>(a0), put<T>(b0), put<T>(0.0)}, pm);
+    slots<R> c({(R)0}, pm);
+    CB_OK(rotg(h, ab.at(0), ab.at(1), c.at(0), ab.at(2)));
+    ab.sync();
+    c.sync();
+    cd r = get(ab.host[0]), s = get(ab.host[2]);
+    double cv = c.host[0];
+    NEAR(cv * a0 + s * b0, r, tol<T>());
+    NEAR(-std::conj(s) * a0 + cv * b0, cd(0), tol<T>());
+    NEAR(cd(cv * cv + std::norm(s)), cd(1), tol<T>());
+}
+
+/* rotm with each flag of its parameter array, and rotmg whose H zeroes y1. */
+template <typename T> static void check_rotm(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    const int n = 6;
+    strided sx{n, 1}, sy{n, -2};
+    for (T flag : {(T)-1, (T)0, (T)1, (T)-2}) {
+        std::vector<T> x = rand_vec<T>(sx.len()), y = rand_vec<T>(sy.len());
+        T *dx = to_dev(x), *dy = to_dev(y);
+        slots<T> param({flag, (T)0.5, (T)-0.25, (T)0.75, (T)1.5}, pm); /* flag, h11, h21, h12, h22 */
+        CB_OK(rotm(h, n, dx, sx.inc, dy, sy.inc, param.at(0)));
+        double h11 = 0.5, h21 = -0.25, h12 = 0.75, h22 = 1.5;
+        if (flag == 0)
+            h11 = h22 = 1;
+        else if (flag == 1)
+            h21 = -1, h12 = 1;
+        else if (flag == -2)
+            h11 = h22 = 1, h21 = h12 = 0;
+        std::vector<T> gx = from_dev(dx, x.size()), gy = from_dev(dy, y.size());
+        for (int i = 0; i < n; i++) {
+            double xi = x[sx.at(i)], yi = y[sy.at(i)];
+            NEAR(cd(gx[sx.at(i)]), cd(h11 * xi + h12 * yi), tol<T>());
+            NEAR(cd(gy[sy.at(i)]), cd(h21 * xi + h22 * yi), tol<T>());
+        }
+        CT_OK(cudaFree(dx));
+        CT_OK(cudaFree(dy));
+    }
+    slots<T> v({(T)2, (T)3, (T)1.5, (T)0.7}, pm), param({0, 0, 0, 0, 0}, pm); /* d1, d2, x1, y1 */
+    CB_OK(rotmg(h, v.at(0), v.at(1), v.at(2), v.at(3), param.at(0)));
+    v.sync();
+    param.sync();
+    double f = param.host[0], h11 = param.host[1], h21 = param.host[2], h12 = param.host[3], h22 = param.host[4];
+    if (f == 0)
+        h11 = h22 = 1;
+    else if (f == 1)
+        h21 = -1, h12 = 1;
+    NEAR(cd(h21 * 1.5 + h22 * 0.7), cd(0), tol<T>());      /* the second component is zeroed */
+    NEAR(cd(h11 * 1.5 + h12 * 0.7), cd(v.host[2]), tol<T>()); /* and the first is the new x1 */
+}
+
 template <typename T> static void precision(cublasHandle_t h)
 {
     const strided shapes[][2] = {{{37, 1}, {37, 1}}, {{37, 2}, {37, -3}}, {{37, -1}, {37, 2}}, {{1, 1}, {1, 1}}};
@@ -179,6 +264,9 @@ template <typename T> static void precision(cublasHandle_t h)
             updates<T>(h, pm, s[0], s[1]);
             reductions<T>(h, pm, s[0], s[1]);
         }
+        check_rotg<T>(h, pm);
+        if constexpr (sizeof(T) == sizeof(typename real_of<T>::type))
+            check_rotm<T>(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
 }

@@ -1,12 +1,13 @@
 /* blas_l3.cu -- self-checking program of cuBLAS level 3 in all four precisions
  * (S, D, C, Z), against references computed here in double precision: gemm and
- * gemm3m, symm/hemm, syrk/herk, syr2k/her2k (the triangle not named left as it
- * was), trsm, trmm (out of place) and dgmm, with every operation, side, triangle
+ * gemm3m, symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx (the triangle not named
+ * left as it was), trsm, trmm (out of place) and dgmm, with every operation, side, triangle
  * and diagonal, beta 0 over a NaN-filled C, padded leading dimensions and both
  * pointer modes, plus argument errors. Prints `PASS blas_l3`. Through the shim it
  * checks the calls generated from protocol/cublas.api; on a GPU, the same
  * semantics on NVIDIA's cuBLAS. For real data the Hermitian calls are checked as
- * the symmetric ones (hemm as symm, herk as syrk, her2k as syr2k), gemm3m as gemm. */
+ * the symmetric ones (hemm as symm, herk as syrk, her2k as syr2k, herkx as syrkx),
+ * gemm3m as gemm. */
 #include <limits>
 #include "blas_ref.h"
 
@@ -26,7 +27,7 @@ template <typename T> struct fns3;
                        int ldb, const S *b, T *C, int ldc
 #define L3_TRI(T) cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d, int m, int n, const T *a, \
                   const T *A, int lda
-#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M)                                                                  \
+#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M, HERKX)                                                           \
     template <> struct fns3<T> {                                                                                  \
         static cublasStatus_t gemm(L3_GEMM(T)) { return cublas##P##gemm_v2(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t gemm3m(L3_GEMM(T)) { return GEMM3M(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
@@ -37,6 +38,8 @@ template <typename T> struct fns3;
         static cublasStatus_t syr2k(L3_SYR2K(T, T))                                                               \
         { return cublas##P##syr2k_v2(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); }                              \
         static cublasStatus_t her2k(L3_SYR2K(T, R)) { return HER2K(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t syrkx(L3_SYR2K(T, T)) { return cublas##P##syrkx(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t herkx(L3_SYR2K(T, R)) { return HERKX(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t trsm(L3_TRI(T), T *B, int ldb)                                                      \
         { return cublas##P##trsm_v2(h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                    \
         static cublasStatus_t trmm(L3_TRI(T), const T *B, int ldb, T *C, int ldc)                                 \
@@ -45,10 +48,10 @@ template <typename T> struct fns3;
                                    int incx, T *C, int ldc)                                                      \
         { return cublas##P##dgmm(h, s, m, n, A, lda, x, incx, C, ldc); }                                          \
     };
-FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2)
-FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2)
-FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m)
-FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m)
+FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx)
+FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx)
+FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m, cublasCherkx)
+FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m, cublasZherkx)
 
 /* A column-major matrix on the host: rows x cols in storage of leading dimension ld. */
 template <typename T> struct hmat {
@@ -188,13 +191,14 @@ template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t p
     const int n = 5, k = 3;
     const bool cx = is_complex<T>();
     auto cj = [&](cd v) { return cx ? std::conj(v) : v; };
-    for (bool two : {false, true})
+    for (int variant : {0, 1, 2}) /* rank k, rank 2k, and the kx forms (one product) */
         for (bool herm : {false, true})
             for (bool upper : {false, true})
                 for (op_t t : {CUBLAS_OP_N, herm && cx ? CUBLAS_OP_C : CUBLAS_OP_T})
                     for (double beta : {0.0, 1.5}) {
                         fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-                        cd alpha = herm && !two ? cd(0.5) : cd(0.5, cx ? 0.25 : 0);
+                        bool two = variant == 1, kx = variant == 2;
+                        cd alpha = herm && variant == 0 ? cd(0.5) : cd(0.5, cx ? 0.25 : 0);
                         hmat<T> A(t == CUBLAS_OP_N ? n : k, t == CUBLAS_OP_N ? k : n), B = A,
                             C = c_matrix<T>(n, n, beta);
                         B.v = rand_vec<T>(B.v.size());
@@ -202,7 +206,10 @@ template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t p
                         scalar<T> a(put<T>(alpha)), bt(put<T>(beta));
                         scalar<R> ar((R)alpha.real()), br((R)beta);
                         cublasStatus_t st;
-                        if (two)
+                        if (kx)
+                            st = herm ? F::herkx(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, br.at(pm), dC, C.ld)
+                                      : F::syrkx(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, bt.at(pm), dC, C.ld);
+                        else if (two)
                             st = herm ? F::her2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, br.at(pm), dC, C.ld)
                                       : F::syr2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, bt.at(pm), dC, C.ld);
                         else
@@ -220,8 +227,9 @@ template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t p
                         auto want = [&](int i, int j) {
                             cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
                             for (int l = 0; l < k; l++)
-                                s += two ? alpha * L(A, i, l) * Rt(B, l, j) + (hc ? cj(alpha) : alpha) * L(B, i, l) * Rt(A, l, j)
-                                         : alpha * L(A, i, l) * Rt(A, l, j);
+                                s += two  ? alpha * L(A, i, l) * Rt(B, l, j) + (hc ? cj(alpha) : alpha) * L(B, i, l) * Rt(A, l, j)
+                                     : kx ? alpha * L(A, i, l) * Rt(B, l, j)
+                                          : alpha * L(A, i, l) * Rt(A, l, j);
                             if (hc && i == j)
                                 s = cd(s.real(), 0); /* a Hermitian diagonal stays real */
                             return s;
