@@ -41,13 +41,6 @@ template <typename T> static T *to_dev(const std::vector<T> &h)
     return d;
 }
 
-template <typename T> static std::vector<T> from_dev(const T *d, size_t n)
-{
-    std::vector<T> h(n);
-    CT_OK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
-
 /* Scalar in host memory or in device memory, by pointer mode. */
 template <typename T> static const T *scal(cublasPointerMode_t pm, T v, T *host)
 {

@@ -1,10 +1,11 @@
 /* blas_check.h -- check macros of the self-checking cuBLAS programs (blas.cu,
- * blas_l1.cu), beside tests/cuda/cuda_check.h's: a call's cuBLAS status, and an
- * operand the shim's server must refuse. */
+ * blas_l1/2/3.cu), beside tests/cuda/cuda_check.h's: a call's cuBLAS status, an
+ * operand the shim's server must refuse, and device memory read back. */
 #ifndef BLAS_CHECK_H
 #define BLAS_CHECK_H
 
 #include <cublas_v2.h>
+#include <vector>
 #include "../cuda/cuda_check.h"
 
 #define CB_ST(call, expected)                                                                          \
@@ -26,5 +27,13 @@ static inline void expect_refused(cublasStatus_t st, int line)
     (void)cudaGetLastError();
 }
 #define REFUSED(call) expect_refused((call), __LINE__)
+
+/* n elements of device memory at d, copied back. */
+template <typename T> static std::vector<T> from_dev(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    CT_OK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
 
 #endif

@@ -273,21 +273,7 @@ template <typename T> static void precision(cublasHandle_t h)
 
 int main(int argc, char **argv)
 {
-    cublasHandle_t h;
-    bool footprint = argc > 1 && std::strcmp(argv[1], "footprint") == 0;
-    CB_OK(cublasCreate(&h));
-    if (footprint) {
-        errors<float>(h);
-        errors<double>(h);
-        errors<cuComplex>(h);
-        errors<cuDoubleComplex>(h);
-    } else {
-        precision<float>(h);
-        precision<double>(h);
-        precision<cuComplex>(h);
-        precision<cuDoubleComplex>(h);
-    }
-    CB_OK(cublasDestroy(h));
-    CT_OK(cudaDeviceSynchronize());
-    return ct_finish(footprint ? "blas_l1_footprint" : "blas_l1");
+    if (argc > 1 && std::strcmp(argv[1], "footprint") == 0)
+        return blas_main("blas_l1_footprint", [](cublasHandle_t h, auto t) { errors<typename decltype(t)::type>(h); });
+    return blas_main("blas_l1", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

@@ -344,13 +344,5 @@ template <typename T> static void precision(cublasHandle_t h)
 
 int main()
 {
-    cublasHandle_t h;
-    CB_OK(cublasCreate(&h));
-    precision<float>(h);
-    precision<double>(h);
-    precision<cuComplex>(h);
-    precision<cuDoubleComplex>(h);
-    CB_OK(cublasDestroy(h));
-    CT_OK(cudaDeviceSynchronize());
-    return ct_finish("blas_l2");
+    return blas_main("blas_l2", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

@@ -117,6 +117,25 @@ static void check_c(const hmat<T> &before, const std::vector<T> &got, Want want,
 
 template <typename T> static double eps3(int k) { return tol<T>() * (4 + k); }
 
+/* Device copies of a call's three matrices, freed with it. */
+template <typename T> struct dev3 {
+    T *A, *B, *C;
+    dev3(const hmat<T> &a, const hmat<T> &b, const hmat<T> &c) : A(to_dev(a.v)), B(to_dev(b.v)), C(to_dev(c.v)) {}
+    ~dev3()
+    {
+        CT_OK(cudaFree(A));
+        CT_OK(cudaFree(B));
+        CT_OK(cudaFree(C));
+    }
+};
+
+/* Compares all of C on the device with want(i, j). */
+template <typename T, typename Want>
+static void expect_c(const hmat<T> &C, const T *dC, Want want, double eps, int line)
+{
+    check_c(C, from_dev(dC, C.v.size()), want, [](int, int) { return false; }, eps, line);
+}
+
 /* ---- gemm and gemm3m ------------------------------------------------------------------ */
 
 template <typename T> static void gemms(cublasHandle_t h, cublasPointerMode_t pm)
@@ -130,21 +149,17 @@ template <typename T> static void gemms(cublasHandle_t h, cublasPointerMode_t pm
                 for (bool three : {false, true}) {
                     hmat<T> A(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m),
                         B(tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k), C = c_matrix<T>(m, n, beta);
-                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    dev3<T> d(A, B, C);
                     scalar<T> a(put<T>(alpha)), b(put<T>(beta));
-                    CB_OK((three ? F::gemm3m : F::gemm)(h, ta, tb, m, n, k, a.at(pm), dA, A.ld, dB, B.ld, b.at(pm),
-                                                        dC, C.ld));
+                    CB_OK((three ? F::gemm3m : F::gemm)(h, ta, tb, m, n, k, a.at(pm), d.A, A.ld, d.B, B.ld, b.at(pm),
+                                                        d.C, C.ld));
                     auto want = [&](int i, int j) {
                         cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
                         for (int l = 0; l < k; l++)
                             s += alpha * op_of(A, ta, i, l) * op_of(B, tb, l, j);
                         return s;
                     };
-                    check_c(C, from_dev(dC, C.v.size()), want, [](int, int) { return false; }, eps3<T>(k),
-                            __LINE__);
-                    CT_OK(cudaFree(dA));
-                    CT_OK(cudaFree(dB));
-                    CT_OK(cudaFree(dC));
+                    expect_c(C, d.C, want, eps3<T>(k), __LINE__);
                 }
 }
 
@@ -163,9 +178,9 @@ template <typename T> static void symms(cublasHandle_t h, cublasPointerMode_t pm
                     fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
                     tri_kind kind = herm && is_complex<T>() ? HERM : SYM;
                     hmat<T> A(ka, ka), B(m, n), C = c_matrix<T>(m, n, beta);
-                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    dev3<T> d(A, B, C);
                     scalar<T> a(put<T>(alpha)), b(put<T>(beta));
-                    CB_OK((herm ? F::hemm : F::symm)(h, side, u, m, n, a.at(pm), dA, A.ld, dB, B.ld, b.at(pm), dC,
+                    CB_OK((herm ? F::hemm : F::symm)(h, side, u, m, n, a.at(pm), d.A, A.ld, d.B, B.ld, b.at(pm), d.C,
                                                      C.ld));
                     auto want = [&](int i, int j) {
                         cd s = beta == 0.0 ? cd(0) : beta * C(i, j);
@@ -174,11 +189,7 @@ template <typename T> static void symms(cublasHandle_t h, cublasPointerMode_t pm
                                                           : alpha * B(i, l) * tri_of(A, upper, kind, false, l, j);
                         return s;
                     };
-                    check_c(C, from_dev(dC, C.v.size()), want, [](int, int) { return false; }, eps3<T>(ka),
-                            __LINE__);
-                    CT_OK(cudaFree(dA));
-                    CT_OK(cudaFree(dB));
-                    CT_OK(cudaFree(dC));
+                    expect_c(C, d.C, want, eps3<T>(ka), __LINE__);
                 }
 }
 
@@ -202,19 +213,19 @@ template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t p
                         hmat<T> A(t == CUBLAS_OP_N ? n : k, t == CUBLAS_OP_N ? k : n), B = A,
                             C = c_matrix<T>(n, n, beta);
                         B.v = rand_vec<T>(B.v.size());
-                        T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                        dev3<T> d(A, B, C);
                         scalar<T> a(put<T>(alpha)), bt(put<T>(beta));
                         scalar<R> ar((R)alpha.real()), br((R)beta);
                         cublasStatus_t st;
                         if (kx)
-                            st = herm ? F::herkx(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, br.at(pm), dC, C.ld)
-                                      : F::syrkx(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, bt.at(pm), dC, C.ld);
+                            st = herm ? F::herkx(h, u, t, n, k, a.at(pm), d.A, A.ld, d.B, B.ld, br.at(pm), d.C, C.ld)
+                                      : F::syrkx(h, u, t, n, k, a.at(pm), d.A, A.ld, d.B, B.ld, bt.at(pm), d.C, C.ld);
                         else if (two)
-                            st = herm ? F::her2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, br.at(pm), dC, C.ld)
-                                      : F::syr2k(h, u, t, n, k, a.at(pm), dA, A.ld, dB, B.ld, bt.at(pm), dC, C.ld);
+                            st = herm ? F::her2k(h, u, t, n, k, a.at(pm), d.A, A.ld, d.B, B.ld, br.at(pm), d.C, C.ld)
+                                      : F::syr2k(h, u, t, n, k, a.at(pm), d.A, A.ld, d.B, B.ld, bt.at(pm), d.C, C.ld);
                         else
-                            st = herm ? F::herk(h, u, t, n, k, ar.at(pm), dA, A.ld, br.at(pm), dC, C.ld)
-                                      : F::syrk(h, u, t, n, k, a.at(pm), dA, A.ld, bt.at(pm), dC, C.ld);
+                            st = herm ? F::herk(h, u, t, n, k, ar.at(pm), d.A, A.ld, br.at(pm), d.C, C.ld)
+                                      : F::syrk(h, u, t, n, k, a.at(pm), d.A, A.ld, bt.at(pm), d.C, C.ld);
                         CB_OK(st);
                         bool hc = herm && cx; /* conjugate transposes */
                         /* op(X)(i, l) of the product's left factor, and its partner (l, j) */
@@ -235,10 +246,7 @@ template <typename T> static void rank_k(cublasHandle_t h, cublasPointerMode_t p
                             return s;
                         };
                         auto keep = [&](int i, int j) { return upper ? i > j : i < j; };
-                        check_c(C, from_dev(dC, C.v.size()), want, keep, eps3<T>(2 * k), __LINE__);
-                        CT_OK(cudaFree(dA));
-                        CT_OK(cudaFree(dB));
-                        CT_OK(cudaFree(dC));
+                        check_c(C, from_dev(d.C, C.v.size()), want, keep, eps3<T>(2 * k), __LINE__);
                     }
 }
 
@@ -270,10 +278,10 @@ template <typename T> static void triangular(cublasHandle_t h, cublasPointerMode
                             s += side == CUBLAS_SIDE_LEFT ? opA(i, l) * X(l, j) : X(i, l) * opA(l, j);
                         return s;
                     };
-                    T *dA = to_dev(A.v), *dB = to_dev(B.v), *dC = to_dev(C.v);
+                    dev3<T> dv(A, B, C);
                     scalar<T> a(put<T>(alpha));
-                    CB_OK(F::trmm(h, side, u, t, d, m, n, a.at(pm), dA, A.ld, dB, B.ld, dC, C.ld));
-                    std::vector<T> got = from_dev(dC, C.v.size()), b_after = from_dev(dB, B.v.size());
+                    CB_OK(F::trmm(h, side, u, t, d, m, n, a.at(pm), dv.A, A.ld, dv.B, B.ld, dv.C, C.ld));
+                    std::vector<T> got = from_dev(dv.C, C.v.size()), b_after = from_dev(dv.B, B.v.size());
                     auto Bf = [&](int i, int j) { return B(i, j); };
                     for (int j = 0; j < n; j++)
                         for (int i = 0; i < m; i++) {
@@ -281,15 +289,12 @@ template <typename T> static void triangular(cublasHandle_t h, cublasPointerMode
                                  __LINE__);
                             near(get(b_after[i + (size_t)j * B.ld]), B(i, j), 0.0, "trmm B", __LINE__);
                         }
-                    CB_OK(F::trsm(h, side, u, t, d, m, n, a.at(pm), dA, A.ld, dB, B.ld)); /* op(A) X = alpha B */
-                    std::vector<T> x = from_dev(dB, B.v.size());
+                    CB_OK(F::trsm(h, side, u, t, d, m, n, a.at(pm), dv.A, A.ld, dv.B, B.ld)); /* op(A) X = alpha B */
+                    std::vector<T> x = from_dev(dv.B, B.v.size());
                     auto Xf = [&](int i, int j) { return get(x[i + (size_t)j * B.ld]); };
                     for (int j = 0; j < n; j++)
                         for (int i = 0; i < m; i++)
                             near(product(Xf, i, j), alpha * B(i, j), eps3<T>(4 * ka), "trsm", __LINE__);
-                    CT_OK(cudaFree(dA));
-                    CT_OK(cudaFree(dB));
-                    CT_OK(cudaFree(dC));
                 }
 }
 
@@ -357,13 +362,5 @@ template <typename T> static void precision(cublasHandle_t h)
 
 int main()
 {
-    cublasHandle_t h;
-    CB_OK(cublasCreate(&h));
-    precision<float>(h);
-    precision<double>(h);
-    precision<cuComplex>(h);
-    precision<cuDoubleComplex>(h);
-    CB_OK(cublasDestroy(h));
-    CT_OK(cudaDeviceSynchronize());
-    return ct_finish("blas_l3");
+    return blas_main("blas_l3", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

@@ -69,13 +69,6 @@ template <typename T> static T *to_dev(const std::vector<T> &h)
     return d;
 }
 
-template <typename T> static std::vector<T> from_dev(const T *d, size_t n)
-{
-    std::vector<T> h(n);
-    CT_OK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
-
 /* A scalar by pointer mode: host memory, or a copy in device memory. */
 template <typename T> struct scalar {
     T host;
@@ -99,5 +92,24 @@ template <typename R> struct result {
         return host;
     }
 };
+
+/* The level programs' main: one handle, run(h, type_tag<T>()) for T of S, D, C and
+ * Z, then the verdict under name. */
+template <typename T> struct type_tag {
+    typedef T type;
+};
+
+template <typename Run> static int blas_main(const char *name, Run run)
+{
+    cublasHandle_t h;
+    CB_OK(cublasCreate(&h));
+    run(h, type_tag<float>());
+    run(h, type_tag<double>());
+    run(h, type_tag<cuComplex>());
+    run(h, type_tag<cuDoubleComplex>());
+    CB_OK(cublasDestroy(h));
+    CT_OK(cudaDeviceSynchronize());
+    return ct_finish(name);
+}
 
 #endif
