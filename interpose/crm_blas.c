@@ -96,31 +96,14 @@ cublasStatus_t crm_blas_result(void *p, size_t size, const void *value, size_t c
 
 cublasStatus_t crm_blas_word(int pmode, const void *p, size_t size, uint64_t *word)
 {
-    if (p == NULL)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
-        *word = CRM_BLAS_DEV(p);
-        return CUBLAS_STATUS_SUCCESS;
-    }
-    if (crm_ptrmap_classify(CRM_BLAS_DEV(p), NULL) == CRM_MEM_DEVICE)
-        return CUBLAS_STATUS_INVALID_VALUE; /* not readable here */
-    uint16_t v16;
-    uint32_t v32;
-    switch (size) {
-    case 2:
-        memcpy(&v16, p, 2);
-        *word = v16;
-        return CUBLAS_STATUS_SUCCESS;
-    case 4:
-        memcpy(&v32, p, 4);
-        *word = v32;
-        return CUBLAS_STATUS_SUCCESS;
-    case 8:
-        memcpy(word, p, 8);
-        return CUBLAS_STATUS_SUCCESS;
-    default:
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
+    unsigned char bytes[sizeof *word];
+    int by_value = pmode != CUBLAS_POINTER_MODE_DEVICE;
+    cublasStatus_t rc = crm_blas_scalar(pmode, p, by_value && size <= sizeof bytes ? size : 0, bytes, sizeof bytes);
+    if (rc == CUBLAS_STATUS_SUCCESS && by_value && size != 2 && size != 4 && size != 8)
+        rc = CUBLAS_STATUS_NOT_SUPPORTED; /* a word carries halves, floats and doubles only */
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        memcpy(word, bytes, sizeof *word); /* zero-extended: the bytes were cleared */
+    return rc;
 }
 
 /* --- handles ---------------------------------------------------------------------------- */

@@ -42,6 +42,7 @@ a last pointer argument (the _sub forms), or as a 0-based index (cuBLAS's is
 call's cuBLAS status. A name starting crm_ is the emulated device's own function of CBLAS's
 signature (server/emu/crm_emu_blas.h), where OpenBLAS falls short.
 """
+import os
 import re
 import sys
 
@@ -58,19 +59,13 @@ REAL_PART = {"float": "float", "double": "double", "cuComplex": "float", "cuDoub
 ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed)(?:\((.*)\))?$")
 
 
-def prototypes(header):
-    """{name: [(C type, name)]} of the cublasStatus_t functions header declares."""
-    src = open(header, encoding="utf-8").read()
-    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
-    src = re.sub(r"//[^\n]*", "", src)
-    out = {}
-    for name, params in re.findall(r"cublasStatus_t\s+CUBLASWINAPI\s+(\w+)\s*\(([^;{()]*)\)\s*;", src):
-        ps = []
-        for p in params.split(","):
-            m = re.match(r"^(.*?)(\w+)\s*(\[\])?$", " ".join(p.split()))  # an array parameter is a pointer
-            ps.append((m.group(1).replace(" *", "*").strip() + ("*" if m.group(3) else ""), m.group(2)))
-        out[name] = ps
-    return out
+def parse_params(text):
+    """[(C type, name)] of a prototype's parameter list; an array parameter is a pointer."""
+    ps = []
+    for p in text.split(","):
+        m = re.match(r"^(.*?)(\w+)\s*(\[\])?$", " ".join(p.split()))
+        ps.append((m.group(1).replace(" *", "*").strip() + ("*" if m.group(3) else ""), m.group(2)))
+    return ps
 
 
 class BlasParam:
@@ -132,7 +127,7 @@ class BlasRow:
             if not m:
                 raise ValueError("%s: bad annotation %r" % (name, word))
             annots[m.group(1)] = (m.group(2), m.group(3))
-        self.params = [BlasParam(t, n, annots.pop(n, None)) for t, n in protos[name]]
+        self.params = [BlasParam(t, n, annots.pop(n, None)) for t, n in parse_params(protos[name])]
         if annots:
             raise ValueError("%s: no parameter %s" % (name, ", ".join(annots)))
         self.cblas = flags.get("cblas")
@@ -203,13 +198,13 @@ def gen_client(fn, row):
         if p.kind in ("value", "enum"):
             c.append("    ba->%s = %s;" % (p.name, p.name if p.kind == "value" else "(int)" + p.name))
         elif p.kind in ("scalar", "inout"):
-            c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, %d * sizeof *%s, ba->%s.bytes, sizeof ba->%s.bytes)) !="
-                     "\n        CUBLAS_STATUS_SUCCESS)\n        return brc;" % (p.name, p.count, p.name, p.name, p.name))
+            c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, %s, ba->%s.bytes, sizeof ba->%s.bytes)) !="
+                     "\n        CUBLAS_STATUS_SUCCESS)\n        return brc;" % (p.name, p.size(), p.name, p.name))
         elif p.kind != "result":
             c.append("    ba->%s = CRM_BLAS_DEV(%s);" % (p.name, p.name))
     # what comes back to host memory: (pointer, bytes, reply member)
     outs = ([(r.name, "sizeof *%s" % r.name, "value")] if r else []) + \
-        [(p.name, "%d * sizeof *%s" % (p.count, p.name), p.name + "_out") for p in row.inouts]
+        [(p.name, p.size(), p.name + "_out") for p in row.inouts]
     if not outs:
         c.append("    return crm_blas_async(&bcall);\n}\n")
         return c
@@ -400,6 +395,10 @@ def gen_blas_files(fns, server_proto):
 
 
 def load_protos(include_dir):
+    """{name: parameter text} of the functions cublas_api.h declares (the header
+    reader tools/gen_fallback.py uses for its trampolines)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    from gen_fallback import prototypes
     try:
         return prototypes(include_dir + "/cublas_api.h")
     except OSError as e:

@@ -14,7 +14,7 @@ API_GENERATED := $(GEN)/crm_api.x $(GEN)/crm_client_gen.h $(GEN)/crm_client_gen.
                  $(GEN)/crm_blas_gen.c $(GEN)/crm_h_blas_gen.c $(GEN)/crm_emu_blas_gen.c
 
 $(API_GENERATED) &: $(API_SPECS) $(API_TYPES) protocol/cudarem.x protocol/gen_api.py protocol/gen_iso.py \
-                    protocol/gen_blas.py $(CUDA_HOME)/include/cublas_api.h | $(GEN)
+                    protocol/gen_blas.py tools/gen_fallback.py $(CUDA_HOME)/include/cublas_api.h | $(GEN)
 	$(PYTHON) protocol/gen_api.py --cuda-include $(CUDA_HOME)/include protocol/cudarem.x $(GEN) $(API_SPECS)
 
 $(GEN)/crm_api.h: $(GEN)/crm_api.x

@@ -24,29 +24,11 @@ cublasStatus_t crm_hblas_begin(crm_session *s, uint64_t id, int pmode, int have_
 
 cublasStatus_t crm_hblas_scalar_in(crm_session *s, int pmode, uint64_t word, size_t size, crm_hblas_scalar *out)
 {
-    memset(out, 0, sizeof *out);
-    if (pmode == CUBLAS_POINTER_MODE_DEVICE) {
-        out->dev = word;
-        return size == 0 ? CUBLAS_STATUS_NOT_SUPPORTED : crm_hblas_region(s, word, size);
+    if (pmode != CUBLAS_POINTER_MODE_DEVICE && size != 2 && size != 4 && size != 8) {
+        memset(out, 0, sizeof *out);
+        return CUBLAS_STATUS_NOT_SUPPORTED; /* a word carries halves, floats and doubles only */
     }
-    out->host = 1;
-    switch (size) {
-    case 2: {
-        uint16_t v = (uint16_t)word;
-        memcpy(out->v.raw, &v, sizeof v);
-        return CUBLAS_STATUS_SUCCESS;
-    }
-    case 4: {
-        uint32_t v = (uint32_t)word;
-        memcpy(out->v.raw, &v, sizeof v);
-        return CUBLAS_STATUS_SUCCESS;
-    }
-    case 8:
-        memcpy(out->v.raw, &word, sizeof word);
-        return CUBLAS_STATUS_SUCCESS;
-    default:
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
+    return crm_hblas_scalar_bytes(s, pmode, &word, size, out);
 }
 
 cublasStatus_t crm_hblas_scalar_bytes(crm_session *s, int pmode, const void *bytes, size_t size,
