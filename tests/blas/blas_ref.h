@@ -35,15 +35,17 @@ template <> struct real_of<cuDoubleComplex> { typedef double type; };
 template <typename T> static bool is_complex() { return sizeof(T) == 2 * sizeof(typename real_of<T>::type); }
 template <typename T> static double tol() { return sizeof(typename real_of<T>::type) == 4 ? 2e-4 : 1e-11; }
 
-static void near(cd got, cd want, double eps, const char *what, int line)
+/* Fails (reporting file:line, the caller's) when got is not want within eps. */
+static void near_at(cd got, cd want, double eps, const char *what, const char *file, int line)
 {
     if (std::abs(got - want) > eps * (1.0 + std::abs(want))) {
         char e[96], g[96];
         snprintf(e, sizeof e, "(%.9g,%.9g)", want.real(), want.imag());
         snprintf(g, sizeof g, "(%.9g,%.9g)", got.real(), got.imag());
-        ct_fail(__FILE__, line, what, e, g);
+        ct_fail(file, line, what, e, g);
     }
 }
+#define near(got, want, eps, what, line) near_at((got), (want), (eps), (what), __FILE__, (line))
 #define NEAR(got, want, eps) near((got), (want), (eps), #got, __LINE__)
 
 /* A strided vector: n elements inc apart, in storage of (n-1)|inc|+1 elements. */
