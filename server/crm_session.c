@@ -2,11 +2,13 @@
  * (server/crm_srv_rpc.h), HELLO and EXEC, and the release of everything the client
  * owned when it leaves. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <rpc/rpc.h>
 #include "common/crm_emu_window.h"
 #include "common/crm_log.h"
@@ -368,6 +370,26 @@ static void crm__log_end(crm_session *s)
              (unsigned long long)s->bytes_pinned_in, (unsigned long long)s->bytes_pinned_out);
 }
 
+#define CRM__LINGER_MS 2000 /* how long a goodbye waits for its client to read it */
+
+/* After a goodbye: ends our side of the stream and reads what the client still
+ * sends until it closes (or CRM__LINGER_MS pass). Closing with its calls unread
+ * would make TCP reset the connection, and a reset can discard the goodbye before
+ * the client reads it. */
+static void crm__linger(int fd)
+{
+    char sink[4096];
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    shutdown(fd, SHUT_WR);
+    for (int waited = 0; waited < CRM__LINGER_MS; waited += 100) {
+        int ready = poll(&pf, 1, 100);
+        if (ready < 0 && errno != EINTR)
+            return;
+        if (ready > 0 && read(fd, sink, sizeof sink) <= 0)
+            return; /* the client closed: it has the goodbye */
+    }
+}
+
 /* Serves calls until the client leaves or SIGTERM. */
 static void crm__serve(int fd)
 {
@@ -381,10 +403,13 @@ static void crm__serve(int fd)
     }
     while (crm_srv_rpc_next(&x, &proc))
         crm__dispatch(&x, proc);
-    if (crm__goodbye_reason() != NULL && crm__session.hello_done)
+    int said = crm__goodbye_reason() != NULL && crm__session.hello_done;
+    if (said)
         crm_srv_rpc_goodbye(&x, crm__goodbye_reason());
     crm_srv_rpc_fini(&x);
     crm_tls_drop(fd);
+    if (said)
+        crm__linger(fd);
     close(fd); /* the client sees the end at once, before the clean-up */
 }
 
