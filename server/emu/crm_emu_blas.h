@@ -62,6 +62,14 @@ void crm__blas_clear_vec(void *v, int64_t n, int64_t inc, size_t elem);
 /* Sets a rows x cols column-major matrix (leading dimension ld) to zero. */
 void crm__blas_clear_mat(void *a, int64_t rows, int64_t cols, int64_t ld, size_t elem);
 
+/* Offset, in elements, of the i-th of n elements inc apart from the lowest one: a
+ * negative increment walks the vector from its highest element, as in the
+ * reference BLAS. */
+static inline size_t crm__blas_at(int i, int n, int inc)
+{
+    return inc > 0 ? (size_t)i * (size_t)inc : (size_t)(n - 1 - i) * (size_t)(-(int64_t)inc);
+}
+
 /* Complex dot products with CBLAS's _sub signature, and complex absolute sums
  * (crm_emu_blas_dot.c). */
 void crm_emu_cdotu_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
@@ -70,6 +78,9 @@ void crm_emu_zdotu_sub(int n, const void *x, int incx, const void *y, int incy, 
 void crm_emu_zdotc_sub(int n, const void *x, int incx, const void *y, int incy, void *ret);
 float crm_emu_scasum(int n, const void *x, int incx);
 double crm_emu_dzasum(int n, const void *x, int incx);
+/* Complex rotations with a complex sine (crm_emu_blas_rot.c). */
+void crm_emu_crot(int n, void *x, int incx, void *y, int incy, float c, const void *s);
+void crm_emu_zrot(int n, void *x, int incx, void *y, int incy, double c, const void *s);
 
 /* trmm out of place, dgmm, syrkx and herkx, in the order the generated rows call them
  * (crm_emu_blas_l3.c); CBLAS's enums are ints here, so that this header needs no

@@ -9,18 +9,12 @@
 #include <math.h>
 #include "server/emu/crm_emu_blas.h"
 
-/* Offset, in elements, of the i-th of n elements inc apart from the lowest one. */
-static size_t crm__at(int i, int n, int inc)
-{
-    return inc > 0 ? (size_t)i * (size_t)inc : (size_t)(n - 1 - i) * (size_t)(-(int64_t)inc);
-}
-
 /* Re and im of sum(conj?(x_i) * y_i); x and y are pairs of T. */
 #define CRM__DOT(T, x, incx, y, incy, n, conj, re, im)                                              \
     do {                                                                                            \
         const T *cx_ = (const T *)(x), *cy_ = (const T *)(y);                                       \
         for (int i_ = 0; i_ < (n); i_++) {                                                          \
-            const T *a_ = cx_ + 2 * crm__at(i_, (n), (incx)), *b_ = cy_ + 2 * crm__at(i_, (n), (incy)); \
+            const T *a_ = cx_ + 2 * crm__blas_at(i_, (n), (incx)), *b_ = cy_ + 2 * crm__blas_at(i_, (n), (incy)); \
             double ar_ = a_[0], ai_ = (conj) ? -(double)a_[1] : (double)a_[1];                      \
             (re) += ar_ * b_[0] - ai_ * b_[1];                                                      \
             (im) += ar_ * b_[1] + ai_ * b_[0];                                                      \

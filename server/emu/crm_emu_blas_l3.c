@@ -33,12 +33,6 @@ CRM__TRMM(crm_emu_dtrmm, cblas_dtrmm, double, double, alpha)
 CRM__TRMM(crm_emu_ctrmm, cblas_ctrmm, cuComplex, const void *, alpha)
 CRM__TRMM(crm_emu_ztrmm, cblas_ztrmm, cuDoubleComplex, const void *, alpha)
 
-/* Offset, in elements, of the i-th of n elements inc apart from the lowest one. */
-static size_t crm__at(int i, int n, int inc)
-{
-    return inc >= 0 ? (size_t)i * (size_t)inc : (size_t)(n - 1 - i) * (size_t)(-(int64_t)inc);
-}
-
 #define CRM__DGMM(NAME, T, MUL)                                                                                \
     void NAME(int order, int side, int m, int n, const void *A, int lda, const void *x, int incx, void *C,       \
               int ldc)                                                                                         \
@@ -48,7 +42,7 @@ static size_t crm__at(int i, int n, int inc)
         (void)order;                                                                                           \
         for (int j = 0; j < n; j++)                                                                            \
             for (int i = 0; i < m; i++) {                                                                      \
-                T s = side == CblasLeft ? v[crm__at(i, m, incx)] : v[crm__at(j, n, incx)];                     \
+                T s = side == CblasLeft ? v[crm__blas_at(i, m, incx)] : v[crm__blas_at(j, n, incx)];                     \
                 T e = a[i + (size_t)j * (size_t)lda];                                                          \
                 c[i + (size_t)j * (size_t)ldc] = MUL(e, s);                                                    \
             }                                                                                                  \

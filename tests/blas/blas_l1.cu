@@ -1,6 +1,7 @@
 /* blas_l1.cu -- self-checking program of cuBLAS level 1 in all four precisions
  * (S, D, C, Z): axpy, scal (and the real-scaled Cs/Zd forms), copy, swap, dot
- * (dotu, dotc), nrm2, asum, amax, amin, rot, rotg, and rotm and rotmg (S, D), each
+ * (dotu, dotc), nrm2, asum, amax, amin, rot (with a real sine, and Crot and Zrot with a
+ * complex one), rotg, and rotm and rotmg (S, D), each
  * against a reference computed
  * here in double precision, with positive, negative and mixed increments, in both
  * pointer modes. Prints `PASS blas_l1`. Through the shim it checks the calls
@@ -51,6 +52,36 @@ FNS(cuDoubleComplex, Z, double, cublasIzamin_v2, cublasIzamax_v2, cublasDznrm2_v
 /* |re| + |im|: the magnitude amax and amin compare, as the reference BLAS does. */
 static double mag1(cd v) { return std::fabs(v.real()) + std::fabs(v.imag()); }
 
+static cublasStatus_t crot(cublasHandle_t h, int n, cuComplex *x, int ix, cuComplex *y, int iy, const float *c,
+                           const cuComplex *s)
+{ return cublasCrot_v2(h, n, x, ix, y, iy, c, s); }
+static cublasStatus_t crot(cublasHandle_t h, int n, cuDoubleComplex *x, int ix, cuDoubleComplex *y, int iy,
+                           const double *c, const cuDoubleComplex *s)
+{ return cublasZrot_v2(h, n, x, ix, y, iy, c, s); }
+
+/* crot and zrot from x and y (host copies) on dx and dy. */
+template <typename T>
+static void crot_check(cublasHandle_t h, cublasPointerMode_t pm, strided sx, strided sy, const std::vector<T> &x,
+                       const std::vector<T> &y, T *dx, T *dy)
+{
+    typedef typename real_of<T>::type R;
+    const cd sine(0.48, 0.64);
+    scalar<R> c((R)0.6);
+    scalar<T> s(put<T>(sine));
+    CT_OK(cudaMemcpy(dx, x.data(), x.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dy, y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CB_OK(crot(h, sx.n, dx, sx.inc, dy, sy.inc, c.at(pm), s.at(pm)));
+    std::vector<T> rx = from_dev(dx, x.size()), ry = from_dev(dy, y.size());
+    for (int i = 0; i < sx.n; i++) {
+        cd xi = get(x[sx.at(i)]), yi = get(y[sy.at(i)]);
+        NEAR(get(rx[sx.at(i)]), 0.6 * xi + sine * yi, tol<T>());
+        NEAR(get(ry[sy.at(i)]), 0.6 * yi - std::conj(sine) * xi, tol<T>());
+    }
+    for (size_t i = 0; i < x.size(); i++) /* elements between the strided ones stay */
+        if (i % (size_t)std::abs(sx.inc) != 0)
+            NEAR(get(rx[i]), get(x[i]), 0.0);
+}
+
 /* The updating calls (axpy, scal, copy, swap, rot) on x and y of one shape. */
 template <typename T> static void updates(cublasHandle_t h, cublasPointerMode_t pm, strided sx, strided sy)
 {
@@ -92,6 +123,8 @@ template <typename T> static void updates(cublasHandle_t h, cublasPointerMode_t 
         NEAR(get(rx[sx.at(i)]), 0.6 * xi + 0.8 * yi, tol<T>());
         NEAR(get(ry[sy.at(i)]), 0.6 * yi - 0.8 * xi, tol<T>());
     }
+    if constexpr (sizeof(T) != sizeof(R)) /* a complex sine: x = c x + s y, y = c y - conj(s) x */
+        crot_check(h, pm, sx, sy, x, y, dx, dy);
     CT_OK(cudaFree(dx));
     CT_OK(cudaFree(dy));
 }
@@ -162,6 +195,11 @@ template <typename T> static void errors(cublasHandle_t h)
     CB_ST(fns<T>::asum(h, 8, dx + 2, 1, &rr), CUBLAS_STATUS_INVALID_VALUE);
     REFUSED(fns<T>::swap(h, 8, dx, 2, dx, 1));
     REFUSED(fns<T>::copy(h, 8, dx, -1, dx + 1, 1));
+    if constexpr (sizeof(T) != sizeof(R)) { /* crot, zrot: y past the allocation */
+        const R c = (R)0.6;
+        const T s = put<T>(cd(0.48, 0.64));
+        REFUSED(crot(h, 8, dx, 1, dx + 1, 1, &c, &s));
+    }
     CB_ST(fns<T>::asum((cublasHandle_t)nullptr, 8, dx, 1, &rr), CUBLAS_STATUS_NOT_INITIALIZED);
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
     REFUSED(fns<T>::dot(h, 8, dx, 1, dx, 1, dx + 8)); /* device result past the allocation */
