@@ -63,10 +63,10 @@ int main(int argc, char **argv)
     CHECK(cublasSetStream_v2(h, stream) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
     CHECK(cublasSetPointerMode_v2(h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS, "cublasSetPointerMode");
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS, "cublasSetMathMode");
-    /* Crot (complex s): not remoted, since the emulated device's OpenBLAS lacks it */
-    cublasStatus_t st = cublasCrot_v2(h, 7, x, 1, y, 2, &c, &s);
-    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCrot_v2 through NVIDIA's cuBLAS: status %d", (int)st);
-    CHECK(x[0].x == 1.5f && y[0].x == 2.5f, "cublasCrot_v2 did not run there");
+    /* Crot's 64-bit form is not remoted (the 32-bit one is) */
+    cublasStatus_t st = cublasCrot_v2_64(h, 7, x, 1, y, 2, &c, &s);
+    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCrot_v2_64 through NVIDIA's cuBLAS: status %d", (int)st);
+    CHECK(x[0].x == 1.5f && y[0].x == 2.5f, "cublasCrot_v2_64 did not run there");
     legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
     /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
      * one. Handles the shim does not know go as they are (NVIDIA's own). */
@@ -93,8 +93,8 @@ int main(int argc, char **argv)
      * handle never reaches it. */
     setenv("FAKE_CUBLAS_CREATE_FAILS", "1", 1);
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
-    st = cublasCrot_v2(h, 7, x, 1, y, 2, &c, &s);
-    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCrot_v2 without NVIDIA's handle: status %d", (int)st);
+    st = cublasCrot_v2_64(h, 7, x, 1, y, 2, &c, &s);
+    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCrot_v2_64 without NVIDIA's handle: status %d", (int)st);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
     if (dcheck_failures == 0)

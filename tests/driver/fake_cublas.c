@@ -63,7 +63,8 @@ int cublasSetMathMode(void *handle, int mode)
 }
 
 /* Eight arguments: the last two travel on the stack. */
-int cublasCrot_v2(void *handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
+int cublasCrot_v2_64(void *handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c,
+                     const float *s)
 {
     if (handle != FAKE_HANDLE)
         return 101;
