@@ -14,7 +14,8 @@
     do {                                                                                            \
         const T *cx_ = (const T *)(x), *cy_ = (const T *)(y);                                       \
         for (int i_ = 0; i_ < (n); i_++) {                                                          \
-            const T *a_ = cx_ + 2 * crm__blas_at(i_, (n), (incx)), *b_ = cy_ + 2 * crm__blas_at(i_, (n), (incy)); \
+            const T *a_ = cx_ + 2 * crm__blas_at(i_, (n), (incx));                                 \
+            const T *b_ = cy_ + 2 * crm__blas_at(i_, (n), (incy));                                 \
             double ar_ = a_[0], ai_ = (conj) ? -(double)a_[1] : (double)a_[1];                      \
             (re) += ar_ * b_[0] - ai_ * b_[1];                                                      \
             (im) += ar_ * b_[1] + ai_ * b_[0];                                                      \

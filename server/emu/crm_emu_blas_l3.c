@@ -42,7 +42,7 @@ CRM__TRMM(crm_emu_ztrmm, cblas_ztrmm, cuDoubleComplex, const void *, alpha)
         (void)order;                                                                                           \
         for (int j = 0; j < n; j++)                                                                            \
             for (int i = 0; i < m; i++) {                                                                      \
-                T s = side == CblasLeft ? v[crm__blas_at(i, m, incx)] : v[crm__blas_at(j, n, incx)];                     \
+                T s = side == CblasLeft ? v[crm__blas_at(i, m, incx)] : v[crm__blas_at(j, n, incx)];           \
                 T e = a[i + (size_t)j * (size_t)lda];                                                          \
                 c[i + (size_t)j * (size_t)ldc] = MUL(e, s);                                                    \
             }                                                                                                  \
