@@ -133,6 +133,23 @@ static inline int crm_blas_vec_bytes(int64_t n, int64_t inc, size_t elem, uint64
     return 0;
 }
 
+/* getrsBatched's host info: 0 when the arguments are valid, else minus the position
+ * of the first bad one in LAPACK's numbering (the handle not counted). */
+static inline int crm_blas_getrs_info(int trans, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb, int64_t batch)
+{
+    if (!crm_blas_op_ok(trans))
+        return -1;
+    if (n < 0)
+        return -2;
+    if (nrhs < 0)
+        return -3;
+    if (lda < crm_blas_max1(n))
+        return -5;
+    if (ldb < crm_blas_max1(n))
+        return -8;
+    return batch < 0 ? -10 : 0;
+}
+
 /* Bytes spanned by a rows x cols matrix with leading dimension ld; 0 when empty. */
 static inline int crm_blas_mat_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elem, uint64_t *bytes)
 {

@@ -14,8 +14,8 @@ call gives everything the three layers need, and gen_api.py writes them all:
 The C prototype comes from the toolkit's cublas_api.h; the row names only what the
 prototype cannot say. Row syntax:
 
-  NUM NAME blas [cblas=FN] [res=ret|sub|index] [invalid=EXPR] [noop=EXPR]
-                [zero=SCALAR,OPERAND] : ANNOT...
+  NUM NAME blas [cblas=FN] [res=ret|sub|index|status] [invalid=EXPR] [noop=EXPR]
+                [zero=SCALAR,OPERAND] [batch=EXPR] : ANNOT...
 
 ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
   P=scalar[(N)]       a scalar (or N of them) read by pointer mode (host value or
@@ -28,6 +28,16 @@ ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
                       BLAS order)
   P=mat(ROWS,COLS,LD) a column-major matrix
   P=packed(N)         a packed triangle of order N (N(N+1)/2 elements)
+  P=mats(ROWS,COLS,LD) a device array of `batch` device pointers, each to a
+                      column-major matrix (the pointer-array batched calls); the
+                      server reads the array, checks every pointer and hands the
+                      backend its own copy of the array
+  P=info(EXPR)        a host int the call sets to EXPR, the status of its argument
+                      checks (0, or minus the position of the first bad parameter,
+                      LAPACK's numbering, handle not counted); nonzero: the call
+                      answers CUBLAS_STATUS_INVALID_VALUE and does nothing. It stays
+                      on the client: the call is still sent asynchronously
+A kind followed by ? (vec?, mats?) may be NULL: nothing is then checked or touched.
 EXPR, LEN, ... are C expressions over the parameters, without spaces (and, in the
 flags before the row's colon, without colons).
 invalid: cuBLAS answers CUBLAS_STATUS_INVALID_VALUE (enum parameters are checked
@@ -36,11 +46,13 @@ too); noop: the call touches nothing (a host result is then 0); zero: when SCALA
 held (NaN included) is not read, as cuBLAS promises.
 cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
 order (handle and result left out, CblasColMajor first when a matrix is among
-them, real scalars by value); res says how it gives the result: returned, through
+them, real scalars by value); with batch=, once per item, each mats operand
+giving its item's matrix; res says how it gives the result: returned, through
 a last pointer argument (the _sub forms), or as a 0-based index (cuBLAS's is
 1-based); res=status: the function (one of the emulated device's) returns the
-call's cuBLAS status. A name starting crm_ is the emulated device's own function of CBLAS's
-signature (server/emu/crm_emu_blas.h), where OpenBLAS falls short.
+call's cuBLAS status. A name starting crm_ is the emulated device's own function
+of CBLAS's signature (server/emu/crm_emu_blas.h), where OpenBLAS falls short; with
+batch=, it takes the whole batch (the arrays, then the count, info excluded).
 """
 import os
 import re
@@ -56,7 +68,8 @@ ENUM_RULES = {  # enum type -> (C check of value v, CBLAS conversion of v)
 INTS = {"int": "int", "int64_t": "i64"}
 COMPLEX = {"cuComplex", "cuDoubleComplex"}
 REAL_PART = {"float": "float", "double": "double", "cuComplex": "float", "cuDoubleComplex": "double"}
-ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed)(?:\((.*)\))?$")
+ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed|mats|info)(\?)?(?:\((.*)\))?$")
+OPERANDS = ("vec", "mat", "packed", "mats")
 
 
 def parse_params(text):
@@ -72,10 +85,10 @@ class BlasParam:
     def __init__(self, ctype, name, annot):
         self.ctype, self.name = ctype, name
         self.base = ctype.replace("const", "").replace("*", "").strip()
-        self.kind, self.args, self.count = "value", [], 1
+        self.kind, self.args, self.count, self.nullable = "value", [], 1, False
         if annot:
-            self.kind = annot[0]
-            self.args = split_args(annot[1]) if annot[1] else []
+            self.kind, self.nullable = annot[0], bool(annot[1])
+            self.args = split_args(annot[2]) if annot[2] else []
             if self.kind in ("scalar", "inout") and self.args:
                 self.count = int(self.args[0])
         elif name == "handle":
@@ -126,7 +139,7 @@ class BlasRow:
             m = ANNOT.match(word)
             if not m:
                 raise ValueError("%s: bad annotation %r" % (name, word))
-            annots[m.group(1)] = (m.group(2), m.group(3))
+            annots[m.group(1)] = (m.group(2), m.group(3), m.group(4))
         self.params = [BlasParam(t, n, annots.pop(n, None)) for t, n in parse_params(protos[name])]
         if annots:
             raise ValueError("%s: no parameter %s" % (name, ", ".join(annots)))
@@ -138,17 +151,29 @@ class BlasRow:
         self.result = next((p for p in self.params if p.kind == "result"), None)
         self.scalars = [p for p in self.params if p.kind in ("scalar", "inout")]
         self.inouts = [p for p in self.params if p.kind == "inout"]
-        self.operands = [p for p in self.params if p.kind in ("vec", "mat", "packed")]
+        self.operands = [p for p in self.params if p.kind in OPERANDS]
+        self.arrays = [p for p in self.params if p.kind == "mats"]
+        self.info = next((p for p in self.params if p.kind == "info"), None)
+        self.batch = flags.get("batch")
+        if any(p.nullable and p.kind != "vec" for p in self.params):
+            raise ValueError("%s: only a vec may be NULL" % name)
+        if bool(self.arrays) != bool(self.batch) or len(self.arrays) > 3:
+            raise ValueError("%s: mats operands (at most 3) go with batch=" % name)
 
     def specs(self):
         out = [p.spec() for p in self.params[:1]]
         if self.scalars or self.result:
             out.append("in int pmode")
-        out += [p.spec() for p in self.params[1:]]
+        out += [p.spec() for p in self.params[1:] if p.kind != "info"]
         if self.result:
             out.append("out struct:crm_scalar value")
         out += ["out struct:%s %s_out" % (p.wire_struct(), p.name) for p in self.inouts]
         return out
+
+    def per_item(self):
+        """A batch the emulated device runs item by item with a CBLAS call (a crm_
+        function takes the whole batch)."""
+        return bool(self.batch) and not self.cblas.startswith("crm_")
 
     def invalid_expr(self):
         checks = ["!" + ENUM_RULES[p.ctype][0] % p.name for p in self.params if p.kind == "enum"]
@@ -165,7 +190,7 @@ def extent(p, elem):
     """C call computing operand p's bytes into crm_n (0, or -1 on overflow / bad shape)."""
     if p.kind == "vec":
         return "crm_blas_vec_bytes(%s, %s, %s, &crm_n)" % (p.args[0], p.args[1], elem)
-    if p.kind == "mat":
+    if p.kind in ("mat", "mats"):
         return "crm_blas_mat_bytes(%s, %s, %s, %s, &crm_n)" % (p.args[0], p.args[1], p.args[2], elem)
     return "crm_blas_packed_bytes(%s, %s, &crm_n)" % (p.args[0], elem)
 
@@ -177,6 +202,8 @@ def gen_client(fn, row):
          "    crm_blas_state bst;", "    crm_call bcall;",
          "    cublasStatus_t brc = crm_blas_get(handle, &bst);",
          "    if (brc != CUBLAS_STATUS_SUCCESS)\n        return brc;"]
+    if row.info:
+        c += info_check(row.info, "CUBLAS_STATUS_INVALID_VALUE")
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
@@ -200,7 +227,7 @@ def gen_client(fn, row):
         elif p.kind in ("scalar", "inout"):
             c.append("    if ((brc = crm_blas_scalar(bst.pmode, %s, %s, ba->%s.bytes, sizeof ba->%s.bytes)) !="
                      "\n        CUBLAS_STATUS_SUCCESS)\n        return brc;" % (p.name, p.size(), p.name, p.name))
-        elif p.kind != "result":
+        elif p.kind not in ("result", "info"):
             c.append("    ba->%s = CRM_BLAS_DEV(%s);" % (p.name, p.name))
     # what comes back to host memory: (pointer, bytes, reply member)
     outs = ([(r.name, "sizeof *%s" % r.name, "value")] if r else []) + \
@@ -223,11 +250,25 @@ def gen_client(fn, row):
     return c
 
 
+def info_check(p, fail):
+    """An info parameter: set to its expression; nonzero fails the call."""
+    return ["    if (%s == NULL)\n        return %s;" % (p.name, fail),
+            "    if ((*%s = %s) != 0)\n        return %s;" % (p.name, p.args[0], fail)]
+
+
+def null_guard(p):
+    return "%s != 0 && " % p.name if p.nullable else ""
+
+
 # --- the server -----------------------------------------------------------------------
 
 def gen_server(fn, row, proto):
     r = row.result
     c = [proto + "\n{", "    cublasHandle_t crm_h;", "    uint64_t crm_n = 0;"]
+    if row.info:
+        c.append("    int crm_info = 0;")
+    if row.arrays:
+        c.append("    crm_hblas_arrays crm_arr;\n    uint64_t crm_one[%d];" % len(row.arrays))
     for p in row.scalars:
         c.append("    crm_hblas_scalar s_%s;" % p.name)
     if r:
@@ -235,6 +276,8 @@ def gen_server(fn, row, proto):
     mode = "pmode" if row.scalars or r else "CRM_HBLAS_NO_MODE"
     c.append("    cublasStatus_t crm_st = crm_hblas_begin(session, handle, %s, crm_rt.%s != NULL, &crm_h);" % (mode, fn.name))
     c.append("    if (crm_st != CUBLAS_STATUS_SUCCESS)\n        return crm_st;")
+    if row.info:
+        c.append("    if ((%s) != 0)\n        return CUBLAS_STATUS_INVALID_VALUE;" % row.info.args[0])
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
@@ -250,8 +293,12 @@ def gen_server(fn, row, proto):
     if row.operands:
         guard = "!%s && " % noop if r and row.noop else ""
         for p in row.operands:
-            c.append("    if (%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
-                     "\n        return CUBLAS_STATUS_INVALID_VALUE;" % (guard, extent(p, "sizeof(%s)" % p.base), p.name))
+            if p.kind != "mats":
+                c.append("    if (%s%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
+                         "\n        return CUBLAS_STATUS_INVALID_VALUE;"
+                         % (guard, null_guard(p), extent(p, "sizeof(%s)" % p.base), p.name))
+    if row.arrays:
+        c += server_arrays(row)
     args = []
     for p in row.params:
         if p.kind == "handle":
@@ -260,12 +307,18 @@ def gen_server(fn, row, proto):
             args.append("(%s)%s" % (p.ctype, p.name))
         elif p.kind in ("scalar", "inout", "result"):
             args.append("(%s)crm_hblas_ptr(&s_%s)" % (p.ctype, p.name))
+        elif p.kind == "mats":
+            args.append("(%s)crm_arr.out[%d]" % (p.ctype, row.arrays.index(p)))
+        elif p.kind == "info":
+            args.append("&crm_info")
         elif p.kind == "value":
             args.append(p.name)
         else:
             args.append("(%s)(uintptr_t)%s" % (p.ctype, p.name))
     c.append("    (void)crm_n;")
     c.append("    crm_st = crm_rt.%s(%s);" % (fn.name, ", ".join(args)))
+    if row.arrays:
+        c.append("    crm_hblas_ptr_arrays_free(&crm_arr);")
     if r:
         c.append("    crm_hblas_result_out(&s_%s, sizeof(%s), value->bytes, sizeof value->bytes);" % (r.name, r.base))
     for p in row.inouts:
@@ -274,23 +327,42 @@ def gen_server(fn, row, proto):
     return c
 
 
+def server_arrays(row):
+    """The pointer arrays: each item's extent, then crm_hblas_ptr_arrays checks every
+    pointer and copies the arrays where the client cannot change them."""
+    b = row.batch
+    c = ["    if ((%s) <= 0)\n        return (%s) < 0 ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;" % (b, b)]
+    for i, p in enumerate(row.arrays):
+        c.append("    if (%s != 0)\n        return CUBLAS_STATUS_INVALID_VALUE;\n    crm_one[%d] = crm_n;"
+                 % (extent(p, "sizeof(%s)" % p.base), i))
+    c.append("    const uint64_t crm_addr[%d] = {%s};" % (len(row.arrays), ", ".join(p.name for p in row.arrays)))
+    c.append("    if ((crm_st = crm_hblas_ptr_arrays(session, crm_h, %d, crm_addr, crm_one, %s, &crm_arr)) !="
+             "\n        CUBLAS_STATUS_SUCCESS)\n        return crm_st;" % (len(row.arrays), b))
+    return c
+
+
 # --- the emulated device ----------------------------------------------------------------
 
-def cblas_arg(p):
+def cblas_arg(p, per_item):
     if p.kind == "enum":
         conv = ENUM_RULES[p.ctype][1]
         return conv % ((p.name,) * conv.count("%s"))
     if p.kind in ("scalar", "inout"):  # v_NAME is an array: real single inputs go by value
         by_value = p.kind == "scalar" and p.count == 1 and p.base not in COMPLEX
         return "v_%s%s" % (p.name, "[0]" if by_value else "")
+    if p.kind == "mats":
+        return "(void *)(uintptr_t)" + p.name + ("[crm_b]" if per_item else "")
     if p.kind in ("vec", "mat", "packed"):
         return "(void *)(uintptr_t)" + p.name if p.ctype.startswith("const") else p.name
     return p.name
 
 
 def cblas_call(row):
-    args = ["CblasColMajor"] if any(p.kind in ("mat", "packed") for p in row.params) else []
-    args += [cblas_arg(p) for p in row.params if p.kind not in ("handle", "result")]
+    per_item = row.per_item()
+    matrix = ("mat", "packed", "mats") if per_item else ("mat", "packed")
+    args = ["CblasColMajor"] if any(p.kind in matrix for p in row.params) else []
+    args += [cblas_arg(p, per_item) for p in row.params
+             if p.kind not in ("handle", "result", "info") and not (per_item and p.name == row.batch)]
     fn = row.cblas if row.cblas.startswith("crm_") else "cblas_" + row.cblas
     call = "%s(%s" % (fn, ", ".join(args))
     r = row.result
@@ -314,6 +386,8 @@ def gen_emu(fn, row):
         c.append("    %s v_%s;\n    memset(&v_%s, 0, sizeof v_%s);" % (r.base, r.name, r.name, r.name))
     c.append("    cublasStatus_t crm_st = crm__blas_begin(handle);")
     c.append("    if (crm_st != CUBLAS_STATUS_SUCCESS)\n        return crm_st;")
+    if row.info:
+        c += info_check(row.info, "crm__blas_end(CUBLAS_STATUS_INVALID_VALUE)")
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % inv)
@@ -328,12 +402,20 @@ def gen_emu(fn, row):
         c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, sizeof v_%s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
                  "\n        return crm__blas_end(crm_st);" % (p.name, p.name, p.name))
     for p in row.operands:
-        c.append("    if (%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS)"
-                 "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % (extent(p, "sizeof *" + p.name), p.name))
-    if row.zero:
-        c += clear_if_zero(row)
+        if p.kind == "mats":
+            c += emu_array(row, p)
+            continue
+        c.append("    if (%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
+                 "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
+                 % (null_guard(p), extent(p, "sizeof *" + p.name), p.name))
     c.append("    (void)crm_n;")
-    c.append("    " + cblas_call(row))
+    if row.per_item():
+        c.append("    for (int crm_b = 0; crm_b < (%s); crm_b++) {" % row.batch)
+        c += ["    " + line for line in (clear_if_zero(row) if row.zero else [])]
+        c.append("        " + cblas_call(row) + "\n    }")
+    else:
+        c += clear_if_zero(row) if row.zero else []
+        c.append("    " + cblas_call(row))
     for p in row.inouts:
         c.append("    if (crm_st == CUBLAS_STATUS_SUCCESS)\n        crm_st = crm__blas_put_result(handle, %s, v_%s, sizeof v_%s);"
                  % (p.name, p.name, p.name))
@@ -348,6 +430,20 @@ def gen_emu(fn, row):
     return c
 
 
+def emu_array(row, p):
+    """A pointer array: the array itself, then every matrix it points to."""
+    b = row.batch
+    first = ["    if ((%s) <= 0)\n        return crm__blas_end((%s) < 0 ? CUBLAS_STATUS_INVALID_VALUE"
+             " : CUBLAS_STATUS_SUCCESS);" % (b, b)] if p is row.arrays[0] else []
+    return first + [
+            "    if (%s != 0 || crm__blas_dev(%s, (uint64_t)(%s) * sizeof *%s) != CUBLAS_STATUS_SUCCESS)"
+            "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
+            % (extent(p, "sizeof **" + p.name), p.name, b, p.name),
+            "    for (int crm_b = 0; crm_b < (%s); crm_b++)" % b,
+            "        if (crm__blas_dev(%s[crm_b], crm_n) != CUBLAS_STATUS_SUCCESS)"
+            "\n            return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % p.name]
+
+
 def clear_if_zero(row):
     scalar, operand = row.zero
     sc = next(p for p in row.scalars if p.name == scalar)
@@ -355,6 +451,9 @@ def clear_if_zero(row):
     test = "crm__blas_is_zero(v_%s, sizeof v_%s, sizeof(%s))" % (sc.name, sc.name, REAL_PART[sc.base])
     if op.kind == "vec":
         clear = "crm__blas_clear_vec(%s, %s, %s, sizeof *%s)" % (op.name, op.args[0], op.args[1], op.name)
+    elif op.kind == "mats":
+        clear = "crm__blas_clear_mat(%s[crm_b], %s, %s, %s, sizeof **%s)" % (
+            op.name, op.args[0], op.args[1], op.args[2], op.name)
     else:
         clear = "crm__blas_clear_mat(%s, %s, %s, %s, sizeof *%s)" % (op.name, op.args[0], op.args[1], op.args[2], op.name)
     return ["    if (%s)\n        %s;" % (test, clear)]

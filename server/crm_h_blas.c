@@ -119,38 +119,40 @@ static cublasStatus_t crm__read_ptrs(uint64_t arr, int batch, cudaStream_t strea
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t crm_hblas_ptr_arrays(crm_session *s, cublasHandle_t h, const uint64_t arr[3], const uint64_t one[3],
-                                    int batch, crm_hblas_arrays *out)
+cublasStatus_t crm_hblas_ptr_arrays(crm_session *s, cublasHandle_t h, int n, const uint64_t arr[],
+                                    const uint64_t one[], int batch, crm_hblas_arrays *out)
 {
     uint64_t *host;
     size_t each = (size_t)batch * sizeof(uint64_t);
     cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < 3; i++)
+    if (n < 1 || n > 3 || batch < 1)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    for (int i = 0; i < n; i++)
         if (crm_hblas_region(s, arr[i], each) != CUBLAS_STATUS_SUCCESS)
             return CUBLAS_STATUS_INVALID_VALUE;
     if ((st = crm_rt.cublasGetStream_v2(h, &out->stream)) != CUBLAS_STATUS_SUCCESS)
         return st;
-    if ((host = malloc(3 * each)) == NULL)
+    if ((host = malloc((size_t)n * each)) == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    for (int i = 0; i < 3 && st == CUBLAS_STATUS_SUCCESS; i++) {
+    for (int i = 0; i < n && st == CUBLAS_STATUS_SUCCESS; i++) {
         st = crm__read_ptrs(arr[i], batch, out->stream, host + (size_t)i * (size_t)batch);
         for (int b = 0; b < batch && st == CUBLAS_STATUS_SUCCESS; b++)
             st = crm_hblas_region(s, host[(size_t)i * (size_t)batch + (size_t)b], one[i]);
     }
-    if (st == CUBLAS_STATUS_SUCCESS && crm_rt.cudaMalloc(&out->dev, 3 * each) != cudaSuccess) {
+    if (st == CUBLAS_STATUS_SUCCESS && crm_rt.cudaMalloc(&out->dev, (size_t)n * each) != cudaSuccess) {
         crm_rt.cudaGetLastError();
         out->dev = NULL;
         st = CUBLAS_STATUS_ALLOC_FAILED;
     }
     if (st == CUBLAS_STATUS_SUCCESS &&
-        crm_rt.cudaMemcpy2DAsync(out->dev, 3 * each, host, 3 * each, 3 * each, 1, cudaMemcpyHostToDevice,
-                                 out->stream) != cudaSuccess) {
+        crm_rt.cudaMemcpy2DAsync(out->dev, (size_t)n * each, host, (size_t)n * each, (size_t)n * each, 1,
+                                 cudaMemcpyHostToDevice, out->stream) != cudaSuccess) {
         crm_rt.cudaGetLastError();
         st = CUBLAS_STATUS_EXECUTION_FAILED;
     }
     free(host); /* a pageable source is consumed before the copy call returns */
-    for (int i = 0; i < 3 && out->dev != NULL; i++)
+    for (int i = 0; i < n && out->dev != NULL; i++)
         out->out[i] = (void **)((char *)out->dev + (size_t)i * each);
     if (st != CUBLAS_STATUS_SUCCESS)
         crm_hblas_ptr_arrays_free(out);

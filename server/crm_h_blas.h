@@ -59,19 +59,20 @@ cublasStatus_t crm_hblas_regions(crm_session *s, const uint64_t addr[], const ui
 cublasStatus_t crm_hblas_strided(crm_session *s, uint64_t addr, uint64_t one, int64_t stride, int batch, size_t elem);
 
 /* Batched calls with device arrays of device pointers. crm_hblas_ptr_arrays reads
- * the `batch` pointers of each of the three arrays arr[i] (after the work queued on
- * the handle's stream), checks each pointer for one[i] bytes, and copies the checked
- * pointers into device memory the server owns (out[i]): the backend then never reads
- * an array the client could change between the check and the use. Free with
- * crm_hblas_ptr_arrays_free after the backend call (it waits for the stream). */
+ * the `batch` (> 0) pointers of each of the n (1 to 3) arrays arr[i] (after the
+ * work queued on the handle's stream), checks each pointer for one[i] bytes, and
+ * copies the checked pointers into device memory the server owns (out[i]): the
+ * backend then never reads an array the client could change between the check and
+ * the use. Free with crm_hblas_ptr_arrays_free after the backend call (it waits for
+ * the stream). */
 typedef struct crm_hblas_arrays {
-    void *dev;            /* server-owned device copy of the three arrays */
+    void *dev;            /* server-owned device copy of the n arrays */
     cudaStream_t stream;  /* the handle's stream */
     void **out[3];        /* the arrays to pass to the backend */
 } crm_hblas_arrays;
 
-cublasStatus_t crm_hblas_ptr_arrays(crm_session *s, cublasHandle_t h, const uint64_t arr[3], const uint64_t one[3],
-                                    int batch, crm_hblas_arrays *out);
+cublasStatus_t crm_hblas_ptr_arrays(crm_session *s, cublasHandle_t h, int n, const uint64_t arr[],
+                                    const uint64_t one[], int batch, crm_hblas_arrays *out);
 void crm_hblas_ptr_arrays_free(crm_hblas_arrays *a);
 
 #endif

@@ -283,7 +283,7 @@ static cublasStatus_t crm__gemm_batched(crm_session *s, uint64_t handle, int hav
     if (st != CUBLAS_STATUS_SUCCESS || quick || batch == 0)
         return st;
     const uint64_t addr[3] = {Aarray, Barray, Carray};
-    if ((st = crm_hblas_ptr_arrays(s, g->h, addr, g->bytes, batch, &arr)) != CUBLAS_STATUS_SUCCESS)
+    if ((st = crm_hblas_ptr_arrays(s, g->h, 3, addr, g->bytes, batch, &arr)) != CUBLAS_STATUS_SUCCESS)
         return st;
     void *a = crm_hblas_ptr(&g->alpha), *b = crm_hblas_ptr(&g->beta);
     if (plain)

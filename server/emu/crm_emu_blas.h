@@ -109,6 +109,32 @@ CRM__KX_DECL(crm_emu_zsyrkx, const void *, const void *)
 CRM__KX_DECL(crm_emu_cherkx, const void *, float)
 CRM__KX_DECL(crm_emu_zherkx, const void *, double)
 
+/* Batched LU factorisation, solve, inverse from LU, and inverse, for the generated
+ * pointer-array rows (crm_emu_blas_lu.c): the arguments and every item are checked
+ * already; trans is a CBLAS transpose code; a NULL pivot array means none. */
+#define CRM__LU_DECL(P)                                                                                        \
+    cublasStatus_t crm_emu_##P##getrf_batched(int n, void *const *A, int lda, int *P_, int *info, int batch);   \
+    cublasStatus_t crm_emu_##P##getrs_batched(int trans, int n, int nrhs, const void *const *A, int lda,        \
+                                              const int *ipiv, void *const *B, int ldb, int batch);            \
+    cublasStatus_t crm_emu_##P##getri_batched(int n, const void *const *A, int lda, const int *P_,             \
+                                              void *const *C, int ldc, int *info, int batch);                  \
+    cublasStatus_t crm_emu_##P##matinv_batched(int n, const void *const *A, int lda, void *const *Ainv,        \
+                                               int lda_inv, int *info, int batch);
+CRM__LU_DECL(s)
+CRM__LU_DECL(d)
+CRM__LU_DECL(c)
+CRM__LU_DECL(z)
+
+/* Packed triangle to full format and back (crm_emu_blas_pack.c), CBLAS's order and
+ * fill codes first. */
+#define CRM__PACK_DECL(P)                                                                                      \
+    void crm_emu_##P##tpttr(int order, int uplo, int n, const void *AP, void *A, int lda);                     \
+    void crm_emu_##P##trttp(int order, int uplo, int n, const void *A, int lda, void *AP);
+CRM__PACK_DECL(s)
+CRM__PACK_DECL(d)
+CRM__PACK_DECL(c)
+CRM__PACK_DECL(z)
+
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
 int crm__blas_trans(int op);
 

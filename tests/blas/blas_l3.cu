@@ -1,9 +1,10 @@
 /* blas_l3.cu -- self-checking program of cuBLAS level 3 in all four precisions
  * (S, D, C, Z), against references computed here in double precision: gemm and
  * gemm3m, symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx (the triangle not named
- * left as it was), trsm, trmm (out of place) and dgmm, with every operation, side, triangle
- * and diagonal, beta 0 over a NaN-filled C, padded leading dimensions and both
- * pointer modes, plus argument errors. Prints `PASS blas_l3`. Through the shim it
+ * left as it was), trsm, trmm (out of place), dgmm, the pointer-array batches of
+ * gemm and trsm (each item against its own reference), tpttr and trttp, with every
+ * operation, side, triangle and diagonal, beta 0 over a NaN-filled C, padded
+ * leading dimensions and both pointer modes, plus argument errors. Prints `PASS blas_l3`. Through the shim it
  * checks the calls generated from protocol/cublas.api; on a GPU, the same
  * semantics on NVIDIA's cuBLAS. For real data the Hermitian calls are checked as
  * the symmetric ones (hemm as symm, herk as syrk, her2k as syr2k, herkx as syrkx),
@@ -47,6 +48,18 @@ template <typename T> struct fns3;
         static cublasStatus_t dgmm(cublasHandle_t h, side_t s, int m, int n, const T *A, int lda, const T *x,     \
                                    int incx, T *C, int ldc)                                                      \
         { return cublas##P##dgmm(h, s, m, n, A, lda, x, incx, C, ldc); }                                          \
+        static cublasStatus_t tpttr(cublasHandle_t h, fill_t u, int n, const T *AP, T *A, int lda)                \
+        { return cublas##P##tpttr(h, u, n, AP, A, lda); }                                                         \
+        static cublasStatus_t trttp(cublasHandle_t h, fill_t u, int n, const T *A, int lda, T *AP)                \
+        { return cublas##P##trttp(h, u, n, A, lda, AP); }                                                         \
+        static cublasStatus_t gemm_batched(cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a,   \
+                                           const T *const A[], int lda, const T *const B[], int ldb, const T *b,  \
+                                           T *const C[], int ldc, int count)                                     \
+        { return cublas##P##gemmBatched(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count); }               \
+        static cublasStatus_t trsm_batched(cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d,     \
+                                           int m, int n, const T *a, const T *const A[], int lda, T *const B[],   \
+                                           int ldb, int count)                                                   \
+        { return cublas##P##trsmBatched(h, s, u, t, d, m, n, a, A, lda, B, ldb, count); }                         \
     };
 FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx)
 FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx)
@@ -298,6 +311,94 @@ template <typename T> static void triangular(cublasHandle_t h, cublasPointerMode
                 }
 }
 
+/* ---- pointer-array batches of gemm and trsm --------------------------------------------- */
+
+/* Device copies of a batch of host matrices, and the device array of their pointers. */
+template <typename T> struct dev_batch {
+    std::vector<T *> items;
+    T **array;
+    explicit dev_batch(const std::vector<hmat<T>> &ms)
+    {
+        for (auto &m : ms)
+            items.push_back(to_dev(m.v));
+        array = to_dev(items);
+    }
+    ~dev_batch()
+    {
+        for (T *p : items)
+            CT_OK(cudaFree(p));
+        CT_OK(cudaFree(array));
+    }
+};
+
+template <typename T> static void gemm_batches(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    const int m = 4, n = 3, k = 2, count = 3;
+    const cd alpha(0.5, is_complex<T>() ? 0.25 : 0);
+    for (op_t ta : {CUBLAS_OP_N, CUBLAS_OP_C})
+        for (op_t tb : {CUBLAS_OP_N, CUBLAS_OP_T})
+            for (cd beta : {cd(0), cd(-1, 0.5 * is_complex<T>())}) {
+                std::vector<hmat<T>> A, B, C;
+                for (int b = 0; b < count; b++) {
+                    A.emplace_back(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m);
+                    B.emplace_back(tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k);
+                    C.push_back(c_matrix<T>(m, n, beta));
+                }
+                dev_batch<T> dA(A), dB(B), dC(C);
+                scalar<T> a(put<T>(alpha)), bt(put<T>(beta));
+                CB_OK(fns3<T>::gemm_batched(h, ta, tb, m, n, k, a.at(pm), dA.array, A[0].ld, dB.array, B[0].ld,
+                                            bt.at(pm), dC.array, C[0].ld, count));
+                for (int b = 0; b < count; b++) {
+                    auto want = [&](int i, int j) {
+                        cd s = beta == 0.0 ? cd(0) : beta * C[b](i, j);
+                        for (int l = 0; l < k; l++)
+                            s += alpha * op_of(A[b], ta, i, l) * op_of(B[b], tb, l, j);
+                        return s;
+                    };
+                    expect_c(C[b], dC.items[b], want, eps3<T>(k), __LINE__);
+                }
+            }
+}
+
+template <typename T> static void trsm_batches(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    const int m = 4, n = 3, count = 3;
+    const cd alpha(1.5, is_complex<T>() ? 0.5 : 0);
+    for (side_t side : {CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT})
+        for (bool upper : {false, true})
+            for (op_t t : {CUBLAS_OP_N, CUBLAS_OP_C}) {
+                int ka = side == CUBLAS_SIDE_LEFT ? m : n;
+                std::vector<hmat<T>> A, B;
+                for (int b = 0; b < count; b++) {
+                    A.emplace_back(ka, ka);
+                    for (int i = 0; i < ka; i++) /* well conditioned */
+                        A[b].v[i + (size_t)i * A[b].ld] = put<T>(A[b](i, i) + cd(4.0 + ka, 0));
+                    B.emplace_back(m, n);
+                }
+                dev_batch<T> dA(A), dB(B);
+                scalar<T> a(put<T>(alpha));
+                CB_OK(fns3<T>::trsm_batched(h, side, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, t,
+                                            CUBLAS_DIAG_NON_UNIT, m, n, a.at(pm), dA.array, A[0].ld, dB.array,
+                                            B[0].ld, count));
+                for (int b = 0; b < count; b++) {
+                    std::vector<T> x = from_dev(dB.items[b], B[b].v.size());
+                    auto opA = [&](int i, int j) {
+                        cd v = t == CUBLAS_OP_N ? tri_of(A[b], upper, TRI, false, i, j)
+                                                : tri_of(A[b], upper, TRI, false, j, i);
+                        return t == CUBLAS_OP_C ? std::conj(v) : v;
+                    };
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < m; i++) {
+                            cd s = 0;
+                            for (int l = 0; l < ka; l++)
+                                s += side == CUBLAS_SIDE_LEFT ? opA(i, l) * get(x[l + (size_t)j * B[b].ld])
+                                                              : get(x[i + (size_t)l * B[b].ld]) * opA(l, j);
+                            near(s, alpha * B[b](i, j), eps3<T>(4 * ka), "trsm batch", __LINE__);
+                        }
+                }
+            }
+}
+
 /* ---- dgmm ------------------------------------------------------------------------------- */
 
 template <typename T> static void dgmms(cublasHandle_t h)
@@ -323,6 +424,46 @@ template <typename T> static void dgmms(cublasHandle_t h)
         }
 }
 
+/* ---- tpttr, trttp: a packed triangle to full format and back ---------------------------- */
+
+/* Index in a packed triangle (column-major) of element (i, j) of the triangle. */
+static size_t packed_at(bool upper, int n, int i, int j)
+{
+    return upper ? (size_t)i + (size_t)j * (j + 1) / 2 : (size_t)i + (size_t)j * (2 * n - j - 1) / 2;
+}
+
+template <typename T> static void packs(cublasHandle_t h)
+{
+    typedef fns3<T> F;
+    const int n = 5;
+    for (bool upper : {false, true}) {
+        fill_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+        hmat<T> A(n, n);
+        std::vector<T> ap = rand_vec<T>((size_t)n * (n + 1) / 2);
+        T *dA = to_dev(A.v), *dAP = to_dev(ap);
+        CB_OK(F::tpttr(h, u, n, dAP, dA, A.ld));
+        std::vector<T> full = from_dev(dA, A.v.size());
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < A.ld; i++) {
+                bool in = i < n && (upper ? i <= j : i >= j);
+                cd want = in ? get(ap[packed_at(upper, n, i, j)]) : get(A.v[i + (size_t)j * A.ld]);
+                near(get(full[i + (size_t)j * A.ld]), want, 0.0, "tpttr", __LINE__);
+            }
+        hmat<T> B(n, n);
+        T *dB = to_dev(B.v);
+        CB_OK(F::trttp(h, u, n, dB, B.ld, dAP));
+        std::vector<T> packed = from_dev(dAP, ap.size());
+        for (int j = 0; j < n; j++)
+            for (int i = upper ? 0 : j; i <= (upper ? j : n - 1); i++)
+                near(get(packed[packed_at(upper, n, i, j)]), B(i, j), 0.0, "trttp", __LINE__);
+        CB_ST(F::tpttr(h, u, n, dAP, dA, n - 1), CUBLAS_STATUS_INVALID_VALUE);
+        CB_ST(F::trttp(h, (fill_t)9, n, dB, B.ld, dAP), CUBLAS_STATUS_INVALID_VALUE);
+        CT_OK(cudaFree(dA));
+        CT_OK(cudaFree(dAP));
+        CT_OK(cudaFree(dB));
+    }
+}
+
 /* Arguments cuBLAS refuses at once. */
 template <typename T> static void bad_arguments(cublasHandle_t h)
 {
@@ -343,6 +484,17 @@ template <typename T> static void bad_arguments(cublasHandle_t h)
               CUBLAS_STATUS_INVALID_VALUE); /* complex syrk takes N or T */
     }
     CB_OK(F::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 4, 4, &one, d, 1, d, 4, &one, d, 1)); /* nothing to do */
+    T **arr = to_dev(std::vector<T *>(2, d));
+    CB_ST(F::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, arr, 2, arr, 2, &one, arr, 2, -1),
+          CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(F::gemm_batched(h, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 3, &one, arr, 2, arr, 3, &one, arr, 2, 2),
+          CUBLAS_STATUS_INVALID_VALUE); /* op(A) is 2 x 3 stored 3 x 2: lda 2 is short */
+    CB_ST(F::trsm_batched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 3, 2, &one, arr,
+                          2, arr, 3, 2),
+          CUBLAS_STATUS_INVALID_VALUE); /* A is 3 x 3: lda 2 is short */
+    CB_OK(F::trsm_batched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 2, 2, &one, arr,
+                          2, arr, 2, 0)); /* an empty batch */
+    CT_OK(cudaFree(arr));
     CT_OK(cudaFree(d));
 }
 
@@ -354,9 +506,12 @@ template <typename T> static void precision(cublasHandle_t h)
         symms<T>(h, pm);
         rank_k<T>(h, pm);
         triangular<T>(h, pm);
+        gemm_batches<T>(h, pm);
+        trsm_batches<T>(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     dgmms<T>(h);
+    packs<T>(h);
     bad_arguments<T>(h);
 }
 

@@ -1,10 +1,9 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
- * nvcc-built cuBLAS programs (tests/blas/blas.cu and blas_l1/2/3.cu, linked with
- * -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with -lcublasLt) run
- * through the preloaded
- * shim against a real cudarem-server on the emulated device, over TCP and over a
- * Unix socket; its footprint mode checks that the server refuses operands outside the
- * program's allocations and keeps serving; and one run hides the CUDA libraries, so
+ * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu and blas_lu.cu,
+ * linked with -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with
+ * -lcublasLt) run through the preloaded shim against a real cudarem-server on the
+ * emulated device, over TCP and over a Unix socket; its footprint mode checks that
+ * the server refuses operands outside the program's allocations and keeps serving; and one run hides the CUDA libraries, so
  * libcublas.so.13 can only come from build/lib (a link to the shim). Each test runs
  * the program built with the shared runtime (build/cuda/blas) and with nvcc's
  * default static runtime (build/cuda-static/blas: the runtime inside it reaches the
@@ -192,6 +191,21 @@ START_TEST(test_blas_hidden_needs_lib)
 }
 END_TEST
 
+/* Batched LU, solve and inverse in all four precisions (tests/blas/blas_lu.cu), with
+ * no CUDA library on the client; and the pointer arrays and items the shim refuses. */
+START_TEST(test_blas_lu_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    run_prog(_i, "blas_lu", "blas_lu", NULL, VIA_TCP, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+END_TEST
+
+START_TEST(test_blas_lu_footprint)
+{
+    run_prog(_i, "blas_lu", "blas_lu_footprint", "footprint", VIA_UNIX, 0, NULL);
+}
+END_TEST
+
 static Suite *e2e_blas_suite(void)
 {
     Suite *s = suite_create("e2e_blas");
@@ -207,6 +221,8 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_l1_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l2_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l3_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_lu_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_lu_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);
