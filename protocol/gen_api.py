@@ -121,6 +121,9 @@ class Fn:
         self.outs = [p for p in params if p.dir == "out"]
 
 
+TWIN64_OFFSET = 10000  # wire number of a blas row's _64 twin: the row's + this
+
+
 def parse(path, protos):
     fns, lib = [], Lib()
     for raw in open(path):
@@ -146,6 +149,9 @@ def parse(path, protos):
             flags[k] = v or k
         if "blas" in flags:
             fns.append(blas_fn(int(words[0]), words[1], flags, tail, lib, protos))
+            twin = words[1] + "_64"  # the 64-bit-integer twin (gen_blas.py): the same row
+            if twin in protos():
+                fns.append(blas_fn(int(words[0]) + TWIN64_OFFSET, twin, flags, tail, lib, protos))
             continue
         params = [Param(p.strip()) for p in tail.split(",") if p.strip()]
         fns.append(Fn(int(words[0]), words[1], flags, params, lib))

@@ -7,7 +7,8 @@
  * pointer modes. Prints `PASS blas_l1`. Through the shim it checks the calls
  * generated from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's
  * cuBLAS. With `footprint` (through the shim only) it checks what the shim refuses
- * and prints `PASS blas_l1_footprint`. */
+ * and prints `PASS blas_l1_footprint`; with `64` it runs the same checks through
+ * the calls' _64 twins (rotg and rotmg have none) and prints `PASS blas_l1_64`. */
 #include "blas_ref.h"
 
 
@@ -16,29 +17,29 @@ template <typename T> struct fns;
 #define FNS(T, P, RP, AMIN, AMAX, NRM2, ASUM, DOT, DOTC, ROT, SCALR)                                                 \
     template <> struct fns<T> {                                                                                  \
         static cublasStatus_t axpy(cublasHandle_t h, int n, const T *a, const T *x, int ix, T *y, int iy)       \
-        { return cublas##P##axpy_v2(h, n, a, x, ix, y, iy); }                                                  \
+        { return V64(cublas##P##axpy_v2, h, n, a, x, ix, y, iy); }                                                  \
         static cublasStatus_t scal(cublasHandle_t h, int n, const T *a, T *x, int ix)                            \
-        { return cublas##P##scal_v2(h, n, a, x, ix); }                                                          \
+        { return V64(cublas##P##scal_v2, h, n, a, x, ix); }                                                          \
         static cublasStatus_t scalr(cublasHandle_t h, int n, const RP *a, T *x, int ix)                          \
-        { return SCALR(h, n, a, x, ix); }                                                                       \
+        { return V64(SCALR, h, n, a, x, ix); }                                                                       \
         static cublasStatus_t copy(cublasHandle_t h, int n, const T *x, int ix, T *y, int iy)                   \
-        { return cublas##P##copy_v2(h, n, x, ix, y, iy); }                                                      \
+        { return V64(cublas##P##copy_v2, h, n, x, ix, y, iy); }                                                      \
         static cublasStatus_t swap(cublasHandle_t h, int n, T *x, int ix, T *y, int iy)                         \
-        { return cublas##P##swap_v2(h, n, x, ix, y, iy); }                                                      \
+        { return V64(cublas##P##swap_v2, h, n, x, ix, y, iy); }                                                      \
         static cublasStatus_t dot(cublasHandle_t h, int n, const T *x, int ix, const T *y, int iy, T *r)        \
-        { return DOT(h, n, x, ix, y, iy, r); }                                                                  \
+        { return V64(DOT, h, n, x, ix, y, iy, r); }                                                                  \
         static cublasStatus_t dotc(cublasHandle_t h, int n, const T *x, int ix, const T *y, int iy, T *r)       \
-        { return DOTC(h, n, x, ix, y, iy, r); }                                                                 \
+        { return V64(DOTC, h, n, x, ix, y, iy, r); }                                                                 \
         static cublasStatus_t nrm2(cublasHandle_t h, int n, const T *x, int ix, RP *r)                           \
-        { return NRM2(h, n, x, ix, r); }                                                                        \
+        { return V64(NRM2, h, n, x, ix, r); }                                                                        \
         static cublasStatus_t asum(cublasHandle_t h, int n, const T *x, int ix, RP *r)                           \
-        { return ASUM(h, n, x, ix, r); }                                                                        \
+        { return V64(ASUM, h, n, x, ix, r); }                                                                        \
         static cublasStatus_t amax(cublasHandle_t h, int n, const T *x, int ix, int *r)                         \
-        { return AMAX(h, n, x, ix, r); }                                                                        \
+        { return blas_use64 ? index64(h, r, [&](int64_t *r64) { return AMAX##_64(h, n, x, ix, r64); }) : AMAX(h, n, x, ix, r); }                                                                        \
         static cublasStatus_t amin(cublasHandle_t h, int n, const T *x, int ix, int *r)                         \
-        { return AMIN(h, n, x, ix, r); }                                                                        \
+        { return blas_use64 ? index64(h, r, [&](int64_t *r64) { return AMIN##_64(h, n, x, ix, r64); }) : AMIN(h, n, x, ix, r); }                                                                        \
         static cublasStatus_t rot(cublasHandle_t h, int n, T *x, int ix, T *y, int iy, const RP *c, const RP *s) \
-        { return ROT(h, n, x, ix, y, iy, c, s); }                                                               \
+        { return V64(ROT, h, n, x, ix, y, iy, c, s); }                                                               \
     };
 FNS(float, S, float, cublasIsamin_v2, cublasIsamax_v2, cublasSnrm2_v2, cublasSasum_v2, cublasSdot_v2, cublasSdot_v2,
     cublasSrot_v2, cublasSscal_v2)
@@ -54,10 +55,10 @@ static double mag1(cd v) { return std::fabs(v.real()) + std::fabs(v.imag()); }
 
 static cublasStatus_t crot(cublasHandle_t h, int n, cuComplex *x, int ix, cuComplex *y, int iy, const float *c,
                            const cuComplex *s)
-{ return cublasCrot_v2(h, n, x, ix, y, iy, c, s); }
+{ return V64(cublasCrot_v2, h, n, x, ix, y, iy, c, s); }
 static cublasStatus_t crot(cublasHandle_t h, int n, cuDoubleComplex *x, int ix, cuDoubleComplex *y, int iy,
                            const double *c, const cuDoubleComplex *s)
-{ return cublasZrot_v2(h, n, x, ix, y, iy, c, s); }
+{ return V64(cublasZrot_v2, h, n, x, ix, y, iy, c, s); }
 
 /* crot and zrot from x and y (host copies) on dx and dy. */
 template <typename T>
@@ -218,9 +219,9 @@ static cublasStatus_t rotg(cublasHandle_t h, cuComplex *a, cuComplex *b, float *
 static cublasStatus_t rotg(cublasHandle_t h, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
 { return cublasZrotg(h, a, b, c, s); }
 static cublasStatus_t rotm(cublasHandle_t h, int n, float *x, int ix, float *y, int iy, const float *p)
-{ return cublasSrotm(h, n, x, ix, y, iy, p); }
+{ return V64(cublasSrotm, h, n, x, ix, y, iy, p); }
 static cublasStatus_t rotm(cublasHandle_t h, int n, double *x, int ix, double *y, int iy, const double *p)
-{ return cublasDrotm(h, n, x, ix, y, iy, p); }
+{ return V64(cublasDrotm, h, n, x, ix, y, iy, p); }
 static cublasStatus_t rotmg(cublasHandle_t h, float *d1, float *d2, float *x1, const float *y1, float *p)
 { return cublasSrotmg(h, d1, d2, x1, y1, p); }
 static cublasStatus_t rotmg(cublasHandle_t h, double *d1, double *d2, double *x1, const double *y1, double *p)
@@ -313,5 +314,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && std::strcmp(argv[1], "footprint") == 0)
         return blas_main("blas_l1_footprint", [](cublasHandle_t h, auto t) { errors<typename decltype(t)::type>(h); });
-    return blas_main("blas_l1", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
+    blas_use64 = argc > 1 && std::strcmp(argv[1], "64") == 0;
+    return blas_main(blas_use64 ? "blas_l1_64" : "blas_l1",
+                     [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

@@ -6,9 +6,11 @@
  * products and solves (trmv, tbmv, tpmv, trsv, tbsv, tpsv), with every operation
  * and triangle, unit and non-unit diagonals, mixed-sign increments and both pointer
  * modes. Prints `PASS blas_l2`. Through the shim it checks the calls generated
- * from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's cuBLAS. */
+ * from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's cuBLAS. With
+ * `64` it runs the same checks through the calls' _64 twins (`PASS blas_l2_64`). */
 #include <algorithm>
 #include <limits>
+#include <cstring>
 #include "blas_ref.h"
 
 /* How a matrix is stored: general, general band (kl, ku), a triangle of a full
@@ -89,42 +91,42 @@ template <typename T> struct fns2;
     template <> struct fns2<T> {                                                                                 \
         static cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const T *a, const T *A,  \
                                    int lda, const T *x, int ix, const T *b, T *y, int iy)                       \
-        { return cublas##P##gemv_v2(h, op, m, n, a, A, lda, x, ix, b, y, iy); }                                \
+        { return V64(cublas##P##gemv_v2, h, op, m, n, a, A, lda, x, ix, b, y, iy); }                                \
         static cublasStatus_t gbmv(cublasHandle_t h, cublasOperation_t op, int m, int n, int kl, int ku,        \
                                    const T *a, const T *A, int lda, const T *x, int ix, const T *b, T *y, int iy) \
-        { return cublas##P##gbmv_v2(h, op, m, n, kl, ku, a, A, lda, x, ix, b, y, iy); }                        \
+        { return V64(cublas##P##gbmv_v2, h, op, m, n, kl, ku, a, A, lda, x, ix, b, y, iy); }                        \
         static cublasStatus_t symv(MV_ARGS(T), const T *A, int lda, const T *x, int ix, const T *b, T *y, int iy) \
-        { return cublas##P##SY##mv_v2(h, u, n, a, A, lda, x, ix, b, y, iy); }                                  \
+        { return V64(cublas##P##SY##mv_v2, h, u, n, a, A, lda, x, ix, b, y, iy); }                                  \
         static cublasStatus_t sbmv(cublasHandle_t h, cublasFillMode_t u, int n, int k, const T *a, const T *A,    \
                                    int lda, const T *x, int ix, const T *b, T *y, int iy)                       \
-        { return cublas##P##SB##mv_v2(h, u, n, k, a, A, lda, x, ix, b, y, iy); }                              \
+        { return V64(cublas##P##SB##mv_v2, h, u, n, k, a, A, lda, x, ix, b, y, iy); }                              \
         static cublasStatus_t spmv(MV_ARGS(T), const T *AP, const T *x, int ix, const T *b, T *y, int iy)       \
-        { return cublas##P##SP##mv_v2(h, u, n, a, AP, x, ix, b, y, iy); }                                      \
+        { return V64(cublas##P##SP##mv_v2, h, u, n, a, AP, x, ix, b, y, iy); }                                      \
         static cublasStatus_t syr(cublasHandle_t h, cublasFillMode_t u, int n, const R *a, const T *x, int ix,   \
                                   T *A, int lda)                                                               \
-        { return SYR(h, u, n, a, x, ix, A, lda); }                                                             \
+        { return V64(SYR, h, u, n, a, x, ix, A, lda); }                                                             \
         static cublasStatus_t syr2(MV_ARGS(T), const T *x, int ix, const T *y, int iy, T *A, int lda)           \
-        { return SYR2(h, u, n, a, x, ix, y, iy, A, lda); }                                                     \
+        { return V64(SYR2, h, u, n, a, x, ix, y, iy, A, lda); }                                                     \
         static cublasStatus_t spr(cublasHandle_t h, cublasFillMode_t u, int n, const R *a, const T *x, int ix,   \
                                   T *AP)                                                                       \
-        { return SPR(h, u, n, a, x, ix, AP); }                                                                 \
+        { return V64(SPR, h, u, n, a, x, ix, AP); }                                                                 \
         static cublasStatus_t spr2(MV_ARGS(T), const T *x, int ix, const T *y, int iy, T *AP)                   \
-        { return SPR2(h, u, n, a, x, ix, y, iy, AP); }                                                         \
+        { return V64(SPR2, h, u, n, a, x, ix, y, iy, AP); }                                                         \
         static cublasStatus_t ger(cublasHandle_t h, int m, int n, const T *a, const T *x, int ix, const T *y,    \
                                   int iy, T *A, int lda, bool conj)                                             \
-        { return conj ? GERC(h, m, n, a, x, ix, y, iy, A, lda) : GER(h, m, n, a, x, ix, y, iy, A, lda); }      \
+        { return conj ? V64(GERC, h, m, n, a, x, ix, y, iy, A, lda) : V64(GER, h, m, n, a, x, ix, y, iy, A, lda); }      \
         static cublasStatus_t trmv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t op, cublasDiagType_t d, \
                                    int n, const T *A, int lda, T *x, int ix, bool solve)                        \
-        { return solve ? cublas##P##trsv_v2(h, u, op, d, n, A, lda, x, ix)                                     \
-                       : cublas##P##trmv_v2(h, u, op, d, n, A, lda, x, ix); }                                  \
+        { return solve ? V64(cublas##P##trsv_v2, h, u, op, d, n, A, lda, x, ix)                                     \
+                       : V64(cublas##P##trmv_v2, h, u, op, d, n, A, lda, x, ix); }                                  \
         static cublasStatus_t tbmv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t op, cublasDiagType_t d, \
                                    int n, int k, const T *A, int lda, T *x, int ix, bool solve)                 \
-        { return solve ? cublas##P##tbsv_v2(h, u, op, d, n, k, A, lda, x, ix)                                  \
-                       : cublas##P##tbmv_v2(h, u, op, d, n, k, A, lda, x, ix); }                               \
+        { return solve ? V64(cublas##P##tbsv_v2, h, u, op, d, n, k, A, lda, x, ix)                                  \
+                       : V64(cublas##P##tbmv_v2, h, u, op, d, n, k, A, lda, x, ix); }                               \
         static cublasStatus_t tpmv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t op, cublasDiagType_t d, \
                                    int n, const T *AP, T *x, int ix, bool solve)                                \
-        { return solve ? cublas##P##tpsv_v2(h, u, op, d, n, AP, x, ix)                                         \
-                       : cublas##P##tpmv_v2(h, u, op, d, n, AP, x, ix); }                                      \
+        { return solve ? V64(cublas##P##tpsv_v2, h, u, op, d, n, AP, x, ix)                                         \
+                       : V64(cublas##P##tpmv_v2, h, u, op, d, n, AP, x, ix); }                                      \
     };
 FNS2(float, float, S, sy, sb, sp, cublasSsyr_v2, cublasSsyr2_v2, cublasSspr_v2, cublasSspr2_v2, cublasSger_v2,
      cublasSger_v2)
@@ -342,7 +344,9 @@ template <typename T> static void precision(cublasHandle_t h)
     bad_arguments<T>(h);
 }
 
-int main()
+int main(int argc, char **argv)
 {
-    return blas_main("blas_l2", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
+    blas_use64 = argc > 1 && std::strcmp(argv[1], "64") == 0;
+    return blas_main(blas_use64 ? "blas_l2_64" : "blas_l2",
+                     [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

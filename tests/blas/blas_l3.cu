@@ -4,19 +4,23 @@
  * left as it was), trsm, trmm (out of place), dgmm, the pointer-array batches of
  * gemm and trsm (each item against its own reference), tpttr and trttp, with every
  * operation, side, triangle and diagonal, beta 0 over a NaN-filled C, padded
- * leading dimensions and both pointer modes, plus argument errors. Prints `PASS blas_l3`. Through the shim it
- * checks the calls generated from protocol/cublas.api; on a GPU, the same
- * semantics on NVIDIA's cuBLAS. For real data the Hermitian calls are checked as
- * the symmetric ones (hemm as symm, herk as syrk, her2k as syr2k, herkx as syrkx),
- * gemm3m as gemm. */
+ * leading dimensions and both pointer modes, plus argument errors. Prints `PASS
+ * blas_l3`. Through the shim it checks the calls generated from
+ * protocol/cublas.api; on a GPU, the same semantics on NVIDIA's cuBLAS. For real
+ * data the Hermitian calls are checked as the symmetric ones (hemm as symm, herk
+ * as syrk, her2k as syr2k, herkx as syrkx), gemm3m as gemm. With `64` it runs the
+ * same checks through the _64 twins of the generated calls (`PASS blas_l3_64`). */
 #include <limits>
+#include <cstring>
 #include "blas_ref.h"
 
 typedef cublasOperation_t op_t;
 typedef cublasFillMode_t fill_t;
 typedef cublasSideMode_t side_t;
 
-/* The cuBLAS functions of one precision. */
+/* The cuBLAS functions of one precision. G calls gemm, gemm3m and trsm, GB
+ * gemmBatched: V64 where they are generated rows with _64 twins, V32 where they
+ * are written by hand (S and D; S for gemmBatched), which have none. */
 template <typename T> struct fns3;
 #define L3_GEMM(T) cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a, const T *A, int lda, \
                    const T *B, int ldb, const T *b, T *C, int ldc
@@ -28,43 +32,43 @@ template <typename T> struct fns3;
                        int ldb, const S *b, T *C, int ldc
 #define L3_TRI(T) cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d, int m, int n, const T *a, \
                   const T *A, int lda
-#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M, HERKX)                                                           \
+#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M, HERKX, G, GB)                                                           \
     template <> struct fns3<T> {                                                                                  \
-        static cublasStatus_t gemm(L3_GEMM(T)) { return cublas##P##gemm_v2(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t gemm3m(L3_GEMM(T)) { return GEMM3M(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t symm(L3_SYMM(T)) { return cublas##P##symm_v2(h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t hemm(L3_SYMM(T)) { return HEMM(h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); }      \
-        static cublasStatus_t syrk(L3_SYRK(T, T)) { return cublas##P##syrk_v2(h, u, t, n, k, a, A, lda, b, C, ldc); } \
-        static cublasStatus_t herk(L3_SYRK(T, R)) { return HERK(h, u, t, n, k, a, A, lda, b, C, ldc); }           \
+        static cublasStatus_t gemm(L3_GEMM(T)) { return G(cublas##P##gemm_v2, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t gemm3m(L3_GEMM(T)) { return G(GEMM3M, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t symm(L3_SYMM(T)) { return V64(cublas##P##symm_v2, h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t hemm(L3_SYMM(T)) { return V64(HEMM, h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); }      \
+        static cublasStatus_t syrk(L3_SYRK(T, T)) { return V64(cublas##P##syrk_v2, h, u, t, n, k, a, A, lda, b, C, ldc); } \
+        static cublasStatus_t herk(L3_SYRK(T, R)) { return V64(HERK, h, u, t, n, k, a, A, lda, b, C, ldc); }           \
         static cublasStatus_t syr2k(L3_SYR2K(T, T))                                                               \
-        { return cublas##P##syr2k_v2(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); }                              \
-        static cublasStatus_t her2k(L3_SYR2K(T, R)) { return HER2K(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t syrkx(L3_SYR2K(T, T)) { return cublas##P##syrkx(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t herkx(L3_SYR2K(T, R)) { return HERKX(h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        { return V64(cublas##P##syr2k_v2, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); }                              \
+        static cublasStatus_t her2k(L3_SYR2K(T, R)) { return V64(HER2K, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t syrkx(L3_SYR2K(T, T)) { return V64(cublas##P##syrkx, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t herkx(L3_SYR2K(T, R)) { return V64(HERKX, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t trsm(L3_TRI(T), T *B, int ldb)                                                      \
-        { return cublas##P##trsm_v2(h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                    \
+        { return G(cublas##P##trsm_v2, h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                    \
         static cublasStatus_t trmm(L3_TRI(T), const T *B, int ldb, T *C, int ldc)                                 \
-        { return cublas##P##trmm_v2(h, s, u, t, d, m, n, a, A, lda, B, ldb, C, ldc); }                            \
+        { return V64(cublas##P##trmm_v2, h, s, u, t, d, m, n, a, A, lda, B, ldb, C, ldc); }                            \
         static cublasStatus_t dgmm(cublasHandle_t h, side_t s, int m, int n, const T *A, int lda, const T *x,     \
                                    int incx, T *C, int ldc)                                                      \
-        { return cublas##P##dgmm(h, s, m, n, A, lda, x, incx, C, ldc); }                                          \
+        { return V64(cublas##P##dgmm, h, s, m, n, A, lda, x, incx, C, ldc); }                                          \
         static cublasStatus_t tpttr(cublasHandle_t h, fill_t u, int n, const T *AP, T *A, int lda)                \
-        { return cublas##P##tpttr(h, u, n, AP, A, lda); }                                                         \
+        { return V32(cublas##P##tpttr, h, u, n, AP, A, lda); }                                                         \
         static cublasStatus_t trttp(cublasHandle_t h, fill_t u, int n, const T *A, int lda, T *AP)                \
-        { return cublas##P##trttp(h, u, n, A, lda, AP); }                                                         \
+        { return V32(cublas##P##trttp, h, u, n, A, lda, AP); }                                                         \
         static cublasStatus_t gemm_batched(cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a,   \
                                            const T *const A[], int lda, const T *const B[], int ldb, const T *b,  \
                                            T *const C[], int ldc, int count)                                     \
-        { return cublas##P##gemmBatched(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count); }               \
+        { return GB(cublas##P##gemmBatched, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count); }               \
         static cublasStatus_t trsm_batched(cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d,     \
                                            int m, int n, const T *a, const T *const A[], int lda, T *const B[],   \
                                            int ldb, int count)                                                   \
-        { return cublas##P##trsmBatched(h, s, u, t, d, m, n, a, A, lda, B, ldb, count); }                         \
+        { return V64(cublas##P##trsmBatched, h, s, u, t, d, m, n, a, A, lda, B, ldb, count); }                         \
     };
-FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx)
-FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx)
-FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m, cublasCherkx)
-FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m, cublasZherkx)
+FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx, V32, V32)
+FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx, V32, V64)
+FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m, cublasCherkx, V64, V64)
+FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m, cublasZherkx, V64, V64)
 
 /* A column-major matrix on the host: rows x cols in storage of leading dimension ld. */
 template <typename T> struct hmat {
@@ -515,7 +519,9 @@ template <typename T> static void precision(cublasHandle_t h)
     bad_arguments<T>(h);
 }
 
-int main()
+int main(int argc, char **argv)
 {
-    return blas_main("blas_l3", [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
+    blas_use64 = argc > 1 && std::strcmp(argv[1], "64") == 0;
+    return blas_main(blas_use64 ? "blas_l3_64" : "blas_l3",
+                     [](cublasHandle_t h, auto t) { precision<typename decltype(t)::type>(h); });
 }

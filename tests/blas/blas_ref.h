@@ -95,6 +95,37 @@ template <typename R> struct result {
     }
 };
 
+/* A program's `64` argument: the wrappers then call the calls' _64 twins (64-bit
+ * integers), V64 picks the one to call; V32 always calls the 32-bit form (a call
+ * without a generated twin). */
+static bool blas_use64 = false;
+#define V64(fn, ...) (blas_use64 ? fn##_64(__VA_ARGS__) : fn(__VA_ARGS__))
+#define V32(fn, ...) fn(__VA_ARGS__)
+
+/* An index result (amax, amin) through a _64 twin, whose result is an int64_t: call
+ * gets where to write it (host or device memory by h's pointer mode), and the value
+ * lands in r as the 32-bit form leaves it. */
+template <typename Call> static cublasStatus_t index64(cublasHandle_t h, int *r, Call call)
+{
+    cublasPointerMode_t pm;
+    CB_OK(cublasGetPointerMode(h, &pm));
+    if (pm == CUBLAS_POINTER_MODE_HOST) {
+        int64_t v = 0;
+        cublasStatus_t st = call(r != nullptr ? &v : nullptr);
+        if (r != nullptr)
+            *r = (int)v;
+        return st;
+    }
+    int64_t *d = nullptr, v = 0;
+    CT_OK(cudaMalloc(&d, sizeof *d));
+    cublasStatus_t st = call(d);
+    CT_OK(cudaMemcpy(&v, d, sizeof v, cudaMemcpyDeviceToHost));
+    int narrow = (int)v;
+    CT_OK(cudaMemcpy(r, &narrow, sizeof narrow, cudaMemcpyHostToDevice));
+    CT_OK(cudaFree(d));
+    return st;
+}
+
 /* The level programs' main: one handle, run(h, type_tag<T>()) for T of S, D, C and
  * Z, then the verdict under name. */
 template <typename T> struct type_tag {

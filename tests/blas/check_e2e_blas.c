@@ -191,6 +191,18 @@ START_TEST(test_blas_hidden_needs_lib)
 }
 END_TEST
 
+/* Levels 1, 2 and 3 again through the calls' _64 twins (the programs' `64` mode),
+ * with no CUDA library on the client. */
+START_TEST(test_blas_levels_64_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    e2e_build_path("lib", lib, sizeof lib);
+    run_prog(_i, "blas_l1", "blas_l1_64", "64", VIA_UNIX, 1, lib);
+    run_prog(_i, "blas_l2", "blas_l2_64", "64", VIA_TCP, 1, lib);
+    run_prog(_i, "blas_l3", "blas_l3_64", "64", VIA_UNIX, 1, lib);
+}
+END_TEST
+
 /* Batched LU, solve and inverse in all four precisions (tests/blas/blas_lu.cu), with
  * no CUDA library on the client; and the pointer arrays and items the shim refuses. */
 START_TEST(test_blas_lu_hidden_cuda)
@@ -221,6 +233,7 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_l1_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l2_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_l3_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_levels_64_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_lu_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_lu_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);

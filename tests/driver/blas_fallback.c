@@ -63,10 +63,11 @@ int main(int argc, char **argv)
     CHECK(cublasSetStream_v2(h, stream) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
     CHECK(cublasSetPointerMode_v2(h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS, "cublasSetPointerMode");
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS, "cublasSetMathMode");
-    /* Crot's 64-bit form is not remoted (the 32-bit one is) */
-    cublasStatus_t st = cublasCrot_v2_64(h, 7, x, 1, y, 2, &c, &s);
-    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCrot_v2_64 through NVIDIA's cuBLAS: status %d", (int)st);
-    CHECK(x[0].x == 1.5f && y[0].x == 2.5f, "cublasCrot_v2_64 did not run there");
+    /* Cherk3mEx is not remoted */
+    cublasStatus_t st = cublasCherk3mEx(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 3, 2, &c, x, CUDA_C_32F, 4, &s.x, y,
+                                        CUDA_C_32F, 5);
+    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCherk3mEx through NVIDIA's cuBLAS: status %d", (int)st);
+    CHECK(y[0].x == 1.5f && y[0].y == 2.5f, "cublasCherk3mEx did not run there");
     legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
     /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
      * one. Handles the shim does not know go as they are (NVIDIA's own). */
@@ -93,8 +94,8 @@ int main(int argc, char **argv)
      * handle never reaches it. */
     setenv("FAKE_CUBLAS_CREATE_FAILS", "1", 1);
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
-    st = cublasCrot_v2_64(h, 7, x, 1, y, 2, &c, &s);
-    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCrot_v2_64 without NVIDIA's handle: status %d", (int)st);
+    st = cublasCherk3mEx(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 3, 2, &c, x, CUDA_C_32F, 4, &s.x, y, CUDA_C_32F, 5);
+    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCherk3mEx without NVIDIA's handle: status %d", (int)st);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
     if (dcheck_failures == 0)

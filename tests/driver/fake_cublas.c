@@ -62,17 +62,19 @@ int cublasSetMathMode(void *handle, int mode)
     return 0;
 }
 
-/* Eight arguments: the last two travel on the stack. */
-int cublasCrot_v2_64(void *handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c,
-                     const float *s)
+/* Thirteen arguments: the last seven travel on the stack. */
+int cublasCherk3mEx(void *handle, int uplo, int trans, int n, int k, const float *alpha, const void *A, int Atype,
+                    int lda, const float *beta, void *C, int Ctype, int ldc)
 {
     if (handle != FAKE_HANDLE)
         return 101;
-    if (n != 7 || incx != 1 || incy != 2)
+    if (uplo != 1 || trans != 0 || n != 3 || k != 2 || lda != 4 || ldc != 5)
         return 102;
-    if (c == NULL || s == NULL || *c != 0.5f || s[0] != -2.0f || s[1] != 0.0f)
+    if (Atype != 4 || Ctype != 4) /* CUDA_C_32F */
         return 103;
-    x[0] = 1.5f, y[0] = 2.5f;
+    if (alpha == NULL || beta == NULL || *alpha != 0.5f || *beta != -2.0f || A == NULL)
+        return 104;
+    ((float *)C)[0] = 1.5f, ((float *)C)[1] = 2.5f;
     return 0;
 }
 
