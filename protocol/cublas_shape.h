@@ -133,6 +133,53 @@ static inline int crm_blas_vec_bytes(int64_t n, int64_t inc, size_t elem, uint64
     return 0;
 }
 
+/* The level-1 Ex calls' data types, as cuBLAS's tables list them: real or complex
+ * floating types of 16 (real only), 32 or 64 bits; 16-bit data computes in 32F. */
+static inline int crm_blas_ex_data(int t)
+{
+    return t == CUDA_R_16F || t == CUDA_R_16BF || t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_C_32F ||
+           t == CUDA_C_64F;
+}
+
+static inline int crm_blas_ex_exec(int t)
+{
+    return t == CUDA_R_16F || t == CUDA_R_16BF ? CUDA_R_32F : t;
+}
+
+/* The real type of t's precision (t itself when real). */
+static inline int crm_blas_ex_real(int t)
+{
+    return t == CUDA_C_32F ? CUDA_R_32F : t == CUDA_C_64F ? CUDA_R_64F : t;
+}
+
+/* 1 for a combination of types cuBLAS does not compute (CUBLAS_STATUS_NOT_SUPPORTED):
+ * x and y of one type, computed in its execution type, alpha of that type (scal:
+ * or its real type), a dot's result of the data's type, a norm's of its real type. */
+static inline int crm_blas_axpy_ex_unsupported(int alpha, int x, int y, int exec)
+{
+    return !crm_blas_ex_data(x) || y != x || exec != crm_blas_ex_exec(x) || alpha != exec;
+}
+
+static inline int crm_blas_scal_ex_unsupported(int alpha, int x, int exec)
+{
+    return !crm_blas_ex_data(x) || exec != crm_blas_ex_exec(x) || (alpha != exec && alpha != crm_blas_ex_real(exec));
+}
+
+static inline int crm_blas_dot_ex_unsupported(int x, int y, int result, int exec)
+{
+    return !crm_blas_ex_data(x) || y != x || result != x || exec != crm_blas_ex_exec(x);
+}
+
+static inline int crm_blas_norm_ex_unsupported(int x, int result, int exec)
+{
+    return !crm_blas_ex_data(x) || result != crm_blas_ex_real(x) || exec != crm_blas_ex_real(crm_blas_ex_exec(x));
+}
+
+static inline int crm_blas_pair_ex_unsupported(int x, int y)
+{
+    return !crm_blas_ex_data(x) || y != x;
+}
+
 /* getrsBatched's host info: 0 when the arguments are valid, else minus the position
  * of the first bad one in LAPACK's numbering (the handle not counted). */
 static inline int crm_blas_getrs_info(int trans, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb, int64_t batch)

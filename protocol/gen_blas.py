@@ -14,7 +14,8 @@ call gives everything the three layers need, and gen_api.py writes them all:
 The C prototype comes from the toolkit's cublas_api.h; the row names only what the
 prototype cannot say. Row syntax:
 
-  NUM NAME blas [cblas=FN] [res=ret|sub|index|status] [invalid=EXPR] [noop=EXPR]
+  NUM NAME blas [cblas=FN] [res=ret|sub|index|status] [invalid=EXPR]
+                [unsupported=EXPR] [noop=EXPR]
                 [zero=SCALAR,OPERAND] [batch=EXPR] : ANNOT...
 
 ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
@@ -38,6 +39,9 @@ ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
                       answers CUBLAS_STATUS_INVALID_VALUE and does nothing. It stays
                       on the client: the call is still sent asynchronously
 A kind followed by ? (vec?, mats?) may be NULL: nothing is then checked or touched.
+An annotation followed by @TYPE (a cudaDataType parameter) is of that data type,
+for the void pointers of the Ex calls: its elements (or the scalar, or the result)
+are crm_blas_type_size(TYPE) bytes each.
 
 A row whose call has a twin with 64-bit integers in cublas_api.h (NAME_64) stands
 for the twin too: the same annotations, wire number + 10000 (gen_api.py). On the
@@ -46,7 +50,8 @@ CUBLAS_STATUS_NOT_SUPPORTED for an integer argument outside int's range.
 EXPR, LEN, ... are C expressions over the parameters, without spaces (and, in the
 flags before the row's colon, without colons).
 invalid: cuBLAS answers CUBLAS_STATUS_INVALID_VALUE (enum parameters are checked
-too); noop: the call touches nothing (a host result is then 0); zero: when SCALAR
+too); unsupported: it answers CUBLAS_STATUS_NOT_SUPPORTED (a combination of data
+types it does not compute); noop: the call touches nothing (a host result is then 0); zero: when SCALAR
 (beta) is 0 the emulated device clears OPERAND before CBLAS runs, so that what it
 held (NaN included) is not read, as cuBLAS promises.
 cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
@@ -69,11 +74,12 @@ ENUM_RULES = {  # enum type -> (C check of value v, CBLAS conversion of v)
     "cublasFillMode_t": ("crm_blas_fill_ok(%s)", "(%s == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper)"),
     "cublasDiagType_t": ("crm_blas_diag_ok(%s)", "(%s == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit)"),
     "cublasSideMode_t": ("crm_blas_side_ok(%s)", "(%s == CUBLAS_SIDE_LEFT ? CblasLeft : CblasRight)"),
+    "cudaDataType": (None, "%s"),  # a row's unsupported= rules its types (NOT_SUPPORTED)
 }
 INTS = {"int": "int", "int64_t": "i64"}
 COMPLEX = {"cuComplex", "cuDoubleComplex"}
 REAL_PART = {"float": "float", "double": "double", "cuComplex": "float", "cuDoubleComplex": "double"}
-ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed|mats|info)(\?)?(?:\((.*)\))?$")
+ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed|mats|info)(\?)?(?:\((.*)\))?(?:@(\w+))?$")
 OPERANDS = ("vec", "mat", "packed", "mats")
 
 
@@ -90,9 +96,9 @@ class BlasParam:
     def __init__(self, ctype, name, annot):
         self.ctype, self.name = ctype, name
         self.base = ctype.replace("const", "").replace("*", "").strip()
-        self.kind, self.args, self.count, self.nullable = "value", [], 1, False
+        self.kind, self.args, self.count, self.nullable, self.dtype = "value", [], 1, False, None
         if annot:
-            self.kind, self.nullable = annot[0], bool(annot[1])
+            self.kind, self.nullable, self.dtype = annot[0], bool(annot[1]), annot[3]
             self.args = split_args(annot[2]) if annot[2] else []
             if self.kind in ("scalar", "inout") and self.args:
                 self.count = int(self.args[0])
@@ -119,7 +125,18 @@ class BlasParam:
         return "crm_scalar" if self.count == 1 else "crm_scalars"
 
     def size(self):
+        """Bytes of the scalar(s) or result, or of one element of an operand."""
+        if self.dtype:
+            return "crm_blas_type_size(%s)" % self.dtype
         return "%d * sizeof(%s)" % (self.count, self.base) if self.count > 1 else "sizeof(%s)" % self.base
+
+    def emu_decl(self):
+        """The emulated device's local copy of a scalar or result."""
+        if self.dtype:
+            return "_Alignas(16) unsigned char v_%s[16];" % self.name
+        if self.kind == "result":
+            return "%s v_%s;" % (self.base, self.name)
+        return "%s v_%s[%d];" % (self.base, self.name, self.count)
 
 
 def split_args(text):
@@ -144,13 +161,14 @@ class BlasRow:
             m = ANNOT.match(word)
             if not m:
                 raise ValueError("%s: bad annotation %r" % (name, word))
-            annots[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+            annots[m.group(1)] = (m.group(2), m.group(3), m.group(4), m.group(5))
         self.params = [BlasParam(t, n, annots.pop(n, None)) for t, n in parse_params(protos[name])]
         if annots:
             raise ValueError("%s: no parameter %s" % (name, ", ".join(annots)))
         self.cblas = flags.get("cblas")
         self.res = flags.get("res", "ret")
         self.invalid = flags.get("invalid")
+        self.unsupported = flags.get("unsupported")
         self.noop = flags.get("noop")
         self.zero = flags["zero"].split(",") if "zero" in flags else None
         self.result = next((p for p in self.params if p.kind == "result"), None)
@@ -181,7 +199,8 @@ class BlasRow:
         return bool(self.batch) and not self.cblas.startswith("crm_")
 
     def invalid_expr(self):
-        checks = ["!" + ENUM_RULES[p.ctype][0] % p.name for p in self.params if p.kind == "enum"]
+        checks = ["!" + ENUM_RULES[p.ctype][0] % p.name for p in self.params
+                  if p.kind == "enum" and ENUM_RULES[p.ctype][0]]
         if self.invalid:
             checks.append("(%s)" % self.invalid)
         return " || ".join(checks)
@@ -212,6 +231,8 @@ def gen_client(fn, row):
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
+    if row.unsupported:
+        c.append("    if (%s)\n        return CUBLAS_STATUS_NOT_SUPPORTED;" % row.unsupported)
     r = row.result
     if r:
         c.append("    if (%s == NULL)\n        return CUBLAS_STATUS_INVALID_VALUE;" % r.name)
@@ -219,7 +240,7 @@ def gen_client(fn, row):
         keep = " && bst.pmode == CUBLAS_POINTER_MODE_HOST" if r else ""
         c.append("    if ((%s)%s) {" % (row.noop, keep))
         if r:
-            c.append("        memset(%s, 0, sizeof *%s);" % (r.name, r.name))
+            c.append("        memset(%s, 0, %s);" % (r.name, r.size()))
         c.append("        return CUBLAS_STATUS_SUCCESS;\n    }")
     c.append("    memset(&bcall, 0, sizeof bcall);\n    bcall.api = CRM_API_%s;" % fn.name)
     c.append("    crm_args_%s *ba = &bcall.crm_call_u.%s;" % (fn.name, fn.name))
@@ -235,7 +256,7 @@ def gen_client(fn, row):
         elif p.kind not in ("result", "info"):
             c.append("    ba->%s = CRM_BLAS_DEV(%s);" % (p.name, p.name))
     # what comes back to host memory: (pointer, bytes, reply member)
-    outs = ([(r.name, "sizeof *%s" % r.name, "value")] if r else []) + \
+    outs = ([(r.name, r.size(), "value")] if r else []) + \
         [(p.name, p.size(), p.name + "_out") for p in row.inouts]
     if not outs:
         c.append("    return crm_blas_async(&bcall);\n}\n")
@@ -286,9 +307,11 @@ def gen_server(fn, row, proto):
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return CUBLAS_STATUS_INVALID_VALUE;" % inv)
+    if row.unsupported:
+        c.append("    if (%s)\n        return CUBLAS_STATUS_NOT_SUPPORTED;" % row.unsupported)
     if r:
-        c.append("    if ((crm_st = crm_hblas_result_in(session, pmode, %s, sizeof(%s), &s_%s)) != CUBLAS_STATUS_SUCCESS)"
-                 "\n        return crm_st;" % (r.name, r.base, r.name))
+        c.append("    if ((crm_st = crm_hblas_result_in(session, pmode, %s, %s, &s_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm_st;" % (r.name, r.size(), r.name))
     noop = "(%s)" % row.noop if row.noop else "0"
     if not r and row.noop:
         c.append("    if (%s)\n        return CUBLAS_STATUS_SUCCESS;" % noop)
@@ -301,7 +324,7 @@ def gen_server(fn, row, proto):
             if p.kind != "mats":
                 c.append("    if (%s%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                          "\n        return CUBLAS_STATUS_INVALID_VALUE;"
-                         % (guard, null_guard(p), extent(p, "sizeof(%s)" % p.base), p.name))
+                         % (guard, null_guard(p), extent(p, p.size()), p.name))
     if row.arrays:
         c += server_arrays(row)
     args = []
@@ -325,7 +348,7 @@ def gen_server(fn, row, proto):
     if row.arrays:
         c.append("    crm_hblas_ptr_arrays_free(&crm_arr);")
     if r:
-        c.append("    crm_hblas_result_out(&s_%s, sizeof(%s), value->bytes, sizeof value->bytes);" % (r.name, r.base))
+        c.append("    crm_hblas_result_out(&s_%s, %s, value->bytes, sizeof value->bytes);" % (r.name, r.size()))
     for p in row.inouts:
         c.append("    crm_hblas_result_out(&s_%s, %s, %s_out->bytes, sizeof %s_out->bytes);" % (p.name, p.size(), p.name, p.name))
     c.append("    return crm_st;\n}\n")
@@ -341,7 +364,7 @@ def server_arrays(row):
         c.append("    if ((%s) > INT_MAX)\n        return CUBLAS_STATUS_NOT_SUPPORTED;" % b)
     for i, p in enumerate(row.arrays):
         c.append("    if (%s != 0)\n        return CUBLAS_STATUS_INVALID_VALUE;\n    crm_one[%d] = crm_n;"
-                 % (extent(p, "sizeof(%s)" % p.base), i))
+                 % (extent(p, p.size()), i))
     c.append("    const uint64_t crm_addr[%d] = {%s};" % (len(row.arrays), ", ".join(p.name for p in row.arrays)))
     c.append("    if ((crm_st = crm_hblas_ptr_arrays(session, crm_h, %d, crm_addr, crm_one, %s, &crm_arr)) !="
              "\n        CUBLAS_STATUS_SUCCESS)\n        return crm_st;" % (len(row.arrays), b))
@@ -355,7 +378,7 @@ def cblas_arg(p, per_item):
         conv = ENUM_RULES[p.ctype][1]
         return conv % ((p.name,) * conv.count("%s"))
     if p.kind in ("scalar", "inout"):  # v_NAME is an array: real single inputs go by value
-        by_value = p.kind == "scalar" and p.count == 1 and p.base not in COMPLEX
+        by_value = p.kind == "scalar" and p.count == 1 and p.base not in COMPLEX and not p.dtype
         return "v_%s%s" % (p.name, "[0]" if by_value else "")
     if p.kind == "mats":
         return "(void *)(uintptr_t)" + p.name + ("[crm_b]" if per_item else "")
@@ -388,9 +411,9 @@ def gen_emu(fn, row):
     r = row.result
     c = ["CRM_EXPORT " + row.cprototype(fn.name) + "\n{", "    uint64_t crm_n = 0;"]
     for p in row.scalars:
-        c.append("    %s v_%s[%d];" % (p.base, p.name, p.count))
+        c.append("    " + p.emu_decl())
     if r:
-        c.append("    %s v_%s;\n    memset(&v_%s, 0, sizeof v_%s);" % (r.base, r.name, r.name, r.name))
+        c.append("    %s\n    memset(&v_%s, 0, sizeof v_%s);" % (r.emu_decl(), r.name, r.name))
     c.append("    cublasStatus_t crm_st = crm__blas_begin(handle);")
     c.append("    if (crm_st != CUBLAS_STATUS_SUCCESS)\n        return crm_st;")
     if row.info:
@@ -398,23 +421,26 @@ def gen_emu(fn, row):
     inv = row.invalid_expr()
     if inv:
         c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % inv)
+    if row.unsupported:
+        c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_NOT_SUPPORTED);" % row.unsupported)
     if row.noop:
         c.append("    if (%s)" % row.noop)
         if r:
-            c.append("        return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, sizeof v_%s));"
-                     % (r.name, r.name, r.name))
+            c.append("        return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, %s));"
+                     % (r.name, r.name, r.size()))
         else:
             c.append("        return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
     for p in row.scalars:
-        c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, sizeof v_%s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
-                 "\n        return crm__blas_end(crm_st);" % (p.name, p.name, p.name))
+        size = p.size() if p.dtype else "sizeof v_%s" % p.name
+        c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, %s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
+                 "\n        return crm__blas_end(crm_st);" % (p.name, size, p.name))
     for p in row.operands:
         if p.kind == "mats":
             c += emu_array(row, p)
             continue
         c.append("    if (%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                  "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
-                 % (null_guard(p), extent(p, "sizeof *" + p.name), p.name))
+                 % (null_guard(p), extent(p, p.size() if p.dtype else "sizeof *" + p.name), p.name))
     wide = [p.name for p in row.params if p.kind == "value" and p.ctype == "int64_t"]
     if wide:
         c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_NOT_SUPPORTED); /* CBLAS takes int */"
@@ -431,8 +457,8 @@ def gen_emu(fn, row):
         c.append("    if (crm_st == CUBLAS_STATUS_SUCCESS)\n        crm_st = crm__blas_put_result(handle, %s, v_%s, sizeof v_%s);"
                  % (p.name, p.name, p.name))
     if r:
-        c.append("    return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, sizeof v_%s));"
-                 % (r.name, r.name, r.name))
+        c.append("    return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, %s));"
+                 % (r.name, r.name, r.size()))
     elif row.inouts:
         c.append("    return crm__blas_end(crm_st);")
     else:

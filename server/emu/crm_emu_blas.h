@@ -135,6 +135,22 @@ CRM__PACK_DECL(d)
 CRM__PACK_DECL(c)
 CRM__PACK_DECL(z)
 
+/* The level-1 Ex calls (crm_emu_blas_ex.c): the cuBLAS arguments in order, types as
+ * cudaDataType values, a result last (iamax, iamin: the 0-based index returned). */
+void crm_emu_axpy_ex(int n, const void *alpha, int alphaType, const void *x, int xType, int incx, void *y, int yType,
+                     int incy, int exec);
+void crm_emu_scal_ex(int n, const void *alpha, int alphaType, void *x, int xType, int incx, int exec);
+void crm_emu_dot_ex(int n, const void *x, int xType, int incx, const void *y, int yType, int incy, int resultType,
+                    int exec, void *ret);
+void crm_emu_dotc_ex(int n, const void *x, int xType, int incx, const void *y, int yType, int incy, int resultType,
+                     int exec, void *ret);
+void crm_emu_nrm2_ex(int n, const void *x, int xType, int incx, int resultType, int exec, void *ret);
+void crm_emu_asum_ex(int n, const void *x, int xType, int incx, int resultType, int exec, void *ret);
+int crm_emu_iamax_ex(int n, const void *x, int xType, int incx);
+int crm_emu_iamin_ex(int n, const void *x, int xType, int incx);
+void crm_emu_copy_ex(int n, const void *x, int xType, int incx, void *y, int yType, int incy);
+void crm_emu_swap_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy);
+
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */
 int crm__blas_trans(int op);
 

@@ -1,6 +1,6 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
- * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu and blas_lu.cu,
- * linked with -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with
+ * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu, blas_lu.cu and
+ * blas_ex.cu, linked with -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with
  * -lcublasLt) run through the preloaded shim against a real cudarem-server on the
  * emulated device, over TCP and over a Unix socket; its footprint mode checks that
  * the server refuses operands outside the program's allocations and keeps serving; and one run hides the CUDA libraries, so
@@ -203,6 +203,17 @@ START_TEST(test_blas_levels_64_hidden_cuda)
 }
 END_TEST
 
+/* The level-1 Ex calls in every data type they take (tests/blas/blas_ex.cu), and
+ * through their _64 twins, with no CUDA library on the client. */
+START_TEST(test_blas_ex_hidden_cuda)
+{
+    char lib[E2E_PATH_LEN];
+    e2e_build_path("lib", lib, sizeof lib);
+    run_prog(_i, "blas_ex", "blas_ex", NULL, VIA_TCP, 1, lib);
+    run_prog(_i, "blas_ex", "blas_ex_64", "64", VIA_UNIX, 1, lib);
+}
+END_TEST
+
 /* Batched LU, solve and inverse in all four precisions (tests/blas/blas_lu.cu), with
  * no CUDA library on the client; and the pointer arrays and items the shim refuses. */
 START_TEST(test_blas_lu_hidden_cuda)
@@ -235,6 +246,7 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_l3_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_levels_64_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_lu_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_ex_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_lu_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);

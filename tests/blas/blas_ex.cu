@@ -1,0 +1,243 @@
+/* blas_ex.cu -- self-checking program of cuBLAS's level-1 Ex calls (AxpyEx,
+ * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx) for each
+ * data type cuBLAS computes them in (half, bfloat16, float, double, complex float
+ * and double, with their execution types), against references computed here in
+ * double precision from the rounded inputs, with mixed-sign increments and both
+ * pointer modes; plus combinations of types cuBLAS does not compute, an unknown
+ * type among them (CUBLAS_STATUS_NOT_SUPPORTED). Prints `PASS
+ * blas_ex`; with `64` it runs the same checks through the _64 twins (`PASS
+ * blas_ex_64`). Through the shim it checks the calls generated from
+ * protocol/cublas.api; on a GPU, NVIDIA's cuBLAS. */
+#include <cstring>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include "blas_ref.h"
+
+/* One data type: its cudaDataType, element bytes, execution type, and how close a
+ * result computed through it must be. */
+struct dtype {
+    cudaDataType t;
+    size_t size;
+    bool complex;
+    cudaDataType exec, real;
+    double eps;
+};
+static const dtype TYPES[] = {
+    {CUDA_R_16F, 2, false, CUDA_R_32F, CUDA_R_16F, 4e-3},
+    {CUDA_R_16BF, 2, false, CUDA_R_32F, CUDA_R_16BF, 3e-2},
+    {CUDA_R_32F, 4, false, CUDA_R_32F, CUDA_R_32F, 2e-5},
+    {CUDA_R_64F, 8, false, CUDA_R_64F, CUDA_R_64F, 1e-12},
+    {CUDA_C_32F, 8, true, CUDA_C_32F, CUDA_R_32F, 2e-5},
+    {CUDA_C_64F, 16, true, CUDA_C_64F, CUDA_R_64F, 1e-12},
+};
+
+static const dtype &type_of(cudaDataType t)
+{
+    for (const dtype &d : TYPES)
+        if (d.t == t)
+            return d;
+    return TYPES[2];
+}
+
+/* Values in the bytes of a type, and back. */
+static void store(cudaDataType t, void *p, size_t i, cd v)
+{
+    switch (t) {
+    case CUDA_R_16F: ((__half *)p)[i] = __float2half((float)v.real()); break;
+    case CUDA_R_16BF: ((__nv_bfloat16 *)p)[i] = __float2bfloat16((float)v.real()); break;
+    case CUDA_R_32F: ((float *)p)[i] = (float)v.real(); break;
+    case CUDA_R_64F: ((double *)p)[i] = v.real(); break;
+    case CUDA_C_32F: ((cuComplex *)p)[i] = make_cuComplex((float)v.real(), (float)v.imag()); break;
+    default: ((cuDoubleComplex *)p)[i] = make_cuDoubleComplex(v.real(), v.imag());
+    }
+}
+
+static cd load(cudaDataType t, const void *p, size_t i)
+{
+    switch (t) {
+    case CUDA_R_16F: return __half2float(((const __half *)p)[i]);
+    case CUDA_R_16BF: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    case CUDA_R_32F: return ((const float *)p)[i];
+    case CUDA_R_64F: return ((const double *)p)[i];
+    case CUDA_C_32F: return get(((const cuComplex *)p)[i]);
+    default: return get(((const cuDoubleComplex *)p)[i]);
+    }
+}
+
+/* A vector of a type on the host (its bytes) and in device memory. */
+struct tvec {
+    const dtype &d;
+    strided s;
+    std::vector<unsigned char> bytes;
+    void *dev = nullptr;
+    tvec(const dtype &type, strided shape) : d(type), s(shape), bytes(shape.len() * type.size)
+    {
+        for (size_t i = 0; i < s.len(); i++)
+            store(d.t, bytes.data(), i, cd(rnd(), d.complex ? rnd() : 0.0));
+        CT_OK(cudaMalloc(&dev, bytes.size()));
+        CT_OK(cudaMemcpy(dev, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    }
+    ~tvec() { cudaFree(dev); }
+    cd at(int i) const { return load(d.t, bytes.data(), s.at(i)); } /* element i as sent */
+    cd got(const std::vector<unsigned char> &after, int i) const { return load(d.t, after.data(), s.at(i)); }
+    std::vector<unsigned char> back() const
+    {
+        std::vector<unsigned char> h(bytes.size());
+        CT_OK(cudaMemcpy(h.data(), dev, h.size(), cudaMemcpyDeviceToHost));
+        return h;
+    }
+};
+
+/* A scalar or result of a type by pointer mode (host bytes, or a device copy). */
+struct tscalar {
+    cudaDataType t;
+    alignas(16) unsigned char host[16] = {0};
+    void *dev = nullptr;
+    tscalar(cudaDataType type, cd v) : t(type)
+    {
+        store(t, host, 0, v);
+        CT_OK(cudaMalloc(&dev, 16));
+        CT_OK(cudaMemcpy(dev, host, 16, cudaMemcpyHostToDevice));
+    }
+    ~tscalar() { cudaFree(dev); }
+    void *at(cublasPointerMode_t pm) { return pm == CUBLAS_POINTER_MODE_HOST ? (void *)host : dev; }
+    cd value(cublasPointerMode_t pm)
+    {
+        if (pm == CUBLAS_POINTER_MODE_DEVICE)
+            CT_OK(cudaMemcpy(host, dev, 16, cudaMemcpyDeviceToHost));
+        return load(t, host, 0);
+    }
+};
+
+/* Rounds v as the type stores it. */
+static cd rounded(cudaDataType t, cd v)
+{
+    alignas(16) unsigned char b[16];
+    store(t, b, 0, v);
+    return load(t, b, 0);
+}
+
+static void updates(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
+{
+    const strided sx{6, 2}, sy{6, -1};
+    const cd alpha = rounded(d.exec, cd(0.75, d.complex ? -0.5 : 0));
+    {
+        tvec x(d, sx), y(d, sy);
+        tscalar a(d.exec, alpha);
+        CB_OK(V64(cublasAxpyEx, h, sx.n, a.at(pm), d.exec, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc, d.exec));
+        std::vector<unsigned char> after = y.back();
+        for (int i = 0; i < sx.n; i++)
+            near(y.got(after, i), alpha * x.at(i) + y.at(i), d.eps, "AxpyEx", __LINE__);
+    }
+    for (cudaDataType at : {d.exec, d.real == d.exec ? d.exec : (cudaDataType)type_of(d.exec).real}) {
+        tvec x(d, sx);
+        cd av = rounded(at, alpha);
+        tscalar a(at, av);
+        CB_OK(V64(cublasScalEx, h, sx.n, a.at(pm), at, x.dev, d.t, sx.inc, d.exec));
+        std::vector<unsigned char> after = x.back();
+        for (int i = 0; i < sx.n; i++)
+            near(x.got(after, i), av * x.at(i), d.eps, "ScalEx", __LINE__);
+    }
+    {
+        tvec x(d, sx), y(d, sy);
+        CB_OK(V64(cublasCopyEx, h, sx.n, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc));
+        std::vector<unsigned char> after = y.back();
+        for (int i = 0; i < sx.n; i++)
+            near(y.got(after, i), x.at(i), 0.0, "CopyEx", __LINE__);
+        tvec u(d, sx), v(d, sy);
+        CB_OK(V64(cublasSwapEx, h, sx.n, u.dev, d.t, sx.inc, v.dev, d.t, sy.inc));
+        std::vector<unsigned char> ua = u.back(), va = v.back();
+        for (int i = 0; i < sx.n; i++) {
+            near(u.got(ua, i), v.at(i), 0.0, "SwapEx x", __LINE__);
+            near(v.got(va, i), u.at(i), 0.0, "SwapEx y", __LINE__);
+        }
+    }
+}
+
+static void reductions(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
+{
+    const strided sx{7, -2}, sy{7, 1};
+    tvec x(d, sx), y(d, sy);
+    for (bool conj : {false, true}) {
+        tscalar r(d.t, 0);
+        CB_OK(conj ? V64(cublasDotcEx, h, sx.n, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc, r.at(pm), d.t, d.exec)
+                   : V64(cublasDotEx, h, sx.n, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc, r.at(pm), d.t, d.exec));
+        cd want = 0;
+        for (int i = 0; i < sx.n; i++)
+            want += (conj ? std::conj(x.at(i)) : x.at(i)) * y.at(i);
+        near(r.value(pm), want, 4 * d.eps, conj ? "DotcEx" : "DotEx", __LINE__);
+    }
+    const strided sp{7, 2};
+    tvec xp(d, sp);
+    double ss = 0, s1 = 0;
+    for (int i = 0; i < sp.n; i++)
+        ss += std::norm(xp.at(i)), s1 += std::fabs(xp.at(i).real()) + std::fabs(xp.at(i).imag());
+    tscalar nrm(d.real, 0), sum(d.real, 0);
+    CB_OK(V64(cublasNrm2Ex, h, sp.n, xp.dev, d.t, sp.inc, nrm.at(pm), d.real, d.real == d.t ? d.exec : d.real));
+    CB_OK(V64(cublasAsumEx, h, sp.n, xp.dev, d.t, sp.inc, sum.at(pm), d.real, d.real == d.t ? d.exec : d.real));
+    near(nrm.value(pm), std::sqrt(ss), 2 * d.eps, "Nrm2Ex", __LINE__);
+    near(sum.value(pm), s1, 2 * d.eps, "AsumEx", __LINE__);
+}
+
+/* Magnitudes far apart (no rounding ties): the largest at 4, the smallest at 2
+ * (1-based indices 5 and 3), signs mixed. */
+static void extremes(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
+{
+    const double mags[6] = {3, -4, 0.5, 2, -7, 1.5};
+    std::vector<unsigned char> b(6 * d.size);
+    for (int i = 0; i < 6; i++)
+        store(d.t, b.data(), (size_t)i, cd(mags[i], d.complex ? 0.25 : 0));
+    void *dx;
+    CT_OK(cudaMalloc(&dx, b.size()));
+    CT_OK(cudaMemcpy(dx, b.data(), b.size(), cudaMemcpyHostToDevice));
+    int *dr, got[2] = {0, 0};
+    CT_OK(cudaMalloc(&dr, 2 * sizeof(int)));
+    int *r = pm == CUBLAS_POINTER_MODE_HOST ? got : dr; /* where the results go */
+    CB_OK(blas_use64 ? index64(h, r, [&](int64_t *r64) { return cublasIamaxEx_64(h, 6, dx, d.t, 1, r64); })
+                     : cublasIamaxEx(h, 6, dx, d.t, 1, r));
+    CB_OK(blas_use64 ? index64(h, r + 1, [&](int64_t *r64) { return cublasIaminEx_64(h, 6, dx, d.t, 1, r64); })
+                     : cublasIaminEx(h, 6, dx, d.t, 1, r + 1));
+    if (pm == CUBLAS_POINTER_MODE_DEVICE)
+        CT_OK(cudaMemcpy(got, dr, sizeof got, cudaMemcpyDeviceToHost));
+    CT_EQ(got[0], 5);
+    CT_EQ(got[1], 3);
+    CT_OK(cudaFree(dr));
+    CT_OK(cudaFree(dx));
+}
+
+/* Types cuBLAS does not combine, and a type it does not know. */
+static void refusals(cublasHandle_t h)
+{
+    float one = 1, r[4] = {0};
+    void *d;
+    CT_OK(cudaMalloc(&d, 256));
+    CB_ST(V64(cublasAxpyEx, h, 4, &one, CUDA_R_32F, d, CUDA_R_32F, 1, d, CUDA_R_64F, 1, CUDA_R_32F),
+          CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasDotEx, h, 4, d, CUDA_R_32F, 1, d, CUDA_R_32F, 1, r, CUDA_R_32F, CUDA_R_64F),
+          CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasNrm2Ex, h, 4, d, CUDA_C_32F, 1, r, CUDA_C_32F, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasCopyEx, h, 4, d, CUDA_R_32F, 1, d, CUDA_R_16F, 1), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasScalEx, h, 4, &one, (cudaDataType)999, d, CUDA_R_32F, 1, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+    CT_OK(cudaDeviceSynchronize());
+    CT_OK(cudaFree(d));
+}
+
+int main(int argc, char **argv)
+{
+    blas_use64 = argc > 1 && std::strcmp(argv[1], "64") == 0;
+    cublasHandle_t h;
+    CB_OK(cublasCreate(&h));
+    for (cublasPointerMode_t pm : {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE}) {
+        CB_OK(cublasSetPointerMode(h, pm));
+        for (const dtype &d : TYPES) {
+            updates(h, d, pm);
+            reductions(h, d, pm);
+            extremes(h, d, pm);
+        }
+    }
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    refusals(h);
+    CB_OK(cublasDestroy(h));
+    CT_OK(cudaDeviceSynchronize());
+    return ct_finish(blas_use64 ? "blas_ex_64" : "blas_ex");
+}
