@@ -9,6 +9,7 @@
  * than the batch and an item smaller than its matrix, and prints
  * `PASS blas_lu_footprint`. */
 #include <cstring>
+#include <string>
 #include "blas_ref.h"
 
 typedef cublasOperation_t op_t;
@@ -126,6 +127,18 @@ template <typename T> static void check_solve(const std::vector<T> &a0, op_t op,
         }
 }
 
+/* Every item's info is 0 and inv holds the inverse of a's item (leading dimension ld). */
+template <typename T>
+static void expect_inverses(const std::vector<std::vector<T>> &a, const int *info, const dbatch<T> &inv, int line)
+{
+    std::vector<int> hi = from_dev(info, BATCH);
+    for (int b = 0; b < BATCH; b++) {
+        if (hi[b] != 0)
+            ct_fail(__FILE__, line, "info", "0", std::to_string(hi[b]).c_str());
+        check_inverse(a[b], LDA, inv.get(b), inv.ld, line);
+    }
+}
+
 /* Factorises a batch with pivoting, then solves, inverts (getri) and inverts
  * directly (matinv) with those factors and matrices. */
 template <typename T> static void pivoted(cublasHandle_t h)
@@ -159,19 +172,11 @@ template <typename T> static void pivoted(cublasHandle_t h)
     const int ldc = N + 3;
     dbatch<T> inv(std::vector<std::vector<T>>(BATCH, std::vector<T>((size_t)ldc * N)), N, N, ldc);
     CB_OK(fns_lu<T>::getri(h, N, lu.array, LDA, piv, inv.array, ldc, info, BATCH));
-    hi = from_dev(info, BATCH);
-    for (int b = 0; b < BATCH; b++) {
-        CT_EQ(hi[b], 0);
-        check_inverse(a[b], LDA, inv.get(b), ldc, __LINE__);
-    }
+    expect_inverses(a, info, inv, __LINE__);
     dbatch<T> orig(a, N, N, LDA);
     dbatch<T> direct(std::vector<std::vector<T>>(BATCH, std::vector<T>((size_t)ldc * N)), N, N, ldc);
     CB_OK(fns_lu<T>::matinv(h, N, orig.array, LDA, direct.array, ldc, info, BATCH));
-    hi = from_dev(info, BATCH);
-    for (int b = 0; b < BATCH; b++) {
-        CT_EQ(hi[b], 0);
-        check_inverse(a[b], LDA, direct.get(b), ldc, __LINE__);
-    }
+    expect_inverses(a, info, direct, __LINE__);
     cudaFree(piv);
     cudaFree(info);
 }
@@ -200,11 +205,7 @@ template <typename T> static void unpivoted(cublasHandle_t h)
         check_solve(a[b], CUBLAS_OP_N, x.get(b), rhs[b], 1, N, __LINE__);
     dbatch<T> inv(std::vector<std::vector<T>>(BATCH, std::vector<T>((size_t)N * N)), N, N, N);
     CB_OK(fns_lu<T>::getri(h, N, lu.array, LDA, nullptr, inv.array, N, info, BATCH));
-    hi = from_dev(info, BATCH);
-    for (int b = 0; b < BATCH; b++) {
-        CT_EQ(hi[b], 0);
-        check_inverse(a[b], LDA, inv.get(b), N, __LINE__);
-    }
+    expect_inverses(a, info, inv, __LINE__);
     cudaFree(info);
 }
 

@@ -193,13 +193,18 @@ END_TEST
 
 /* Levels 1, 2 and 3 again through the calls' _64 twins (the programs' `64` mode),
  * with no CUDA library on the client. */
-START_TEST(test_blas_levels_64_hidden_cuda)
+/* Runs program in mode (NULL: none) with no CUDA library on the client. */
+static void run_hidden(int rt, const char *program, const char *name, const char *mode, enum transport t)
 {
     char lib[E2E_PATH_LEN];
-    e2e_build_path("lib", lib, sizeof lib);
-    run_prog(_i, "blas_l1", "blas_l1_64", "64", VIA_UNIX, 1, lib);
-    run_prog(_i, "blas_l2", "blas_l2_64", "64", VIA_TCP, 1, lib);
-    run_prog(_i, "blas_l3", "blas_l3_64", "64", VIA_UNIX, 1, lib);
+    run_prog(rt, program, name, mode, t, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+
+START_TEST(test_blas_levels_64_hidden_cuda)
+{
+    run_hidden(_i, "blas_l1", "blas_l1_64", "64", VIA_UNIX);
+    run_hidden(_i, "blas_l2", "blas_l2_64", "64", VIA_TCP);
+    run_hidden(_i, "blas_l3", "blas_l3_64", "64", VIA_UNIX);
 }
 END_TEST
 
@@ -207,10 +212,8 @@ END_TEST
  * through their _64 twins, with no CUDA library on the client. */
 START_TEST(test_blas_ex_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    e2e_build_path("lib", lib, sizeof lib);
-    run_prog(_i, "blas_ex", "blas_ex", NULL, VIA_TCP, 1, lib);
-    run_prog(_i, "blas_ex", "blas_ex_64", "64", VIA_UNIX, 1, lib);
+    run_hidden(_i, "blas_ex", "blas_ex", NULL, VIA_TCP);
+    run_hidden(_i, "blas_ex", "blas_ex_64", "64", VIA_UNIX);
 }
 END_TEST
 
@@ -218,8 +221,7 @@ END_TEST
  * no CUDA library on the client; and the pointer arrays and items the shim refuses. */
 START_TEST(test_blas_lu_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    run_prog(_i, "blas_lu", "blas_lu", NULL, VIA_TCP, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_hidden(_i, "blas_lu", "blas_lu", NULL, VIA_TCP);
 }
 END_TEST
 
