@@ -38,7 +38,7 @@ ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
                       LAPACK's numbering, handle not counted); nonzero: the call
                       answers CUBLAS_STATUS_INVALID_VALUE and does nothing. It stays
                       on the client: the call is still sent asynchronously
-A kind followed by ? (vec?, mats?) may be NULL: nothing is then checked or touched.
+vec? is a vector that may be NULL: nothing is then checked or touched.
 An annotation followed by @TYPE (a cudaDataType parameter) is of that data type,
 for the void pointers of the Ex calls: its elements (or the scalar, or the result)
 are crm_blas_type_size(TYPE) bytes each.
@@ -51,9 +51,9 @@ EXPR, LEN, ... are C expressions over the parameters, without spaces (and, in th
 flags before the row's colon, without colons).
 invalid: cuBLAS answers CUBLAS_STATUS_INVALID_VALUE (enum parameters are checked
 too); unsupported: it answers CUBLAS_STATUS_NOT_SUPPORTED (a combination of data
-types it does not compute); noop: the call touches nothing (a host result is then 0); zero: when SCALAR
-(beta) is 0 the emulated device clears OPERAND before CBLAS runs, so that what it
-held (NaN included) is not read, as cuBLAS promises.
+types it does not compute); noop: the call touches nothing (a host result is then
+0); zero: when SCALAR (beta) is 0 the emulated device clears OPERAND before CBLAS
+runs, so that what it held (NaN included) is not read, as cuBLAS promises.
 cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
 order (handle and result left out, CblasColMajor first when a matrix is among
 them, real scalars by value); with batch=, once per item, each mats operand
@@ -431,16 +431,15 @@ def gen_emu(fn, row):
         else:
             c.append("        return crm__blas_end(CUBLAS_STATUS_SUCCESS);")
     for p in row.scalars:
-        size = p.size() if p.dtype else "sizeof v_%s" % p.name
         c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, %s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
-                 "\n        return crm__blas_end(crm_st);" % (p.name, size, p.name))
+                 "\n        return crm__blas_end(crm_st);" % (p.name, p.size(), p.name))
     for p in row.operands:
         if p.kind == "mats":
             c += emu_array(row, p)
             continue
         c.append("    if (%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                  "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
-                 % (null_guard(p), extent(p, p.size() if p.dtype else "sizeof *" + p.name), p.name))
+                 % (null_guard(p), extent(p, p.size()), p.name))
     wide = [p.name for p in row.params if p.kind == "value" and p.ctype == "int64_t"]
     if wide:
         c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_NOT_SUPPORTED); /* CBLAS takes int */"
@@ -475,7 +474,7 @@ def emu_array(row, p):
     return first + [
             "    if (%s != 0 || crm__blas_dev(%s, (uint64_t)(%s) * sizeof *%s) != CUBLAS_STATUS_SUCCESS)"
             "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
-            % (extent(p, "sizeof **" + p.name), p.name, b, p.name),
+            % (extent(p, p.size()), p.name, b, p.name),
             "    for (int crm_b = 0; crm_b < (%s); crm_b++)" % b,
             "        if (crm__blas_dev(%s[crm_b], crm_n) != CUBLAS_STATUS_SUCCESS)"
             "\n            return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % p.name]
@@ -486,13 +485,9 @@ def clear_if_zero(row):
     sc = next(p for p in row.scalars if p.name == scalar)
     op = next(p for p in row.operands if p.name == operand)
     test = "crm__blas_is_zero(v_%s, sizeof v_%s, sizeof(%s))" % (sc.name, sc.name, REAL_PART[sc.base])
-    if op.kind == "vec":
-        clear = "crm__blas_clear_vec(%s, %s, %s, sizeof *%s)" % (op.name, op.args[0], op.args[1], op.name)
-    elif op.kind == "mats":
-        clear = "crm__blas_clear_mat(%s[crm_b], %s, %s, %s, sizeof **%s)" % (
-            op.name, op.args[0], op.args[1], op.args[2], op.name)
-    else:
-        clear = "crm__blas_clear_mat(%s, %s, %s, %s, sizeof *%s)" % (op.name, op.args[0], op.args[1], op.args[2], op.name)
+    target = op.name + ("[crm_b]" if op.kind == "mats" else "")  # mats: the item's matrix
+    shape = ", ".join(op.args + [op.size()])
+    clear = "crm__blas_clear_%s(%s, %s)" % ("vec" if op.kind == "vec" else "mat", target, shape)
     return ["    if (%s)\n        %s;" % (test, clear)]
 
 

@@ -51,6 +51,14 @@ uint16_t crm__float_to_half(float f);
 float crm__bf16_to_float(uint16_t b);
 uint16_t crm__float_to_bf16(float f);
 
+/* Element i of an array of data type t (half, bfloat16, float, double, complex
+ * float or double), as a double complex or its real part; and stores, rounded to
+ * the type (crm_emu_elem.c). */
+double _Complex crm__elem_get(int t, const void *p, size_t i);
+void crm__elem_put(int t, void *p, size_t i, double _Complex v);
+double crm__elem_real(int t, const void *p, size_t i);
+void crm__elem_put_real(int t, void *p, size_t i, double v);
+
 /* A scalar of a cuBLAS scale type (half, float, double, int32) as a double. */
 double crm__scale_value(const void *p, size_t size, int is_half);
 

@@ -3,70 +3,29 @@
  * generated rows of protocol/cublas.api: the generated code has checked the
  * arguments, the combination of types (protocol/cublas_shape.h) and both extents.
  *
- * Each element is read into a double complex, the arithmetic runs in double
- * precision (at least the execution type's), and results are rounded to their
- * type once: half and bfloat16 round to nearest even. Increments follow the
+ * Each element is read into a double complex (crm_emu_elem.c), the arithmetic runs
+ * in double precision (at least the execution type's), and results are rounded to
+ * their type once: half and bfloat16 round to nearest even. Increments follow the
  * reference BLAS (a negative one walks the vector from its highest element). */
 #include <complex.h>
 #include <math.h>
-#include <string.h>
 #include "server/emu/crm_emu_blas.h"
 
-/* Element i (of n, inc apart) of a vector of type t. */
+/* Element i (of n, inc apart) of a vector of type t, and its store. */
 static double complex crm__ex_get(int t, const void *v, int i, int n, int inc)
 {
-    size_t at = crm__blas_at(i, n, inc);
-    switch (t) {
-    case CUDA_R_16F:
-        return crm__half_to_float(((const uint16_t *)v)[at]);
-    case CUDA_R_16BF:
-        return crm__bf16_to_float(((const uint16_t *)v)[at]);
-    case CUDA_R_32F:
-        return ((const float *)v)[at];
-    case CUDA_R_64F:
-        return ((const double *)v)[at];
-    case CUDA_C_32F:
-        return ((const float complex *)v)[at];
-    default: /* CUDA_C_64F: the rows admit no other type */
-        return ((const double complex *)v)[at];
-    }
+    return crm__elem_get(t, v, crm__blas_at(i, n, inc));
 }
 
-/* Stores value as element i of a vector of type t (index as crm__ex_get's). */
 static void crm__ex_put(int t, void *v, int i, int n, int inc, double complex value)
 {
-    size_t at = crm__blas_at(i, n, inc);
-    switch (t) {
-    case CUDA_R_16F:
-        ((uint16_t *)v)[at] = crm__float_to_half((float)creal(value));
-        break;
-    case CUDA_R_16BF:
-        ((uint16_t *)v)[at] = crm__float_to_bf16((float)creal(value));
-        break;
-    case CUDA_R_32F:
-        ((float *)v)[at] = (float)creal(value);
-        break;
-    case CUDA_R_64F:
-        ((double *)v)[at] = creal(value);
-        break;
-    case CUDA_C_32F:
-        ((float complex *)v)[at] = (float complex)value;
-        break;
-    default:
-        ((double complex *)v)[at] = value;
-    }
-}
-
-/* A scalar of type t (one element at s). */
-static double complex crm__ex_scalar(int t, const void *s)
-{
-    return crm__ex_get(t, s, 0, 1, 1);
+    crm__elem_put(t, v, crm__blas_at(i, n, inc), value);
 }
 
 void crm_emu_axpy_ex(int n, const void *alpha, int alphaType, const void *x, int xType, int incx, void *y, int yType,
                      int incy, int exec)
 {
-    double complex a = crm__ex_scalar(alphaType, alpha);
+    double complex a = crm__elem_get(alphaType, alpha, 0);
     (void)exec;
     for (int i = 0; i < n; i++)
         crm__ex_put(yType, y, i, n, incy, crm__ex_get(yType, y, i, n, incy) + a * crm__ex_get(xType, x, i, n, incx));
@@ -74,7 +33,7 @@ void crm_emu_axpy_ex(int n, const void *alpha, int alphaType, const void *x, int
 
 void crm_emu_scal_ex(int n, const void *alpha, int alphaType, void *x, int xType, int incx, int exec)
 {
-    double complex a = crm__ex_scalar(alphaType, alpha);
+    double complex a = crm__elem_get(alphaType, alpha, 0);
     (void)exec;
     for (int i = 0; i < n; i++)
         crm__ex_put(xType, x, i, n, incx, a * crm__ex_get(xType, x, i, n, incx));
@@ -88,7 +47,7 @@ static void crm__dot_ex(int n, const void *x, int xType, int incx, const void *y
         double complex a = crm__ex_get(xType, x, i, n, incx);
         sum += (conjugate ? conj(a) : a) * crm__ex_get(yType, y, i, n, incy);
     }
-    crm__ex_put(resultType, ret, 0, 1, 1, sum);
+    crm__elem_put(resultType, ret, 0, sum);
 }
 
 void crm_emu_dot_ex(int n, const void *x, int xType, int incx, const void *y, int yType, int incy, int resultType,
@@ -124,7 +83,7 @@ void crm_emu_nrm2_ex(int n, const void *x, int xType, int incx, int resultType, 
             }
         }
     }
-    crm__ex_put(resultType, ret, 0, 1, 1, scale * sqrt(ssq));
+    crm__elem_put(resultType, ret, 0, scale * sqrt(ssq));
 }
 
 /* |re| + |im|: what asum sums and amax/amin compare, as in the reference BLAS. */
@@ -140,7 +99,7 @@ void crm_emu_asum_ex(int n, const void *x, int xType, int incx, int resultType, 
     (void)exec;
     for (int i = 0; i < n; i++)
         sum += crm__ex_mag1(xType, x, i, n, incx);
-    crm__ex_put(resultType, ret, 0, 1, 1, sum);
+    crm__elem_put(resultType, ret, 0, sum);
 }
 
 /* 0-based index of the first largest (most: 1) or smallest (-1) magnitude. */

@@ -89,22 +89,15 @@ static cublasStatus_t crm__gemm_operands(const crm__gemm *g, const void *A, cons
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* Elements of the half, bfloat16 and float operands, in float. */
 static float crm__load(int type, const void *p, size_t i)
 {
-    switch (type) {
-    case CUDA_R_16F: return crm__half_to_float(((const uint16_t *)p)[i]);
-    case CUDA_R_16BF: return crm__bf16_to_float(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
+    return (float)crm__elem_real(type, p, i);
 }
 
 static void crm__store(int type, void *p, size_t i, float v)
 {
-    switch (type) {
-    case CUDA_R_16F: ((uint16_t *)p)[i] = crm__float_to_half(v); break;
-    case CUDA_R_16BF: ((uint16_t *)p)[i] = crm__float_to_bf16(v); break;
-    default: ((float *)p)[i] = v; break;
-    }
+    crm__elem_put_real(type, p, i, v);
 }
 
 /* A float copy of `bytes` of operand X of type t (the operand itself when float);

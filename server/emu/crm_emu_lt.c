@@ -60,25 +60,6 @@ CRM_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
 
 /* --- elements ------------------------------------------------------------------------- */
 
-static double crm__ld(int type, const void *p, size_t i)
-{
-    switch (type) {
-    case CUDA_R_64F: return ((const double *)p)[i];
-    case CUDA_R_16F: return crm__half_to_float(((const uint16_t *)p)[i]);
-    case CUDA_R_16BF: return crm__bf16_to_float(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static void crm__st(int type, void *p, size_t i, double v)
-{
-    switch (type) {
-    case CUDA_R_64F: ((double *)p)[i] = v; break;
-    case CUDA_R_16F: ((uint16_t *)p)[i] = crm__float_to_half((float)v); break;
-    case CUDA_R_16BF: ((uint16_t *)p)[i] = crm__float_to_bf16((float)v); break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
 
 #define CRM__GELU_K 0.7978845608028654 /* sqrt(2 / pi) */
 #define CRM__GELU_C 0.044715
@@ -105,7 +86,7 @@ static cublasStatus_t crm__scalar(const crm_lt_op *op, const void *p, double *ou
     if (op->pmode == CUBLASLT_POINTER_MODE_DEVICE && crm__blas_dev(p, size) != CUBLAS_STATUS_SUCCESS)
         return CUBLAS_STATUS_INVALID_VALUE;
     memcpy(raw, p, size);
-    *out = crm__ld(op->scale, raw, 0);
+    *out = crm__elem_real(op->scale, raw, 0);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -127,7 +108,7 @@ static void *crm__dense(const crm_lt_mat *x, const void *p, int as_double)
     void *out = malloc((count ? count : 1) * (as_double ? sizeof(double) : sizeof(float)));
     for (int64_t j = 0; out != NULL && j < x->cols; j++)
         for (int64_t i = 0; i < x->rows; i++) {
-            double v = crm__ld(x->type, p, (size_t)(i + j * x->ld));
+            double v = crm__elem_real(x->type, p, (size_t)(i + j * x->ld));
             if (as_double)
                 ((double *)out)[i + j * x->rows] = v;
             else
@@ -166,8 +147,8 @@ static cublasStatus_t crm__product(const crm_lt_op *op, const void *A, const voi
 /* The element (i, l) of op(X) for X stored with layout x at p. */
 static double crm__op_elem(const crm_lt_mat *x, int trans, const void *p, int64_t i, int64_t l)
 {
-    return trans == CUBLAS_OP_N ? crm__ld(x->type, p, (size_t)(i + l * x->ld))
-                                : crm__ld(x->type, p, (size_t)(l + i * x->ld));
+    return trans == CUBLAS_OP_N ? crm__elem_real(x->type, p, (size_t)(i + l * x->ld))
+                                : crm__elem_real(x->type, p, (size_t)(l + i * x->ld));
 }
 
 typedef struct crm__item {
@@ -192,9 +173,9 @@ static cublasStatus_t crm__run_item(const crm_lt_op *op, const crm__item *it, do
             size_t ti = (size_t)(i + j * op->m);
             double v = dbl ? ((double *)t)[ti] : ((float *)t)[ti];
             if (beta != 0.0)
-                v += beta * crm__ld(op->c.type, it->C, (size_t)(i + j * op->c.ld));
+                v += beta * crm__elem_real(op->c.type, it->C, (size_t)(i + j * op->c.ld));
             if (crm_lt_epi_bias(e))
-                v += crm__ld(op->bias_type, it->bias, (size_t)i);
+                v += crm__elem_real(op->bias_type, it->bias, (size_t)i);
             size_t ai = (size_t)(i + j * op->aux_ld);
             unsigned char *mask = it->aux;
             if (crm_lt_epi_relu(e)) {
@@ -207,16 +188,16 @@ static cublasStatus_t crm__run_item(const crm_lt_op *op, const crm__item *it, do
                 v = v > 0 ? v : 0;
             } else if (crm_lt_epi_gelu(e)) {
                 if (crm_lt_epi_aux(e))
-                    crm__st(op->aux_type, it->aux, ai, v);
+                    crm__elem_put_real(op->aux_type, it->aux, ai, v);
                 v = crm__gelu(v);
             } else if (crm_lt_epi_drelu(e)) {
                 v = (mask[ai / 8] >> (ai % 8)) & 1u ? v : 0.0;
             } else if (crm_lt_epi_dgelu(e)) {
-                v *= crm__dgelu(crm__ld(op->aux_type, it->aux, ai));
+                v *= crm__dgelu(crm__elem_real(op->aux_type, it->aux, ai));
             }
-            crm__st(op->d.type, it->D, (size_t)(i + j * op->d.ld), v);
+            crm__elem_put_real(op->d.type, it->D, (size_t)(i + j * op->d.ld), v);
             if (e == CUBLASLT_EPILOGUE_DRELU_BGRAD || e == CUBLASLT_EPILOGUE_DGELU_BGRAD)
-                bgrad[i] += crm__ld(op->d.type, it->D, (size_t)(i + j * op->d.ld));
+                bgrad[i] += crm__elem_real(op->d.type, it->D, (size_t)(i + j * op->d.ld));
         }
     }
     if (st == CUBLAS_STATUS_SUCCESS && (e == CUBLASLT_EPILOGUE_BGRADA || e == CUBLASLT_EPILOGUE_BGRADB)) {
@@ -228,7 +209,7 @@ static cublasStatus_t crm__run_item(const crm_lt_op *op, const crm__item *it, do
     }
     if (st == CUBLAS_STATUS_SUCCESS && bgrad != NULL)
         for (int64_t r = 0; r < (e == CUBLASLT_EPILOGUE_BGRADB ? op->n : op->m); r++)
-            crm__st(op->bias_type, it->bias, (size_t)r, bgrad[r]);
+            crm__elem_put_real(op->bias_type, it->bias, (size_t)r, bgrad[r]);
     free(t);
     free(bgrad);
     return st;

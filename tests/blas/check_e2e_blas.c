@@ -85,6 +85,13 @@ static void run_blas(int rt, const char *name, const char *mode, enum transport 
     run_prog(rt, "blas", name, mode, t, hide, ldpath);
 }
 
+/* Runs program in mode (NULL: none) with no CUDA library on the client. */
+static void run_hidden(int rt, const char *program, const char *name, const char *mode, enum transport t)
+{
+    char lib[E2E_PATH_LEN];
+    run_prog(rt, program, name, mode, t, 1, e2e_build_path("lib", lib, sizeof lib));
+}
+
 START_TEST(test_blas_tcp)
 {
     run_blas(_i, "blas", NULL, VIA_TCP, 0, NULL);
@@ -120,8 +127,7 @@ END_TEST
 
 START_TEST(test_blas_l1_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    run_prog(_i, "blas_l1", "blas_l1", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_hidden(_i, "blas_l1", "blas_l1", NULL, VIA_UNIX);
 }
 END_TEST
 
@@ -129,15 +135,13 @@ END_TEST
  * no CUDA library on the client. */
 START_TEST(test_blas_l2_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    run_prog(_i, "blas_l2", "blas_l2", NULL, VIA_TCP, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_hidden(_i, "blas_l2", "blas_l2", NULL, VIA_TCP);
 }
 END_TEST
 
 START_TEST(test_blas_l3_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    run_prog(_i, "blas_l3", "blas_l3", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_hidden(_i, "blas_l3", "blas_l3", NULL, VIA_UNIX);
 }
 END_TEST
 
@@ -165,8 +169,7 @@ END_TEST
 /* No CUDA library on the client: libcublasLt.so.13 resolves to build/lib's link. */
 START_TEST(test_blaslt_hidden_cuda)
 {
-    char lib[E2E_PATH_LEN];
-    run_prog(_i, "blaslt", "blaslt", NULL, VIA_UNIX, 1, e2e_build_path("lib", lib, sizeof lib));
+    run_hidden(_i, "blaslt", "blaslt", NULL, VIA_UNIX);
 }
 END_TEST
 
@@ -193,13 +196,6 @@ END_TEST
 
 /* Levels 1, 2 and 3 again through the calls' _64 twins (the programs' `64` mode),
  * with no CUDA library on the client. */
-/* Runs program in mode (NULL: none) with no CUDA library on the client. */
-static void run_hidden(int rt, const char *program, const char *name, const char *mode, enum transport t)
-{
-    char lib[E2E_PATH_LEN];
-    run_prog(rt, program, name, mode, t, 1, e2e_build_path("lib", lib, sizeof lib));
-}
-
 START_TEST(test_blas_levels_64_hidden_cuda)
 {
     run_hidden(_i, "blas_l1", "blas_l1_64", "64", VIA_UNIX);
