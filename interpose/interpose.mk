@@ -14,7 +14,7 @@ INTERPOSE_SRCS := $(filter-out interpose/crm_loader_stub.c,$(INTERPOSE_SRCS))
 INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
                   $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o \
                   $(BUILD)/obj/interpose/crm_drv_gen.o $(BUILD)/obj/interpose/crm_fallback_gen.o \
-                  $(BUILD)/obj/interpose/crm_blas_gen.o
+                  $(BUILD)/obj/interpose/crm_blas_gen.o $(BUILD)/obj/interpose/crm_dnn_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
 # CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
@@ -81,7 +81,7 @@ $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c inter
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
-$(BUILD)/obj/interpose/crm_blas_gen.o: $(GEN)/crm_blas_gen.c $(GEN_HEADERS)
+$(BUILD)/obj/interpose/crm_blas_gen.o $(BUILD)/obj/interpose/crm_dnn_gen.o: $(BUILD)/obj/interpose/%.o: $(GEN)/%.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 

@@ -527,12 +527,12 @@ def gen_blas_files(fns, server_proto):
     return "\n".join(client) + "\n", "\n".join(server) + "\n", "\n".join(emu) + "\n"
 
 
-def load_protos(include_dir):
-    """{name: parameter text} of the functions cublas_api.h declares (the header
-    reader tools/gen_fallback.py uses for its trampolines)."""
+def load_protos(headers):
+    """{name: parameter text} of the functions the headers (comma-separated paths)
+    declare (the header reader tools/gen_fallback.py uses for its trampolines)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
     from gen_fallback import prototypes
     try:
-        return prototypes(include_dir + "/cublas_api.h")
+        return prototypes(headers)
     except OSError as e:
         sys.exit("gen_blas.py: %s" % e)

@@ -11,10 +11,12 @@ API_TYPES     := $(wildcard protocol/*_types.x)
 API_GENERATED := $(GEN)/crm_api.x $(GEN)/crm_client_gen.h $(GEN)/crm_client_gen.c \
                  $(GEN)/crm_interpose_gen.c $(GEN)/crm_server_gen.h $(GEN)/crm_server_gen.c \
                  $(GEN)/crm_rt_fns_gen.h $(GEN)/crm_api_names.c $(GEN)/crm_iso_gen.h $(GEN)/crm_iso_gen.c \
-                 $(GEN)/crm_blas_gen.c $(GEN)/crm_h_blas_gen.c $(GEN)/crm_emu_blas_gen.c
+                 $(GEN)/crm_blas_gen.c $(GEN)/crm_h_blas_gen.c $(GEN)/crm_emu_blas_gen.c \
+                 $(GEN)/crm_dnn_gen.c $(GEN)/crm_h_dnn_gen.c
 
 $(API_GENERATED) &: $(API_SPECS) $(API_TYPES) protocol/cudarem.x protocol/gen_api.py protocol/gen_iso.py \
-                    protocol/gen_blas.py tools/gen_fallback.py $(CUDA_HOME)/include/cublas_api.h | $(GEN)
+                    protocol/gen_blas.py protocol/gen_dnn.py tools/gen_fallback.py $(CUDA_HOME)/include/cublas_api.h \
+                    $(CUDA_HOME)/include/cudnn_ops.h $(CUDA_HOME)/include/cudnn_cnn.h | $(GEN)
 	$(PYTHON) protocol/gen_api.py --cuda-include $(CUDA_HOME)/include protocol/cudarem.x $(GEN) $(API_SPECS)
 
 $(GEN)/crm_api.h: $(GEN)/crm_api.x

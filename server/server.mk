@@ -4,7 +4,8 @@
 
 SERVER := $(BUILD)/cudarem-server
 SERVER_SRCS := $(wildcard server/*.c)
-SERVER_GEN_OBJS := $(BUILD)/obj/server/crm_server_gen.o $(BUILD)/obj/server/crm_h_blas_gen.o
+SERVER_GEN_OBJS := $(BUILD)/obj/server/crm_server_gen.o $(BUILD)/obj/server/crm_h_blas_gen.o \
+                   $(BUILD)/obj/server/crm_h_dnn_gen.o
 SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(SERVER_GEN_OBJS)
 
 $(SERVER_GEN_OBJS): $(BUILD)/obj/server/%.o: $(GEN)/%.c $(GEN_HEADERS)
