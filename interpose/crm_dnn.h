@@ -9,6 +9,8 @@
 #include <cudnn.h>
 #include "crm_api.h"
 #include "common/crm_dnn_desc.h"
+#include "common/crm_dnn_lrn_desc.h"
+#include "common/crm_dnn_reduce_desc.h"
 
 struct cudnnTensorStruct { crm_dnn_tdesc d; };
 struct cudnnFilterStruct { crm_dnn_fdesc d; };
@@ -16,6 +18,8 @@ struct cudnnConvolutionStruct { crm_dnn_cdesc d; };
 struct cudnnPoolingStruct { crm_dnn_pdesc d; };
 struct cudnnActivationStruct { crm_dnn_adesc d; };
 struct cudnnOpTensorStruct { crm_dnn_odesc d; };
+struct cudnnLRNStruct { crm_dnn_ldesc d; };
+struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 
 /* Wire id of a live handle: 0 and *id, or CUDNN_STATUS_BAD_PARAM (NULL, unknown or
  * destroyed handle). */
@@ -34,6 +38,8 @@ cudnnStatus_t crm_dnn_wire_conv(const cudnnConvolutionDescriptor_t d, crm_dnn_co
 cudnnStatus_t crm_dnn_wire_pool(const cudnnPoolingDescriptor_t d, crm_dnn_pool *w);
 cudnnStatus_t crm_dnn_wire_act(const cudnnActivationDescriptor_t d, crm_dnn_act *w);
 cudnnStatus_t crm_dnn_wire_op(const cudnnOpTensorDescriptor_t d, crm_dnn_optensor *w);
+cudnnStatus_t crm_dnn_wire_lrn(const cudnnLRNDescriptor_t d, crm_dnn_lrn *w);
+cudnnStatus_t crm_dnn_wire_reduce(const cudnnReduceTensorDescriptor_t d, crm_dnn_reduce *w);
 
 /* Reads a host scaling factor (double for double data, else float) into *out;
  * CUDNN_STATUS_BAD_PARAM for NULL. */

@@ -6,6 +6,8 @@
 #include "interpose/crm_export.h"
 
 #include "common/crm_dnn_desc_api.c.inc"
+#include "common/crm_dnn_lrn_api.c.inc"
+#include "common/crm_dnn_reduce_api.c.inc"
 
 cudnnStatus_t crm_dnn_wire_tensor(const cudnnTensorDescriptor_t d, crm_dnn_tensor *w)
 {
@@ -65,6 +67,23 @@ cudnnStatus_t crm_dnn_wire_op(const cudnnOpTensorDescriptor_t d, crm_dnn_optenso
     if (d == NULL || d->d.op < 0)
         return CUDNN_STATUS_BAD_PARAM;
     *w = (crm_dnn_optensor){.op = d->d.op, .dtype = d->d.dtype, .nan = d->d.nan};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t crm_dnn_wire_lrn(const cudnnLRNDescriptor_t d, crm_dnn_lrn *w)
+{
+    if (d == NULL)
+        return CUDNN_STATUS_BAD_PARAM;
+    *w = (crm_dnn_lrn){.n = d->d.n, .alpha = d->d.alpha, .beta = d->d.beta, .k = d->d.k};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t crm_dnn_wire_reduce(const cudnnReduceTensorDescriptor_t d, crm_dnn_reduce *w)
+{
+    if (d == NULL || d->d.op < 0)
+        return CUDNN_STATUS_BAD_PARAM;
+    *w = (crm_dnn_reduce){.op = d->d.op, .dtype = d->d.dtype, .nan = d->d.nan, .indices = d->d.indices,
+                          .itype = d->d.itype};
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -5,6 +5,8 @@
 #include <assert.h>
 #include <string.h>
 #include "common/crm_dnn_desc.h"
+#include "common/crm_dnn_lrn_desc.h"
+#include "common/crm_dnn_reduce_desc.h"
 #include "common/crm_log.h"
 #include "server/crm_backend.h"
 #include "server/crm_h_dnn.h"
@@ -17,6 +19,8 @@ static struct {
     cudnnPoolingDescriptor_t pool;
     cudnnActivationDescriptor_t act;
     cudnnOpTensorDescriptor_t op;
+    cudnnLRNDescriptor_t lrn;
+    cudnnReduceTensorDescriptor_t reduce;
 } crm__dnn;
 
 /* 1 when the backend provides every function the handlers call. */
@@ -216,6 +220,34 @@ cudnnStatus_t crm_h_dnn_op(crm_h_dnn_call *c, const crm_dnn_optensor *w, cudnnOp
     *out = crm__dnn.op;
     return crm_rt.cudnnSetOpTensorDescriptor(*out, (cudnnOpTensorOp_t)o.op, (cudnnDataType_t)o.dtype,
                                              (cudnnNanPropagation_t)o.nan);
+}
+
+cudnnStatus_t crm_h_dnn_lrn(crm_h_dnn_call *c, const crm_dnn_lrn *w, cudnnLRNDescriptor_t *out)
+{
+    crm_dnn_ldesc l = {.n = w->n, .alpha = w->alpha, .beta = w->beta, .k = w->k};
+    (void)c;
+    cudnnStatus_t st = crm_dnn_lrn_check(&l);
+    if (st == CUDNN_STATUS_SUCCESS && crm__dnn.lrn == NULL)
+        st = crm_rt.cudnnCreateLRNDescriptor(&crm__dnn.lrn);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    *out = crm__dnn.lrn;
+    return crm_rt.cudnnSetLRNDescriptor(*out, l.n, l.alpha, l.beta, l.k);
+}
+
+cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnnReduceTensorDescriptor_t *out)
+{
+    crm_dnn_rdesc r = {.op = w->op, .dtype = w->dtype, .nan = w->nan, .indices = w->indices, .itype = w->itype};
+    (void)c;
+    cudnnStatus_t st = crm_dnn_reduce_check(&r);
+    if (st == CUDNN_STATUS_SUCCESS && crm__dnn.reduce == NULL)
+        st = crm_rt.cudnnCreateReduceTensorDescriptor(&crm__dnn.reduce);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    *out = crm__dnn.reduce;
+    return crm_rt.cudnnSetReduceTensorDescriptor(*out, (cudnnReduceTensorOp_t)r.op, (cudnnDataType_t)r.dtype,
+                                                 (cudnnNanPropagation_t)r.nan, (cudnnReduceTensorIndices_t)r.indices,
+                                                 (cudnnIndicesType_t)r.itype);
 }
 
 cudnnStatus_t crm_h_dnn_workspace(crm_h_dnn_call *c, uint64_t ptr, uint64_t size, void **dev)

@@ -48,6 +48,8 @@ cudnnStatus_t crm_h_dnn_conv(crm_h_dnn_call *c, const crm_dnn_conv *w, cudnnConv
 cudnnStatus_t crm_h_dnn_pool(crm_h_dnn_call *c, const crm_dnn_pool *w, cudnnPoolingDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_act(crm_h_dnn_call *c, const crm_dnn_act *w, cudnnActivationDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_op(crm_h_dnn_call *c, const crm_dnn_optensor *w, cudnnOpTensorDescriptor_t *out);
+cudnnStatus_t crm_h_dnn_lrn(crm_h_dnn_call *c, const crm_dnn_lrn *w, cudnnLRNDescriptor_t *out);
+cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnnReduceTensorDescriptor_t *out);
 
 /* Checks a workspace: size 0 passes NULL, else [ptr, ptr + size) must be allocated. */
 cudnnStatus_t crm_h_dnn_workspace(crm_h_dnn_call *c, uint64_t ptr, uint64_t size, void **dev);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cudnn.h>
 #include "common/crm_dnn_desc.h"
+#include "common/crm_dnn_lrn_desc.h"
+#include "common/crm_dnn_reduce_desc.h"
 #include "server/emu/crm_emu.h"
 
 struct cudnnContext {
@@ -25,6 +27,8 @@ struct cudnnConvolutionStruct { crm_dnn_cdesc d; };
 struct cudnnPoolingStruct { crm_dnn_pdesc d; };
 struct cudnnActivationStruct { crm_dnn_adesc d; };
 struct cudnnOpTensorStruct { crm_dnn_odesc d; };
+struct cudnnLRNStruct { crm_dnn_ldesc d; };
+struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 
 /* A tensor bound to its memory for one call. */
 typedef struct crm__dview {
@@ -34,6 +38,9 @@ typedef struct crm__dview {
 
 /* 1 when h is a live handle (crm_emu_dnn_handle.c). */
 int crm__dnn_handle_ok(cudnnHandle_t h);
+
+/* f(x) of activation a (crm_emu_dnn_ops.c). */
+double crm__dnn_act(const crm_dnn_adesc *a, double x);
 
 /* Scaling factor at p as a double: *(double *)p for double data, else *(float *)p. */
 double crm__dnn_scalar(const void *p, int dtype);

@@ -67,30 +67,37 @@ static cudnnStatus_t crm__conv_setup(crm__conv *p, cudnnHandle_t h, const cudnnT
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* y[n,k,o] = alpha * sum over c of the group and taps r of x[n,c,o*s-p+r*d] * w[k,c,tap(r)] + beta * y. */
+/* The convolution at output element yi: the sum over c of the group and taps r of
+ * x[n,c,o*s-p+r*d] * w[k,c,tap(r)]. */
+static double crm__conv_fwd_at(const crm__conv *p, const int *yi)
+{
+    int g = yi[1] / p->kg, xi[CRM_DNN_MAXDIM] = {yi[0]}, wi[CRM_DNN_MAXDIM] = {yi[1]};
+    double acc = 0;
+    for (int c = 0; c < p->cg; c++) {
+        int r[CRM__CONV_MAXSP] = {0};
+        xi[1] = g * p->cg + c;
+        wi[1] = c;
+        do {
+            int ok = 1;
+            for (int i = 0; i < p->sp && ok; i++) {
+                xi[i + 2] = crm__conv_in(p, i, yi[i + 2], r[i]);
+                wi[i + 2] = crm__conv_tap(p, i, r[i]);
+                ok = xi[i + 2] >= 0;
+            }
+            if (ok)
+                acc += crm__dnn_load(&p->x, crm__dnn_off(p->x.d, xi)) *
+                       crm__dnn_load(&p->w, crm__dnn_off(&p->wt, wi));
+        } while (crm__dnn_next(p->sp, p->wt.dims + 2, r));
+    }
+    return acc;
+}
+
+/* y = alpha * conv(x, w) + beta * y. */
 static void crm__conv_fwd(const crm__conv *p, double alpha, double beta)
 {
     int yi[CRM_DNN_MAXDIM] = {0};
     do {
-        int g = yi[1] / p->kg, xi[CRM_DNN_MAXDIM] = {yi[0]}, wi[CRM_DNN_MAXDIM] = {yi[1]};
-        double acc = 0;
-        for (int c = 0; c < p->cg; c++) {
-            int r[CRM__CONV_MAXSP] = {0};
-            xi[1] = g * p->cg + c;
-            wi[1] = c;
-            do {
-                int ok = 1;
-                for (int i = 0; i < p->sp && ok; i++) {
-                    xi[i + 2] = crm__conv_in(p, i, yi[i + 2], r[i]);
-                    wi[i + 2] = crm__conv_tap(p, i, r[i]);
-                    ok = xi[i + 2] >= 0;
-                }
-                if (ok)
-                    acc += crm__dnn_load(&p->x, crm__dnn_off(p->x.d, xi)) *
-                           crm__dnn_load(&p->w, crm__dnn_off(&p->wt, wi));
-            } while (crm__dnn_next(p->sp, p->wt.dims + 2, r));
-        }
-        crm__dnn_blend(&p->y, crm__dnn_off(p->y.d, yi), acc, alpha, beta);
+        crm__dnn_blend(&p->y, crm__dnn_off(p->y.d, yi), crm__conv_fwd_at(p, yi), alpha, beta);
     } while (crm__dnn_next(p->y.d->nbdims, p->y.d->dims, yi));
 }
 
@@ -208,6 +215,61 @@ CRM_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const voi
 {
     (void)workSpace, (void)workSpaceSizeInBytes; /* no algorithm needs one */
     return crm__conv_run(CRM__FWD, handle, alpha, xDesc, x, wDesc, w, convDesc, algo, yDesc, y, beta);
+}
+
+/* The rules cudnnConvolutionBiasActivationForward adds to the forward pass: z of
+ * y's shape, bias 1xKx1.. (K: y's channels), RELU or (with the implicit precomputed
+ * GEMM only) IDENTITY activation. */
+static cudnnStatus_t crm__cba_args(const cudnnTensorDescriptor_t zd, const cudnnTensorDescriptor_t bd,
+                                   const cudnnActivationDescriptor_t ad, const cudnnTensorDescriptor_t yd, int algo)
+{
+    if (zd == NULL || bd == NULL || ad == NULL || yd == NULL || crm_dnn_act_check(&ad->d) != CUDNN_STATUS_SUCCESS ||
+        !crm__dnn_same_dims(&zd->d, &yd->d) || bd->d.nbdims != yd->d.nbdims)
+        return CUDNN_STATUS_BAD_PARAM;
+    for (int i = 0; i < bd->d.nbdims; i++)
+        if (bd->d.dims[i] != (i == 1 ? yd->d.dims[1] : 1))
+            return CUDNN_STATUS_BAD_PARAM;
+    if (ad->d.mode != CUDNN_ACTIVATION_RELU &&
+        (ad->d.mode != CUDNN_ACTIVATION_IDENTITY || algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* y = act(alpha1 * conv(x, w) + alpha2 * z + bias), element by element, so z may be y. */
+CRM_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
+    cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc,
+    cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2,
+    const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias,
+    const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    crm__conv p;
+    crm__dview vz, vb;
+    (void)workSpace, (void)workSpaceSizeInBytes; /* no algorithm needs one */
+    if (!crm__dnn_handle_ok(handle) || alpha1 == NULL || alpha2 == NULL || algo < 0 ||
+        (int)algo >= crm__algo_count(CRM__FWD))
+        return CUDNN_STATUS_BAD_PARAM;
+    cudnnStatus_t st = crm__cba_args(zDesc, biasDesc, activationDesc, yDesc, algo);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    if (!crm__algo_ok(CRM__FWD, algo))
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    double a1 = crm__dnn_scalar(alpha1, yDesc->d.dtype), a2 = crm__dnn_scalar(alpha2, yDesc->d.dtype);
+    crm__emu_rdlock();
+    if ((st = crm__conv_setup(&p, handle, xDesc, x, wDesc, w, convDesc, yDesc, y)) == CUDNN_STATUS_SUCCESS &&
+        (st = crm__dnn_bind(&vz, &zDesc->d, z)) == CUDNN_STATUS_SUCCESS &&
+        (st = crm__dnn_bind(&vb, &biasDesc->d, bias)) == CUDNN_STATUS_SUCCESS) {
+        int yi[CRM_DNN_MAXDIM] = {0}, bi[CRM_DNN_MAXDIM] = {0};
+        do {
+            bi[1] = yi[1];
+            double v = a1 * crm__conv_fwd_at(&p, yi) + crm__dnn_load(&vb, crm__dnn_off(vb.d, bi));
+            if (a2 != 0.0) /* z unread when alpha2 is 0, as cuDNN promises */
+                v += a2 * crm__dnn_load(&vz, crm__dnn_off(vz.d, yi));
+            crm__dnn_store(&p.y, crm__dnn_off(p.y.d, yi), crm__dnn_act(&activationDesc->d, v));
+        } while (crm__dnn_next(p.y.d->nbdims, p.y.d->dims, yi));
+    }
+    crm__emu_unlock();
+    return st;
 }
 
 CRM_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha,

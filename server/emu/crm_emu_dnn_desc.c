@@ -3,3 +3,5 @@
 #include "server/emu/crm_emu_dnn.h"
 
 #include "common/crm_dnn_desc_api.c.inc"
+#include "common/crm_dnn_lrn_api.c.inc"
+#include "common/crm_dnn_reduce_api.c.inc"

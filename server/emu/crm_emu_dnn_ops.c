@@ -180,11 +180,8 @@ static double crm__sigmoid(double x)
     return 1.0 / (1.0 + exp(-x));
 }
 
-/* f(x) of the activation. */
-static double crm__fn_act(double x, double unused, const void *arg)
+double crm__dnn_act(const crm_dnn_adesc *a, double x)
 {
-    const crm_dnn_adesc *a = arg;
-    (void)unused;
     switch (a->mode) {
     case CUDNN_ACTIVATION_SIGMOID: return crm__sigmoid(x);
     case CUDNN_ACTIVATION_RELU: return x > 0 ? x : 0;
@@ -194,6 +191,12 @@ static double crm__fn_act(double x, double unused, const void *arg)
     case CUDNN_ACTIVATION_SWISH: return x * crm__sigmoid(a->swish_beta * x);
     default: return x; /* identity */
     }
+}
+
+static double crm__fn_act(double x, double unused, const void *arg)
+{
+    (void)unused;
+    return crm__dnn_act(arg, x);
 }
 
 /* f'(x) * dy, from x (and y = f(x) where that is how cuDNN defines it). */

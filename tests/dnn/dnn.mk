@@ -1,8 +1,9 @@
 # dnn.mk -- tests of the cuDNN remoting: the emulated cuDNN against reference code
-# (check_dnn_emu links libcudarem-emu.so directly), and an nvcc cuDNN program run
+# (check_dnn_emu links libcudarem-emu.so directly), and nvcc cuDNN programs run
 # through the shim against a real server (check_e2e_dnn).
 
-DNN_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,dnn,$(rt))/dnn_net)
+DNN_NAMES := dnn_net dnn_legacy
+DNN_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,$(DNN_NAMES),$(call test_dir,dnn,$(rt))/$(p)))
 UNIT_TESTS += $(BUILD)/tests/check_dnn_emu
 E2E_TESTS += $(BUILD)/tests/check_e2e_dnn
 
@@ -20,8 +21,8 @@ $(BUILD)/tests/check_e2e_dnn: tests/dnn/check_e2e_dnn.c $(E2E_HARNESS) tests/e2e
 # satisfied by the shim's version node or build/lib/libcudnn.so.9), with each
 # runtime (TEST_RUNTIMES in tests/tests.mk).
 define DNN_RULE
-$(call test_dir,dnn,$(1))/dnn_net: tests/dnn/dnn_net.cu | $(BUILD)/tests
+$(call test_dir,dnn,$(1))/$(2): tests/dnn/$(2).cu tests/dnn/dnn_check.h | $(BUILD)/tests
 	@mkdir -p $$(dir $$@)
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -L$(CUDA_HOME)/lib64 -lcudnn
 endef
-$(foreach rt,$(TEST_RUNTIMES),$(eval $(call DNN_RULE,$(rt))))
+$(foreach rt,$(TEST_RUNTIMES),$(foreach p,$(DNN_NAMES),$(eval $(call DNN_RULE,$(rt),$(p)))))
