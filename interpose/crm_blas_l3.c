@@ -184,6 +184,23 @@ CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
     return crm_blas_async(&call);
 }
 
+/* cuBLAS defines SgemmEx as GemmEx computing in float, so it travels as GemmEx. Its
+ * types: A and B alike, and of C's type (half, bfloat16 or float), or, for float C,
+ * 8-bit integers, half or bfloat16; others are NOT_SUPPORTED, as cuBLAS answers. */
+CRM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                        int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype,
+                                        int lda, const void *B, cudaDataType Btype, int ldb, const float *beta,
+                                        void *C, cudaDataType Ctype, int ldc)
+{
+    int c_ok = Ctype == CUDA_R_16F || Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F;
+    int a_ok = Atype == Ctype ||
+               (Ctype == CUDA_R_32F && (Atype == CUDA_R_8I || Atype == CUDA_R_16F || Atype == CUDA_R_16BF));
+    if (!c_ok || !a_ok || Btype != Atype)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    return cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 static cublasStatus_t crm__gemm_strided(cublasHandle_t handle, int api, int ta, int tb, int m, int n, int k,
                                         const void *alpha, const void *A, int lda, long long sa, const void *B,
                                         int ldb, long long sb, const void *beta, void *C, int ldc, long long sc,

@@ -121,6 +121,14 @@ cudaError_t crm__stream_check(cudaStream_t s, int *dev);
 void crm__stream_release_device(int dev); /* destroys all streams of dev (exclusive) */
 void crm__event_release_device(int dev);  /* destroys all events of dev (exclusive) */
 
+/* --- crm_emu_blas.c: IEEE half and bfloat16 <-> float, round to nearest even, NaN
+ * and infinity kept (cuBLAS's and cuDNN's 16-bit data) --- */
+
+float crm__half_to_float(uint16_t h);
+uint16_t crm__float_to_half(float f);
+float crm__bf16_to_float(uint16_t b);
+uint16_t crm__float_to_bf16(float f);
+
 /* --- crm_emu_registry.c: set of live opaque handles --- */
 
 typedef struct crm__registry {

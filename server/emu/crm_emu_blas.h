@@ -45,12 +45,6 @@ cublasStatus_t crm__blas_get_scalar(cublasHandle_t h, const void *p, size_t size
 /* Writes a result of `size` bytes to p according to h's pointer mode. */
 cublasStatus_t crm__blas_put_result(cublasHandle_t h, void *p, const void *value, size_t size);
 
-/* IEEE half and bfloat16 <-> float, round to nearest even, NaN and infinity kept. */
-float crm__half_to_float(uint16_t h);
-uint16_t crm__float_to_half(float f);
-float crm__bf16_to_float(uint16_t b);
-uint16_t crm__float_to_bf16(float f);
-
 /* Element i of an array of data type t (half, bfloat16, float, double, complex
  * float or double), as a double complex or its real part; and stores, rounded to
  * the type (crm_emu_elem.c). */

@@ -2,8 +2,9 @@
  * structs behind its handles and descriptors, and the element access, blending and
  * argument checks every compute routine shares.
  *
- * Compute routines work in double whatever the data type (float and double are
- * carried; others answer CUDNN_STATUS_NOT_SUPPORTED), read and write tensors through
+ * Compute routines work in double whatever the data type (float, double, half and
+ * bfloat16 are carried, 16-bit values rounded on store; others answer
+ * CUDNN_STATUS_NOT_SUPPORTED), read and write tensors through
  * their strides, and run under the device lock (shared) after checking that every
  * tensor they touch lies inside live device memory.
  */
@@ -39,13 +40,23 @@ typedef struct crm__dview {
 /* 1 when h is a live handle (crm_emu_dnn_handle.c). */
 int crm__dnn_handle_ok(cudnnHandle_t h);
 
+/* The three passes of a convolution. */
+enum crm__conv_pass { CRM__FWD, CRM__BWD_DATA, CRM__BWD_FILTER };
+
+/* Number of algorithms of the pass, and 1 when algorithm `algo` applies to the
+ * convolution of image x by w under c (crm_emu_dnn_algo.c). */
+int crm__conv_algo_count(enum crm__conv_pass pass);
+int crm__conv_algo_ok(enum crm__conv_pass pass, int algo, const crm_dnn_tdesc *x, const crm_dnn_fdesc *w,
+                      const crm_dnn_cdesc *c);
+
 /* f(x) of activation a (crm_emu_dnn_ops.c). */
 double crm__dnn_act(const crm_dnn_adesc *a, double x);
 
 /* Scaling factor at p as a double: *(double *)p for double data, else *(float *)p. */
 double crm__dnn_scalar(const void *p, int dtype);
 
-/* Checks that the tensor is set, of a computable type (float, double), and lies
+/* Checks that the tensor is set, of a computable type (float, double, half,
+ * bfloat16), and lies
  * in device memory; caller holds the lock. CUDNN_STATUS_BAD_PARAM for an unset
  * descriptor or a NULL pointer, NOT_SUPPORTED for other types, EXECUTION_FAILED
  * for memory outside every allocation. */
@@ -62,17 +73,23 @@ static inline int64_t crm__dnn_off(const crm_dnn_tdesc *d, const int *idx)
 
 static inline double crm__dnn_load(const crm__dview *v, int64_t off)
 {
-    if (v->d->dtype == CUDNN_DATA_DOUBLE)
-        return ((const double *)v->p)[off];
-    return ((const float *)v->p)[off];
+    switch (v->d->dtype) {
+    case CUDNN_DATA_DOUBLE: return ((const double *)v->p)[off];
+    case CUDNN_DATA_HALF: return crm__half_to_float(((const uint16_t *)v->p)[off]);
+    case CUDNN_DATA_BFLOAT16: return crm__bf16_to_float(((const uint16_t *)v->p)[off]);
+    default: return ((const float *)v->p)[off];
+    }
 }
 
+/* Stores x rounded to the tensor's type (16-bit types through float). */
 static inline void crm__dnn_store(const crm__dview *v, int64_t off, double x)
 {
-    if (v->d->dtype == CUDNN_DATA_DOUBLE)
-        ((double *)v->p)[off] = x;
-    else
-        ((float *)v->p)[off] = (float)x;
+    switch (v->d->dtype) {
+    case CUDNN_DATA_DOUBLE: ((double *)v->p)[off] = x; break;
+    case CUDNN_DATA_HALF: ((uint16_t *)v->p)[off] = crm__float_to_half((float)x); break;
+    case CUDNN_DATA_BFLOAT16: ((uint16_t *)v->p)[off] = crm__float_to_bf16((float)x); break;
+    default: ((float *)v->p)[off] = (float)x;
+    }
 }
 
 /* out = alpha * r + beta * out, and out is not read when beta == 0 (cuDNN's rule,

@@ -3,8 +3,8 @@
  * every output element is one dot product in double), grouped, padded, strided and
  * dilated, 1 to 3 spatial dimensions, any strides; and the algorithm queries.
  *
- * All algorithms of the IMPLICIT_GEMM / ALGO_0 family run the same loops and need
- * no workspace; FFT and Winograd algorithms answer CUDNN_STATUS_NOT_SUPPORTED.
+ * Every algorithm runs the same loops and needs no workspace; the FFT and Winograd
+ * ones only where cuDNN documents that they apply (crm_emu_dnn_algo.c).
  */
 #include "server/emu/crm_emu_dnn.h"
 
@@ -155,27 +155,6 @@ static void crm__conv_bwd_filter(const crm__conv *p, double alpha, double beta)
     } while (crm__dnn_next(p->wt.nbdims, p->wt.dims, wi));
 }
 
-enum crm__conv_pass { CRM__FWD, CRM__BWD_DATA, CRM__BWD_FILTER };
-
-/* Algorithms the loops stand for, per pass. */
-static int crm__algo_ok(enum crm__conv_pass pass, int algo)
-{
-    switch (pass) {
-    case CRM__FWD: return algo >= CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM && algo <= CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-    case CRM__BWD_DATA: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    default:
-        return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ||
-               algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
-    }
-}
-
-static int crm__algo_count(enum crm__conv_pass pass)
-{
-    return pass == CRM__FWD ? CUDNN_CONVOLUTION_FWD_ALGO_COUNT
-           : pass == CRM__BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT
-                                   : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
-}
-
 /* Runs one pass: the shared checks, then the loops under the device lock. */
 static cudnnStatus_t crm__conv_run(enum crm__conv_pass pass, cudnnHandle_t h, const void *alpha,
                                    const cudnnTensorDescriptor_t xd, const void *x, const cudnnFilterDescriptor_t wd,
@@ -185,12 +164,12 @@ static cudnnStatus_t crm__conv_run(enum crm__conv_pass pass, cudnnHandle_t h, co
     crm__conv p;
     if (!crm__dnn_handle_ok(h) || alpha == NULL || beta == NULL)
         return CUDNN_STATUS_BAD_PARAM;
-    if (algo < 0 || algo >= crm__algo_count(pass))
+    if (algo < 0 || algo >= crm__conv_algo_count(pass))
         return CUDNN_STATUS_BAD_PARAM;
-    if (!crm__algo_ok(pass, algo))
-        return CUDNN_STATUS_NOT_SUPPORTED;
     crm__emu_rdlock();
     cudnnStatus_t st = crm__conv_setup(&p, h, xd, x, wd, w, cd, yd, y);
+    if (st == CUDNN_STATUS_SUCCESS && !crm__conv_algo_ok(pass, algo, &xd->d, &wd->d, &cd->d))
+        st = CUDNN_STATUS_NOT_SUPPORTED;
     if (st == CUDNN_STATUS_SUCCESS) {
         int dt = pass == CRM__BWD_FILTER ? wd->d.dtype : pass == CRM__FWD ? yd->d.dtype : xd->d.dtype;
         double a = crm__dnn_scalar(alpha, dt), b = crm__dnn_scalar(beta, dt);
@@ -247,17 +226,17 @@ CRM_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
     crm__dview vz, vb;
     (void)workSpace, (void)workSpaceSizeInBytes; /* no algorithm needs one */
     if (!crm__dnn_handle_ok(handle) || alpha1 == NULL || alpha2 == NULL || algo < 0 ||
-        (int)algo >= crm__algo_count(CRM__FWD))
+        (int)algo >= crm__conv_algo_count(CRM__FWD))
         return CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t st = crm__cba_args(zDesc, biasDesc, activationDesc, yDesc, algo);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
-    if (!crm__algo_ok(CRM__FWD, algo))
-        return CUDNN_STATUS_NOT_SUPPORTED;
     double a1 = crm__dnn_scalar(alpha1, yDesc->d.dtype), a2 = crm__dnn_scalar(alpha2, yDesc->d.dtype);
     crm__emu_rdlock();
     if ((st = crm__conv_setup(&p, handle, xDesc, x, wDesc, w, convDesc, yDesc, y)) == CUDNN_STATUS_SUCCESS &&
-        (st = crm__dnn_bind(&vz, &zDesc->d, z)) == CUDNN_STATUS_SUCCESS &&
+        !crm__conv_algo_ok(CRM__FWD, algo, &xDesc->d, &wDesc->d, &convDesc->d))
+        st = CUDNN_STATUS_NOT_SUPPORTED;
+    if (st == CUDNN_STATUS_SUCCESS && (st = crm__dnn_bind(&vz, &zDesc->d, z)) == CUDNN_STATUS_SUCCESS &&
         (st = crm__dnn_bind(&vb, &biasDesc->d, bias)) == CUDNN_STATUS_SUCCESS) {
         int yi[CRM_DNN_MAXDIM] = {0}, bi[CRM_DNN_MAXDIM] = {0};
         do {
@@ -355,8 +334,8 @@ static cudnnStatus_t crm__conv_query(enum crm__conv_pass pass, cudnnHandle_t h, 
         if (yd->d.nbdims != xd->d.nbdims || yd->d.dims[i] != out[i])
             return CUDNN_STATUS_BAD_PARAM;
     for (int pass2 = 0; pass2 < 2; pass2++) {
-        for (int a = 0; a < crm__algo_count(pass) && n < requested; a++) {
-            int ok = crm__algo_ok(pass, a) && cd->d.nbdims <= CRM__CONV_MAXSP;
+        for (int a = 0; a < crm__conv_algo_count(pass) && n < requested; a++) {
+            int ok = crm__conv_algo_ok(pass, a, &xd->d, &wd->d, &cd->d) && cd->d.nbdims <= CRM__CONV_MAXSP;
             if (ok != (pass2 == 0))
                 continue;
             perf[n] = (cudnnConvolutionFwdAlgoPerf_t){
@@ -440,13 +419,13 @@ static cudnnStatus_t crm__conv_ws(enum crm__conv_pass pass, cudnnHandle_t h, con
 {
     int out[CRM_DNN_MAXDIM];
     if (!crm__dnn_handle_ok(h) || xd == NULL || wd == NULL || cd == NULL || yd == NULL || size == NULL ||
-        algo < 0 || algo >= crm__algo_count(pass))
+        algo < 0 || algo >= crm__conv_algo_count(pass))
         return CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t st = crm_dnn_conv_out_dims(&cd->d, &xd->d, &wd->d, out);
     for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < yd->d.nbdims; i++)
         if (yd->d.nbdims != xd->d.nbdims || yd->d.dims[i] != out[i])
             st = CUDNN_STATUS_BAD_PARAM;
-    if (st == CUDNN_STATUS_SUCCESS && !crm__algo_ok(pass, algo))
+    if (st == CUDNN_STATUS_SUCCESS && !crm__conv_algo_ok(pass, algo, &xd->d, &wd->d, &cd->d))
         st = CUDNN_STATUS_NOT_SUPPORTED;
     if (st == CUDNN_STATUS_SUCCESS)
         *size = 0;

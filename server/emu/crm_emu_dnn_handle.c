@@ -25,7 +25,8 @@ cudnnStatus_t crm__dnn_bind(crm__dview *v, const crm_dnn_tdesc *d, const void *p
     uint64_t bytes;
     if (d->nbdims == 0 || p == NULL)
         return CUDNN_STATUS_BAD_PARAM;
-    if (d->dtype != CUDNN_DATA_FLOAT && d->dtype != CUDNN_DATA_DOUBLE)
+    if (d->dtype != CUDNN_DATA_FLOAT && d->dtype != CUDNN_DATA_DOUBLE && d->dtype != CUDNN_DATA_HALF &&
+        d->dtype != CUDNN_DATA_BFLOAT16)
         return CUDNN_STATUS_NOT_SUPPORTED;
     if (crm_dnn_tensor_bytes(d, &bytes) != 0 || bytes > SIZE_MAX || !crm__mem_range(p, (size_t)bytes, NULL))
         return CUDNN_STATUS_EXECUTION_FAILED;

@@ -329,7 +329,7 @@ template <typename T> static void test_gemm(cublasHandle_t h, cublasPointerMode_
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
 }
 
-/* Hgemm and GemmEx with half data (16F in, 16F or 32F out). */
+/* Hgemm, GemmEx and SgemmEx with half data (16F in, 16F or 32F out). */
 static void test_half(cublasHandle_t h)
 {
     int m = 8, n = 4, k = 6, lda = 9, ldb = 7, ldc = 10;
@@ -356,6 +356,16 @@ static void test_half(cublasHandle_t h)
     auto got2 = from_dev(dC, fC.size());
     for (size_t e = 0; e < got2.size(); e++)
         NEAR((double)got2[e], want2[e], 1e-3);
+    /* SgemmEx (GemmEx computing in float): half in, half out, float scalars */
+    float sa = 0.5f, sb = -1.0f;
+    CT_OK(cudaMemcpy(C, hC.data(), hC.size() * sizeof(__half), cudaMemcpyHostToDevice));
+    CB_OK(cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &sa, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb, &sb, C,
+                        CUDA_R_16F, ldc));
+    auto got3 = from_dev(C, hC.size());
+    for (size_t e = 0; e < got3.size(); e++)
+        NEAR((double)__half2float(got3[e]), want[e], 1e-2);
+    CB_ST(cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &sa, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb, &sb, C,
+                        CUDA_R_64F, ldc), CUBLAS_STATUS_NOT_SUPPORTED);
     CT_OK(cudaFree(A)); CT_OK(cudaFree(B)); CT_OK(cudaFree(C)); CT_OK(cudaFree(dC));
 }
 

@@ -1,7 +1,8 @@
 // dnn_legacy.cu -- self-checking program for cuDNN's legacy calls beyond the
 // network of dnn_net.cu: local response normalisation (the LRN descriptor's rules,
 // forward against the formula, backward against finite differences of the host
-// forward), the fused convolution + bias + activation, and tensor reductions.
+// forward), the fused convolution + bias + activation, tensor reductions, and half
+// data.
 // Built like an application (-lcudnn); prints "PASS dnn_legacy".
 #include <cstdlib>
 #include "dnn_check.h"
@@ -331,6 +332,34 @@ static void reductions(cudnnHandle_t h)
     reduce_refusals(h);
 }
 
+// Half data: float -> half by TransformTensor, ReLU on the half tensor, and back.
+static void half_data(cudnnHandle_t h)
+{
+    const float one = 1, zero = 0;
+    tensor x = make(2, 3, 2, 2, true), y = make(2, 3, 2, 2, false);
+    cudnnTensorDescriptor_t hd;
+    void *hdev;
+    CT_DOK(cudnnCreateTensorDescriptor(&hd));
+    CT_DOK(cudnnSetTensor4dDescriptor(hd, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 2, 3, 2, 2));
+    CT_OK(cudaMalloc(&hdev, x.size() * 2));
+    cudnnActivationDescriptor_t ad;
+    CT_DOK(cudnnCreateActivationDescriptor(&ad));
+    CT_DOK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    CT_DOK(cudnnTransformTensor(h, &one, x.d, x.dev, &zero, hd, hdev));
+    CT_DOK(cudnnActivationForward(h, ad, &one, hd, hdev, &zero, hd, hdev));
+    CT_DOK(cudnnTransformTensor(h, &one, hd, hdev, &zero, y.d, y.dev));
+    vec got = fetch(y);
+    for (size_t i = 0; i < got.size(); i++) {
+        double want = x.host[i] > 0 ? x.host[i] : 0; // half keeps 11 significant bits
+        CT_TRUE(std::fabs(got[i] - want) <= 1e-3 * std::fabs(want) + 1e-7);
+    }
+    CT_DOK(cudnnDestroyActivationDescriptor(ad));
+    CT_DOK(cudnnDestroyTensorDescriptor(hd));
+    CT_OK(cudaFree(hdev));
+    release(x);
+    release(y);
+}
+
 int main()
 {
     cudnnHandle_t h;
@@ -342,6 +371,7 @@ int main()
     lrn_refusals(h);
     conv_bias_act(h);
     reductions(h);
+    half_data(h);
     CT_OK(cudaDeviceSynchronize());
     CT_DOK(cudnnDestroy(h));
     return ct_finish("dnn_legacy");
