@@ -64,10 +64,17 @@ static int crm__is_cublas_status(int v)
 
 cublasStatus_t crm_blas_async(crm_call *call)
 {
+    crm_blas_log_call(call->api);
     int err = (int)crm_conn_async(call);
     if (err == 0)
         return CUBLAS_STATUS_SUCCESS;
     return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
+}
+
+cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply)
+{
+    crm_blas_log_call(call->api);
+    return crm_conn_exec(call, reply, 1);
 }
 
 cublasStatus_t crm_blas_scalar(int pmode, const void *p, size_t size, void *out, size_t cap)

@@ -51,6 +51,13 @@ cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out);
  * INTERNAL_ERROR when the server cannot take it. Failures of the call itself on
  * the server are reported later, as a GPU reports asynchronous errors. */
 cublasStatus_t crm_blas_async(crm_call *call);
+/* Sends a call whose reply the caller reads (crm_conn_exec, waiting); the same
+ * status as crm_conn_exec. */
+cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply);
+
+/* Logs that the call numbered api is sent, when cuBLAS's logger is on
+ * (crm_blas_log.c). */
+void crm_blas_log_call(int api);
 
 /* The scalar word of the scalar at p (`size` bytes): its bytes in host pointer
  * mode, its address in device mode. INVALID_VALUE for NULL or for a device

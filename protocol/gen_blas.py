@@ -266,7 +266,7 @@ def gen_client(fn, row):
         c.append("        ba->%s = CRM_BLAS_DEV(%s);" % (r.name, r.name))
     c.append("        return crm_blas_async(&bcall);\n    }")
     c.append("    crm_reply breply;\n    memset(&breply, 0, sizeof breply);")
-    c.append("    if (crm_conn_exec(&bcall, &breply, 1) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
+    c.append("    if (crm_blas_exec(&bcall, &breply) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
     c.append("    crm_res_%s *bres = &breply.crm_reply_u.%s;" % (fn.name, fn.name))
     c.append("    brc = (cublasStatus_t)bres->err;")
     for ptr, size, member in outs:

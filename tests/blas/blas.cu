@@ -6,8 +6,12 @@
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
+#include <unistd.h>
 #include "blas_check.h"
 
 
@@ -505,6 +509,38 @@ static void test_footprint(cublasHandle_t h)
     CT_OK(cudaFree(arr)); CT_OK(cudaFree(A)); CT_OK(cudaFree(P));
 }
 
+/* cuBLAS's logger: a configured file and the callback see each call by name. */
+static std::vector<std::string> logged;
+static void log_sink(const char *msg) { logged.push_back(msg); }
+
+static void test_logger(cublasHandle_t h)
+{
+    char path[] = "/tmp/blas_log_XXXXXX";
+    int fd = mkstemp(path);
+    CT_TRUE(fd >= 0);
+    close(fd);
+    cublasLogCallback cb = log_sink;
+    CB_OK(cublasSetLoggerCallback(log_sink));
+    CB_OK(cublasGetLoggerCallback(&cb));
+    CT_TRUE(cb == log_sink);
+    CB_ST(cublasGetLoggerCallback(nullptr), CUBLAS_STATUS_INVALID_VALUE);
+    CB_OK(cublasLoggerConfigure(1, 0, 0, path));
+    std::vector<float> hx(4, 1.0f);
+    float *x = to_dev(hx), two = 2.0f;
+    CB_OK(cublasSscal(h, 4, &two, x, 1));
+    CB_OK(cublasLoggerConfigure(0, 0, 0, nullptr)); /* off: nothing more is logged */
+    CB_OK(cublasSscal(h, 4, &two, x, 1));
+    CT_TRUE(logged.size() == 1 && logged[0].find("cublasSscal_v2") != std::string::npos);
+    FILE *f = fopen(path, "r");
+    char line[256] = "";
+    CT_TRUE(f != nullptr && fgets(line, sizeof line, f) != nullptr);
+    CT_TRUE(std::strstr(line, "cublasSscal_v2") != nullptr && fgets(line, sizeof line, f) == nullptr);
+    if (f) fclose(f);
+    unlink(path);
+    CB_OK(cublasSetLoggerCallback(nullptr));
+    CT_OK(cudaFree(x));
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
@@ -533,6 +569,7 @@ int main(int argc, char **argv)
         test_geam_trsm<double>(h, pm);
     }
     test_half(h);
+    test_logger(h);
     test_copies();
     test_errors(h);
     CT_OK(cudaDeviceSynchronize());
