@@ -151,6 +151,14 @@ void crm_emu_asum_ex(int n, const void *x, int xType, int incx, int resultType, 
 int crm_emu_iamax_ex(int n, const void *x, int xType, int incx);
 int crm_emu_iamin_ex(int n, const void *x, int xType, int incx);
 void crm_emu_copy_ex(int n, const void *x, int xType, int incx, void *y, int yType, int incy);
+
+/* Cherk/Csyrk Ex and 3mEx (crm_emu_blas_rankk_ex.c): CBLAS's arguments (its enums
+ * as ints), A's and C's data types after their matrices. Out of host memory, C is
+ * left as it was. */
+void crm_emu_cherk_ex(int order, int uplo, int trans, int n, int k, float alpha, const void *A, int Atype, int lda,
+                      float beta, void *C, int Ctype, int ldc);
+void crm_emu_csyrk_ex(int order, int uplo, int trans, int n, int k, const void *alpha, const void *A, int Atype,
+                      int lda, const void *beta, void *C, int Ctype, int ldc);
 void crm_emu_swap_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy);
 
 /* CBLAS transpose code of a cuBLAS operation (real data: C is T). */

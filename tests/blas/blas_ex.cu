@@ -1,5 +1,6 @@
 /* blas_ex.cu -- self-checking program of cuBLAS's level-1 Ex calls (AxpyEx,
- * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx) for each
+ * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx), and of
+ * CherkEx, Cherk3mEx, CsyrkEx and Csyrk3mEx (A complex 8-bit or float), for each
  * data type cuBLAS computes them in (half, bfloat16, float, double, complex float
  * and double, with their execution types), against references computed here in
  * double precision from the rounded inputs, with mixed-sign increments and both
@@ -206,6 +207,101 @@ static void extremes(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
 }
 
 /* Types cuBLAS does not combine, and a type it does not know. */
+/* Cherk/Csyrk Ex and 3mEx: A of complex 8-bit integers or complex float, C complex
+ * float; C = alpha op(A) op(A)^H (herk) or op(A) op(A)^T (syrk) + beta C on the
+ * uplo triangle, the other triangle untouched, herk's diagonal real. */
+enum rank_k_call { HERK_EX, HERK_3M, SYRK_EX, SYRK_3M };
+
+static cublasStatus_t rank_k(cublasHandle_t h, rank_k_call c, cublasFillMode_t uplo, cublasOperation_t trans, int n,
+                             int k, const void *alpha, const void *A, cudaDataType at, int lda, const void *beta,
+                             void *C, int ldc)
+{
+    const float *ra = (const float *)alpha, *rb = (const float *)beta;
+    const cuComplex *ca = (const cuComplex *)alpha, *cb = (const cuComplex *)beta;
+    switch (c) {
+    case HERK_EX: return V64(cublasCherkEx, h, uplo, trans, n, k, ra, A, at, lda, rb, C, CUDA_C_32F, ldc);
+    case HERK_3M: return V64(cublasCherk3mEx, h, uplo, trans, n, k, ra, A, at, lda, rb, C, CUDA_C_32F, ldc);
+    case SYRK_EX: return V64(cublasCsyrkEx, h, uplo, trans, n, k, ca, A, at, lda, cb, C, CUDA_C_32F, ldc);
+    default: return V64(cublasCsyrk3mEx, h, uplo, trans, n, k, ca, A, at, lda, cb, C, CUDA_C_32F, ldc);
+    }
+}
+
+static void rank_k_case(cublasHandle_t h, cublasPointerMode_t pm, rank_k_call c, cudaDataType at,
+                        cublasFillMode_t uplo, cublasOperation_t trans)
+{
+    const int n = 4, k = 3, lda = 6, ldc = 5;
+    const bool herk = c == HERK_EX || c == HERK_3M, notrans = trans == CUBLAS_OP_N;
+    const int cols = notrans ? k : n; /* of the stored A */
+    const size_t asize = at == CUDA_C_8I ? 2 : 8;
+    std::vector<unsigned char> A(asize * lda * cols);
+    std::vector<cd> a(lda * cols);
+    for (size_t i = 0; i < a.size(); i++) {
+        if (at == CUDA_C_8I) {
+            signed char re = (signed char)(rnd() * 5), im = (signed char)(rnd() * 5);
+            A[2 * i] = (unsigned char)re, A[2 * i + 1] = (unsigned char)im;
+            a[i] = cd(re, im);
+        } else {
+            cuComplex v = make_cuComplex((float)rnd(), (float)rnd());
+            std::memcpy(&A[8 * i], &v, 8);
+            a[i] = get(v);
+        }
+    }
+    std::vector<cuComplex> C(ldc * n);
+    for (auto &v : C)
+        v = make_cuComplex((float)rnd(), (float)rnd());
+    const cd alpha = herk ? cd(0.5, 0) : cd(0.5, -0.25), beta = herk ? cd(-1, 0) : cd(-1, 0.5);
+    float ra = 0.5f, rb = -1.0f;
+    cuComplex ca = make_cuComplex(0.5f, -0.25f), cb = make_cuComplex(-1.0f, 0.5f);
+    void *dA, *dC, *dal, *dbe;
+    CT_OK(cudaMalloc(&dA, A.size()));
+    CT_OK(cudaMemcpy(dA, A.data(), A.size(), cudaMemcpyHostToDevice));
+    cuComplex *Cd = to_dev(C);
+    dC = Cd;
+    const void *hal = herk ? (const void *)&ra : (const void *)&ca, *hbe = herk ? (const void *)&rb : (const void *)&cb;
+    CT_OK(cudaMalloc(&dal, 8));
+    CT_OK(cudaMalloc(&dbe, 8));
+    CT_OK(cudaMemcpy(dal, hal, 8, cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dbe, hbe, 8, cudaMemcpyHostToDevice));
+    bool host = pm == CUBLAS_POINTER_MODE_HOST;
+    CB_OK(rank_k(h, c, uplo, trans, n, k, host ? hal : dal, dA, at, lda, host ? hbe : dbe, dC, ldc));
+    std::vector<cuComplex> got(C.size());
+    CT_OK(cudaMemcpy(got.data(), Cd, got.size() * sizeof(cuComplex), cudaMemcpyDeviceToHost));
+    char what[64];
+    snprintf(what, sizeof what, "rank-k call %d, A type %d, fill %d, op %d", (int)c, (int)at, (int)uplo, (int)trans);
+    auto op = [&](int i, int l) { /* op(A)(i, l) */
+        return notrans ? a[(size_t)l * lda + i]
+                       : trans == CUBLAS_OP_C ? std::conj(a[(size_t)i * lda + l]) : a[(size_t)i * lda + l];
+    };
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ldc; i++) {
+            cd before = get(C[(size_t)j * ldc + i]), want = before;
+            bool in = i < n && (uplo == CUBLAS_FILL_MODE_UPPER ? i <= j : i >= j);
+            if (in) {
+                cd sum = 0;
+                for (int l = 0; l < k; l++)
+                    sum += op(i, l) * (herk ? std::conj(op(j, l)) : op(j, l));
+                want = alpha * sum + beta * before;
+                if (herk && i == j)
+                    want = cd(want.real(), 0);
+            }
+            near(get(got[(size_t)j * ldc + i]), want, 2e-5, what, __LINE__);
+        }
+    for (void *p : {dA, dal, dbe})
+        CT_OK(cudaFree(p));
+    CT_OK(cudaFree(Cd));
+}
+
+static void rank_k_updates(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    for (rank_k_call c : {HERK_EX, HERK_3M, SYRK_EX, SYRK_3M})
+        for (cudaDataType at : {CUDA_C_8I, CUDA_C_32F})
+            for (cublasFillMode_t uplo : {CUBLAS_FILL_MODE_UPPER, CUBLAS_FILL_MODE_LOWER}) {
+                bool herk = c == HERK_EX || c == HERK_3M;
+                rank_k_case(h, pm, c, at, uplo, CUBLAS_OP_N);
+                rank_k_case(h, pm, c, at, uplo, herk ? CUBLAS_OP_C : CUBLAS_OP_T);
+            }
+}
+
 static void refusals(cublasHandle_t h)
 {
     float one = 1, r[4] = {0};
@@ -218,6 +314,19 @@ static void refusals(cublasHandle_t h)
     CB_ST(V64(cublasNrm2Ex, h, 4, d, CUDA_C_32F, 1, r, CUDA_C_32F, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
     CB_ST(V64(cublasCopyEx, h, 4, d, CUDA_R_32F, 1, d, CUDA_R_16F, 1), CUBLAS_STATUS_NOT_SUPPORTED);
     CB_ST(V64(cublasScalEx, h, 4, &one, (cudaDataType)999, d, CUDA_R_32F, 1, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+    /* rank-k Ex: C must be complex float, A complex 8-bit or float; herk takes no
+     * plain transpose, syrk no conjugate one */
+    CB_ST(V64(cublasCherkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 2, 2, &one, d, CUDA_C_32F, 2, &one, d, CUDA_C_64F,
+              2), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasCherk3mEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 2, 2, &one, d, CUDA_R_32F, 2, &one, d,
+              CUDA_C_32F, 2), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasCherkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, 2, 2, &one, d, CUDA_C_32F, 2, &one, d, CUDA_C_32F,
+              2), CUBLAS_STATUS_INVALID_VALUE);
+    const cuComplex cone = make_cuComplex(1, 0);
+    CB_ST(V64(cublasCsyrkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 2, 2, &cone, d, CUDA_C_32F, 2, &cone, d,
+              CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(V64(cublasCsyrk3mEx, h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, 2, 2, &cone, d, CUDA_C_32F, 1, &cone, d,
+              CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
     CT_OK(cudaDeviceSynchronize());
     CT_OK(cudaFree(d));
 }
@@ -234,6 +343,7 @@ int main(int argc, char **argv)
             reductions(h, d, pm);
             extremes(h, d, pm);
         }
+        rank_k_updates(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     refusals(h);

@@ -51,8 +51,7 @@ int main(int argc, char **argv)
 {
     cublasHandle_t h;
     cudaStream_t stream;
-    cuComplex x[8] = {{0, 0}}, y[16] = {{0, 0}}, s = {-2.0f, 0.0f};
-    float c = 0.5f;
+    cuComplex x[16] = {{0, 0}}, y[16] = {{0, 0}}, s = {-2.0f, 0.0f}, c = {0.5f, 0.0f};
     double dx[3] = {0}, dy[3] = {0};
     if (argc != 3 || setenv("FAKE_CUBLAS_REPORT", argv[1], 1) != 0 || setenv("FAKE_CUDNN_REPORT", argv[2], 1) != 0) {
         fprintf(stderr, "usage: blas_fallback CUBLAS-REPORT CUDNN-REPORT\n");
@@ -63,11 +62,11 @@ int main(int argc, char **argv)
     CHECK(cublasSetStream_v2(h, stream) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
     CHECK(cublasSetPointerMode_v2(h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS, "cublasSetPointerMode");
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS, "cublasSetMathMode");
-    /* Cherk3mEx is not remoted */
-    cublasStatus_t st = cublasCherk3mEx(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 3, 2, &c, x, CUDA_C_32F, 4, &s.x, y,
-                                        CUDA_C_32F, 5);
-    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCherk3mEx through NVIDIA's cuBLAS: status %d", (int)st);
-    CHECK(y[0].x == 1.5f && y[0].y == 2.5f, "cublasCherk3mEx did not run there");
+    /* Cgemm3mEx is not remoted */
+    cublasStatus_t st = cublasCgemm3mEx(h, CUBLAS_OP_N, CUBLAS_OP_T, 3, 2, 4, &c, x, CUDA_C_32F, 4, x, CUDA_C_32F, 5,
+                                        &s, y, CUDA_C_32F, 6);
+    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCgemm3mEx through NVIDIA's cuBLAS: status %d", (int)st);
+    CHECK(y[0].x == 1.5f && y[0].y == 2.5f, "cublasCgemm3mEx did not run there");
     legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
     /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
      * one. Handles the shim does not know go as they are (NVIDIA's own). */
@@ -94,8 +93,9 @@ int main(int argc, char **argv)
      * handle never reaches it. */
     setenv("FAKE_CUBLAS_CREATE_FAILS", "1", 1);
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
-    st = cublasCherk3mEx(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, 3, 2, &c, x, CUDA_C_32F, 4, &s.x, y, CUDA_C_32F, 5);
-    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCherk3mEx without NVIDIA's handle: status %d", (int)st);
+    st = cublasCgemm3mEx(h, CUBLAS_OP_N, CUBLAS_OP_T, 3, 2, 4, &c, x, CUDA_C_32F, 4, x, CUDA_C_32F, 5, &s, y, CUDA_C_32F,
+                         6);
+    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCgemm3mEx without NVIDIA's handle: status %d", (int)st);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
     if (dcheck_failures == 0)

@@ -62,17 +62,18 @@ int cublasSetMathMode(void *handle, int mode)
     return 0;
 }
 
-/* Thirteen arguments: the last seven travel on the stack. */
-int cublasCherk3mEx(void *handle, int uplo, int trans, int n, int k, const float *alpha, const void *A, int Atype,
-                    int lda, const float *beta, void *C, int Ctype, int ldc)
+/* Seventeen arguments: the last eleven travel on the stack. */
+int cublasCgemm3mEx(void *handle, int transa, int transb, int m, int n, int k, const float *alpha, const void *A,
+                    int Atype, int lda, const void *B, int Btype, int ldb, const float *beta, void *C, int Ctype,
+                    int ldc)
 {
     if (handle != FAKE_HANDLE)
         return 101;
-    if (uplo != 1 || trans != 0 || n != 3 || k != 2 || lda != 4 || ldc != 5)
+    if (transa != 0 || transb != 1 || m != 3 || n != 2 || k != 4 || lda != 4 || ldb != 5 || ldc != 6)
         return 102;
-    if (Atype != 4 || Ctype != 4) /* CUDA_C_32F */
+    if (Atype != 4 || Btype != 4 || Ctype != 4) /* CUDA_C_32F */
         return 103;
-    if (alpha == NULL || beta == NULL || *alpha != 0.5f || *beta != -2.0f || A == NULL)
+    if (alpha == NULL || beta == NULL || alpha[0] != 0.5f || beta[0] != -2.0f || A == NULL || B == NULL)
         return 104;
     ((float *)C)[0] = 1.5f, ((float *)C)[1] = 2.5f;
     return 0;
