@@ -175,6 +175,11 @@ static inline int crm_blas_norm_ex_unsupported(int x, int result, int exec)
     return !crm_blas_ex_data(x) || result != crm_blas_ex_real(x) || exec != crm_blas_ex_real(crm_blas_ex_exec(x));
 }
 
+static inline int crm_blas_rot_ex_unsupported(int x, int y, int cs, int exec)
+{
+    return !crm_blas_ex_data(x) || y != x || exec != crm_blas_ex_exec(x) || (cs != x && cs != crm_blas_ex_real(x));
+}
+
 static inline int crm_blas_pair_ex_unsupported(int x, int y)
 {
     return !crm_blas_ex_data(x) || y != x;

@@ -151,6 +151,8 @@ void crm_emu_asum_ex(int n, const void *x, int xType, int incx, int resultType, 
 int crm_emu_iamax_ex(int n, const void *x, int xType, int incx);
 int crm_emu_iamin_ex(int n, const void *x, int xType, int incx);
 void crm_emu_copy_ex(int n, const void *x, int xType, int incx, void *y, int yType, int incy);
+void crm_emu_rot_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy, const void *c, const void *s,
+                    int csType, int exec);
 
 /* Cherk/Csyrk Ex and 3mEx (crm_emu_blas_rankk_ex.c): CBLAS's arguments (its enums
  * as ints), A's and C's data types after their matrices. Out of host memory, C is

@@ -1,5 +1,5 @@
 /* crm_emu_blas_ex.c -- the emulated device's level-1 Ex calls (AxpyEx, ScalEx,
- * DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx), for the
+ * DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx), for the
  * generated rows of protocol/cublas.api: the generated code has checked the
  * arguments, the combination of types (protocol/cublas_shape.h) and both extents.
  *
@@ -137,5 +137,18 @@ void crm_emu_swap_ex(int n, void *x, int xType, int incx, void *y, int yType, in
         double complex a = crm__ex_get(xType, x, i, n, incx);
         crm__ex_put(xType, x, i, n, incx, crm__ex_get(yType, y, i, n, incy));
         crm__ex_put(yType, y, i, n, incy, a);
+    }
+}
+
+void crm_emu_rot_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy, const void *c, const void *s,
+                    int csType, int exec)
+{
+    double cos = creal(crm__elem_get(csType, c, 0));
+    double complex sin = crm__elem_get(csType, s, 0);
+    (void)exec;
+    for (int i = 0; i < n; i++) {
+        double complex xv = crm__ex_get(xType, x, i, n, incx), yv = crm__ex_get(yType, y, i, n, incy);
+        crm__ex_put(xType, x, i, n, incx, cos * xv + sin * yv);
+        crm__ex_put(yType, y, i, n, incy, cos * yv - conj(sin) * xv);
     }
 }

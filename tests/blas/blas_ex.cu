@@ -1,5 +1,6 @@
 /* blas_ex.cu -- self-checking program of cuBLAS's level-1 Ex calls (AxpyEx,
- * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx), and of
+ * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx),
+ * and of
  * CherkEx, Cherk3mEx, CsyrkEx and Csyrk3mEx (A complex 8-bit or float), for each
  * data type cuBLAS computes them in (half, bfloat16, float, double, complex float
  * and double, with their execution types), against references computed here in
@@ -152,6 +153,25 @@ static void updates(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
             near(u.got(ua, i), v.at(i), 0.0, "SwapEx x", __LINE__);
             near(v.got(va, i), u.at(i), 0.0, "SwapEx y", __LINE__);
         }
+    }
+}
+
+/* RotEx with c and s of the data's type and (complex data) of its real type. */
+static void rotations(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
+{
+    const strided sx{5, -1}, sy{5, 2};
+    for (cudaDataType cs : {d.t, d.real}) {
+        tvec x(d, sx), y(d, sy);
+        cd c = rounded(cs, cd(0.6, 0)), s = rounded(cs, cd(0.8, cs == d.t && d.complex ? -0.25 : 0));
+        tscalar tc(cs, c), ts(cs, s);
+        CB_OK(V64(cublasRotEx, h, sx.n, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc, tc.at(pm), ts.at(pm), cs, d.exec));
+        std::vector<unsigned char> xa = x.back(), ya = y.back();
+        for (int i = 0; i < sx.n; i++) {
+            near(x.got(xa, i), c * x.at(i) + s * y.at(i), d.eps, "RotEx x", __LINE__);
+            near(y.got(ya, i), c * y.at(i) - std::conj(s) * x.at(i), d.eps, "RotEx y", __LINE__);
+        }
+        if (d.real == d.t)
+            break;
     }
 }
 
@@ -322,6 +342,10 @@ static void refusals(cublasHandle_t h)
               CUDA_C_32F, 2), CUBLAS_STATUS_NOT_SUPPORTED);
     CB_ST(V64(cublasCherkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, 2, 2, &one, d, CUDA_C_32F, 2, &one, d, CUDA_C_32F,
               2), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(V64(cublasRotEx, h, 4, d, CUDA_R_32F, 1, d, CUDA_R_32F, 1, &one, &one, CUDA_R_64F, CUDA_R_32F),
+          CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasRotEx, h, 4, d, CUDA_R_16F, 1, d, CUDA_R_16F, 1, &one, &one, CUDA_R_16F, CUDA_R_16F),
+          CUBLAS_STATUS_NOT_SUPPORTED);
     const cuComplex cone = make_cuComplex(1, 0);
     CB_ST(V64(cublasCsyrkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 2, 2, &cone, d, CUDA_C_32F, 2, &cone, d,
               CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
@@ -340,6 +364,7 @@ int main(int argc, char **argv)
         CB_OK(cublasSetPointerMode(h, pm));
         for (const dtype &d : TYPES) {
             updates(h, d, pm);
+            rotations(h, d, pm);
             reductions(h, d, pm);
             extremes(h, d, pm);
         }
