@@ -2,7 +2,8 @@
  * (S, D, C, Z), against references computed here in double precision: gemm and
  * gemm3m, symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx (the triangle not named
  * left as it was), trsm, trmm (out of place), dgmm, the pointer-array batches of
- * gemm and trsm (each item against its own reference), tpttr and trttp, with every
+ * gemm and trsm (each item against its own reference), the grouped batches of S
+ * and D gemm and GemmEx (two groups of different shapes), tpttr and trttp, with every
  * operation, side, triangle and diagonal, beta 0 over a NaN-filled C, padded
  * leading dimensions and both pointer modes, plus argument errors. Prints `PASS
  * blas_l3`. Through the shim it checks the calls generated from
@@ -364,6 +365,102 @@ template <typename T> static void gemm_batches(cublasHandle_t h, cublasPointerMo
             }
 }
 
+/* ---- grouped batches (real types): two groups of different shapes ------------------ */
+
+template <typename T> struct grouped_fns;
+#define GROUPED_ARGS(A, B, C) h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count, size
+#define GROUPED_EX_ARGS(TYPE, COMPUTE)                                                                             \
+    h, ta, tb, m, n, k, a, (const void *const *)A, TYPE, lda, (const void *const *)B, TYPE, ldb, b,              \
+        (void *const *)C, TYPE, ldc, count, size, COMPUTE
+#define GROUPED_FNS(T, P, TYPE, COMPUTE)                                                                            \
+    template <> struct grouped_fns<T> {                                                                             \
+        template <typename I>                                                                                       \
+        static cublasStatus_t call(cublasHandle_t h, bool ex, const op_t *ta, const op_t *tb, const I *m,           \
+                                   const I *n, const I *k, const T *a, T *const *A, const I *lda, T *const *B,      \
+                                   const I *ldb, const T *b, T *const *C, const I *ldc, I count, const I *size)    \
+        {                                                                                                           \
+            if constexpr (sizeof(I) == 8)                                                                           \
+                return ex ? cublasGemmGroupedBatchedEx_64(GROUPED_EX_ARGS(TYPE, COMPUTE))                           \
+                          : cublas##P##gemmGroupedBatched_64(GROUPED_ARGS((const T *const *)A, (const T *const *)B, C)); \
+            else                                                                                                    \
+                return ex ? cublasGemmGroupedBatchedEx(GROUPED_EX_ARGS(TYPE, COMPUTE))                              \
+                          : cublas##P##gemmGroupedBatched(GROUPED_ARGS((const T *const *)A, (const T *const *)B, C)); \
+        }                                                                                                           \
+    };
+GROUPED_FNS(float, S, CUDA_R_32F, CUBLAS_COMPUTE_32F)
+GROUPED_FNS(double, D, CUDA_R_64F, CUBLAS_COMPUTE_64F)
+
+/* Runs the grouped call with int or (the `64` mode) int64_t per-group arrays. */
+template <typename T, typename I>
+static cublasStatus_t grouped_as(cublasHandle_t h, bool ex, const op_t *ta, const op_t *tb, const int *v, const T *a,
+                                 T *const *A, T *const *B, const T *b, T *const *C, int count)
+{
+    std::vector<I> w(v, v + 7 * count); /* m, n, k, lda, ldb, ldc, size per group, in rows of `count` */
+    const I *r = w.data();
+    return grouped_fns<T>::template call<I>(h, ex, ta, tb, r, r + count, r + 2 * count, a, A, r + 3 * count, B,
+                                            r + 4 * count, b, C, r + 5 * count, (I)count, r + 6 * count);
+}
+
+template <typename T> static void grouped(cublasHandle_t h, cublasPointerMode_t pm, bool ex)
+{
+    const op_t ta[2] = {CUBLAS_OP_N, CUBLAS_OP_T}, tb[2] = {CUBLAS_OP_T, CUBLAS_OP_N};
+    const int m[2] = {3, 2}, n[2] = {2, 3}, k[2] = {4, 2}, size[2] = {2, 1};
+    const T alpha[2] = {(T)0.5, (T)2}, beta[2] = {(T)-1, (T)0};
+    std::vector<hmat<T>> A, B, C;
+    std::vector<int> group;
+    for (int g = 0; g < 2; g++)
+        for (int b = 0; b < size[g]; b++) {
+            A.emplace_back(ta[g] == CUBLAS_OP_N ? m[g] : k[g], ta[g] == CUBLAS_OP_N ? k[g] : m[g]);
+            B.emplace_back(tb[g] == CUBLAS_OP_N ? k[g] : n[g], tb[g] == CUBLAS_OP_N ? n[g] : k[g]);
+            C.push_back(c_matrix<T>(m[g], n[g], cd(beta[g])));
+            group.push_back(g);
+        }
+    int v[14];
+    for (int g = 0; g < 2; g++) {
+        int first = g == 0 ? 0 : size[0];
+        int row[7] = {m[g], n[g], k[g], A[first].ld, B[first].ld, C[first].ld, size[g]};
+        for (int f = 0; f < 7; f++)
+            v[f * 2 + g] = row[f];
+    }
+    dev_batch<T> dA(A), dB(B), dC(C);
+    T *da = to_dev(std::vector<T>(alpha, alpha + 2)), *db = to_dev(std::vector<T>(beta, beta + 2));
+    const T *al = pm == CUBLAS_POINTER_MODE_HOST ? alpha : da, *be = pm == CUBLAS_POINTER_MODE_HOST ? beta : db;
+    auto run = [&](const int *args) {
+        return blas_use64 ? grouped_as<T, int64_t>(h, ex, ta, tb, args, al, dA.array, dB.array, be, dC.array, 2)
+                          : grouped_as<T, int>(h, ex, ta, tb, args, al, dA.array, dB.array, be, dC.array, 2);
+    };
+    CB_OK(run(v));
+    for (size_t p = 0; p < C.size(); p++) {
+        int g = group[p];
+        auto want = [&](int i, int j) {
+            cd s = beta[g] == (T)0 ? cd(0) : cd(beta[g]) * C[p](i, j);
+            for (int l = 0; l < k[g]; l++)
+                s += cd(alpha[g]) * op_of(A[p], ta[g], i, l) * op_of(B[p], tb[g], l, j);
+            return s;
+        };
+        expect_c(C[p], dC.items[p], want, eps3<T>(k[g]), __LINE__);
+    }
+    /* a bad group refuses the whole call: nothing runs */
+    int bad[14];
+    std::memcpy(bad, v, sizeof bad);
+    bad[3 * 2 + 1] = 0; /* group 1's lda */
+    CB_ST(run(bad), CUBLAS_STATUS_INVALID_VALUE);
+    CT_OK(cudaFree(da));
+    CT_OK(cudaFree(db));
+}
+
+template <typename T> static void grouped_batches(cublasHandle_t, cublasPointerMode_t) {}
+template <> void grouped_batches<float>(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    grouped<float>(h, pm, false);
+    grouped<float>(h, pm, true);
+}
+template <> void grouped_batches<double>(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    grouped<double>(h, pm, false);
+    grouped<double>(h, pm, true);
+}
+
 template <typename T> static void trsm_batches(cublasHandle_t h, cublasPointerMode_t pm)
 {
     const int m = 4, n = 3, count = 3;
@@ -511,6 +608,7 @@ template <typename T> static void precision(cublasHandle_t h)
         rank_k<T>(h, pm);
         triangular<T>(h, pm);
         gemm_batches<T>(h, pm);
+        grouped_batches<T>(h, pm);
         trsm_batches<T>(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
