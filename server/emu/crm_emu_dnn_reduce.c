@@ -78,15 +78,23 @@ static size_t crm__red_indices_bytes(const crm_dnn_rdesc *r, const crm_dnn_tdesc
     return crm_dnn_reduce_has_indices(r) ? (size_t)crm_dnn_tensor_elems(c) * sizeof(int) : 0;
 }
 
+/* Both size queries check the same arguments; the emulated reduction needs no workspace. */
+static cudnnStatus_t crm__red_size(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t r,
+                                   const cudnnTensorDescriptor_t a, const cudnnTensorDescriptor_t c,
+                                   size_t *size, int indices)
+{
+    cudnnStatus_t st = size ? crm__red_args(handle, r, a, c) : CUDNN_STATUS_BAD_PARAM;
+    if (st == CUDNN_STATUS_SUCCESS)
+        *size = indices ? crm__red_indices_bytes(&r->d, &c->d) : 0;
+    return st;
+}
+
 CRM_EXPORT cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle,
                                                       const cudnnReduceTensorDescriptor_t reduceTensorDesc,
                                                       const cudnnTensorDescriptor_t aDesc,
                                                       const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cudnnStatus_t st = sizeInBytes ? crm__red_args(handle, reduceTensorDesc, aDesc, cDesc) : CUDNN_STATUS_BAD_PARAM;
-    if (st == CUDNN_STATUS_SUCCESS)
-        *sizeInBytes = crm__red_indices_bytes(&reduceTensorDesc->d, &cDesc->d);
-    return st;
+    return crm__red_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes, 1);
 }
 
 CRM_EXPORT cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle,
@@ -94,10 +102,7 @@ CRM_EXPORT cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle,
                                                         const cudnnTensorDescriptor_t aDesc,
                                                         const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
-    cudnnStatus_t st = sizeInBytes ? crm__red_args(handle, reduceTensorDesc, aDesc, cDesc) : CUDNN_STATUS_BAD_PARAM;
-    if (st == CUDNN_STATUS_SUCCESS)
-        *sizeInBytes = 0;
-    return st;
+    return crm__red_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes, 0);
 }
 
 /* Reduces the A elements that C's element ci covers; returns how many there were. */
