@@ -4,8 +4,9 @@
 
 SERVER := $(BUILD)/cudarem-server
 SERVER_SRCS := $(wildcard server/*.c)
-SERVER_GEN_OBJS := $(BUILD)/obj/server/crm_server_gen.o $(BUILD)/obj/server/crm_h_blas_gen.o \
-                   $(BUILD)/obj/server/crm_h_dnn_gen.o
+# The generated dispatch and handlers; tests/fuzz/fuzz.mk builds the server from this list too.
+SERVER_GEN_SRCS := $(addprefix $(GEN)/,crm_server_gen.c crm_h_blas_gen.c crm_h_dnn_gen.c)
+SERVER_GEN_OBJS := $(patsubst $(GEN)/%.c,$(BUILD)/obj/server/%.o,$(SERVER_GEN_SRCS))
 SERVER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SERVER_SRCS)) $(SERVER_GEN_OBJS)
 
 $(SERVER_GEN_OBJS): $(BUILD)/obj/server/%.o: $(GEN)/%.c $(GEN_HEADERS)

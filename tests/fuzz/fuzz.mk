@@ -18,7 +18,7 @@ FUZZ_PARSERS := common/crm_ptx.c common/crm_fatbin.c common/crm_cubin.c common/c
 FUZZ_RUN_ENV := CUDAREM_EMU_THREADS=1 CUDAREM_EMU_KERNEL_TIMEOUT=0.05 CUDAREM_EMU_LIB=$(abspath $(EMU_LIB))
 
 # The server as a session process runs it, less main.c, and what it links.
-FUZZ_SERVER  := $(filter-out server/main.c,$(wildcard server/*.c)) $(GEN)/crm_server_gen.c $(GEN)/crm_h_blas_gen.c \
+FUZZ_SERVER  := $(filter-out server/main.c,$(wildcard server/*.c)) $(SERVER_GEN_SRCS) \
                 $(filter-out protocol/gen_api.py,$(wildcard protocol/*.c)) $(GEN)/crm_api_xdr.c $(GEN)/crm_api_names.c \
                 $(addprefix common/,crm_log.c crm_rangemap.c crm_idmap.c crm_addr.c crm_auth.c crm_digest.c) \
                 $(FUZZ_PARSERS)
