@@ -33,6 +33,11 @@ ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
                       column-major matrix (the pointer-array batched calls); the
                       server reads the array, checks every pointer and hands the
                       backend its own copy of the array
+  P=vecs(LEN,INC)     the same, each pointer to a vector
+  P=smat(ROWS,COLS,LD,STRIDE)  `batch` matrices, each STRIDE elements after the
+                      one before (the strided batched calls; STRIDE may be 0 or
+                      negative): the whole span is checked
+  P=svec(LEN,INC,STRIDE)       the same, of vectors
   P=info(EXPR)        a host int the call sets to EXPR, the status of its argument
                       checks (0, or minus the position of the first bad parameter,
                       LAPACK's numbering, handle not counted); nonzero: the call
@@ -56,8 +61,9 @@ types it does not compute); noop: the call touches nothing (a host result is the
 runs, so that what it held (NaN included) is not read, as cuBLAS promises.
 cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
 order (handle and result left out, CblasColMajor first when a matrix is among
-them, real scalars by value); with batch=, once per item, each mats operand
-giving its item's matrix; res says how it gives the result: returned, through
+them, real scalars by value); with batch=, once per item, each mats/vecs operand
+giving its item's pointer and each smat/svec one its item's address (the
+STRIDE parameters are not CBLAS's); res says how it gives the result: returned, through
 a last pointer argument (the _sub forms), or as a 0-based index (cuBLAS's is
 1-based); res=status: the function (one of the emulated device's) returns the
 call's cuBLAS status. A name starting crm_ is the emulated device's own function
@@ -76,11 +82,14 @@ ENUM_RULES = {  # enum type -> (C check of value v, CBLAS conversion of v)
     "cublasSideMode_t": ("crm_blas_side_ok(%s)", "(%s == CUBLAS_SIDE_LEFT ? CblasLeft : CblasRight)"),
     "cudaDataType": (None, "%s"),  # a row's unsupported= rules its types (NOT_SUPPORTED)
 }
-INTS = {"int": "int", "int64_t": "i64"}
+INTS = {"int": "int", "int64_t": "i64", "long long int": "i64"}
 COMPLEX = {"cuComplex", "cuDoubleComplex"}
 REAL_PART = {"float": "float", "double": "double", "cuComplex": "float", "cuDoubleComplex": "double"}
-ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed|mats|info)(\?)?(?:\((.*)\))?(?:@(\w+))?$")
-OPERANDS = ("vec", "mat", "packed", "mats")
+ANNOT = re.compile(r"^(\w+)=(scalar|inout|result|vec|mat|packed|mats|vecs|smat|svec|info)(\?)?(?:\((.*)\))?(?:@(\w+))?$")
+OPERANDS = ("vec", "mat", "packed", "mats", "vecs", "smat", "svec")
+ARRAYS = ("mats", "vecs")   # pointer-array batches
+STRIDED = ("smat", "svec")  # strided batches
+VECTORS = ("vec", "vecs", "svec")
 
 
 def parse_params(text):
@@ -175,13 +184,16 @@ class BlasRow:
         self.scalars = [p for p in self.params if p.kind in ("scalar", "inout")]
         self.inouts = [p for p in self.params if p.kind == "inout"]
         self.operands = [p for p in self.params if p.kind in OPERANDS]
-        self.arrays = [p for p in self.params if p.kind == "mats"]
+        self.arrays = [p for p in self.params if p.kind in ARRAYS]
+        self.strided = [p for p in self.params if p.kind in STRIDED]
         self.info = next((p for p in self.params if p.kind == "info"), None)
         self.batch = flags.get("batch")
         if any(p.nullable and p.kind != "vec" for p in self.params):
             raise ValueError("%s: only a vec may be NULL" % name)
-        if bool(self.arrays) != bool(self.batch) or len(self.arrays) > 3:
-            raise ValueError("%s: mats operands (at most 3) go with batch=" % name)
+        if bool(self.arrays or self.strided) != bool(self.batch) or len(self.arrays) > 3:
+            raise ValueError("%s: mats/vecs operands (at most 3) or smat/svec ones go with batch=" % name)
+        if self.arrays and self.strided:
+            raise ValueError("%s: a batch is of pointer arrays or strided, not both" % name)
 
     def specs(self):
         out = [p.spec() for p in self.params[:1]]
@@ -212,9 +224,9 @@ class BlasRow:
 
 def extent(p, elem):
     """C call computing operand p's bytes into crm_n (0, or -1 on overflow / bad shape)."""
-    if p.kind == "vec":
+    if p.kind in VECTORS:
         return "crm_blas_vec_bytes(%s, %s, %s, &crm_n)" % (p.args[0], p.args[1], elem)
-    if p.kind in ("mat", "mats"):
+    if p.kind in ("mat", "mats", "smat"):
         return "crm_blas_mat_bytes(%s, %s, %s, %s, &crm_n)" % (p.args[0], p.args[1], p.args[2], elem)
     return "crm_blas_packed_bytes(%s, %s, &crm_n)" % (p.args[0], elem)
 
@@ -320,8 +332,14 @@ def gen_server(fn, row, proto):
                  "\n        return crm_st;" % (p.name, p.size(), p.name))
     if row.operands:
         guard = "!%s && " % noop if r and row.noop else ""
+        if row.strided:
+            c += batch_in_int(row)
         for p in row.operands:
-            if p.kind != "mats":
+            if p.kind in STRIDED:
+                c.append("    if (%s != 0 ||\n        crm_hblas_strided(session, %s, crm_n, %s, %s, %s) != CUBLAS_STATUS_SUCCESS)"
+                         "\n        return CUBLAS_STATUS_INVALID_VALUE;"
+                         % (extent(p, p.size()), p.name, p.args[-1], row.batch, p.size()))
+            elif p.kind not in ARRAYS:
                 c.append("    if (%s%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                          "\n        return CUBLAS_STATUS_INVALID_VALUE;"
                          % (guard, null_guard(p), extent(p, p.size()), p.name))
@@ -335,7 +353,7 @@ def gen_server(fn, row, proto):
             args.append("(%s)%s" % (p.ctype, p.name))
         elif p.kind in ("scalar", "inout", "result"):
             args.append("(%s)crm_hblas_ptr(&s_%s)" % (p.ctype, p.name))
-        elif p.kind == "mats":
+        elif p.kind in ARRAYS:
             args.append("(%s)crm_arr.out[%d]" % (p.ctype, row.arrays.index(p)))
         elif p.kind == "info":
             args.append("&crm_info")
@@ -360,8 +378,7 @@ def server_arrays(row):
     pointer and copies the arrays where the client cannot change them."""
     b = row.batch
     c = ["    if ((%s) <= 0)\n        return (%s) < 0 ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;" % (b, b)]
-    if any(p.name == b and p.ctype == "int64_t" for p in row.params):
-        c.append("    if ((%s) > INT_MAX)\n        return CUBLAS_STATUS_NOT_SUPPORTED;" % b)
+    c += batch_in_int(row)
     for i, p in enumerate(row.arrays):
         c.append("    if (%s != 0)\n        return CUBLAS_STATUS_INVALID_VALUE;\n    crm_one[%d] = crm_n;"
                  % (extent(p, p.size()), i))
@@ -369,6 +386,13 @@ def server_arrays(row):
     c.append("    if ((crm_st = crm_hblas_ptr_arrays(session, crm_h, %d, crm_addr, crm_one, %s, &crm_arr)) !="
              "\n        CUBLAS_STATUS_SUCCESS)\n        return crm_st;" % (len(row.arrays), b))
     return c
+
+
+def batch_in_int(row):
+    """A _64 twin's batch count beyond int (what the server's batch checks take)."""
+    if any(p.name == row.batch and p.ctype == "int64_t" for p in row.params):
+        return ["    if ((%s) > INT_MAX)\n        return CUBLAS_STATUS_NOT_SUPPORTED;" % row.batch]
+    return []
 
 
 # --- the emulated device ----------------------------------------------------------------
@@ -380,8 +404,10 @@ def cblas_arg(p, per_item):
     if p.kind in ("scalar", "inout"):  # v_NAME is an array: real single inputs go by value
         by_value = p.kind == "scalar" and p.count == 1 and p.base not in COMPLEX and not p.dtype
         return "v_%s%s" % (p.name, "[0]" if by_value else "")
-    if p.kind == "mats":
+    if p.kind in ARRAYS:
         return "(void *)(uintptr_t)" + p.name + ("[crm_b]" if per_item else "")
+    if p.kind in STRIDED:
+        return item_ptr(p)
     if p.kind in ("vec", "mat", "packed"):
         return "(void *)(uintptr_t)" + p.name if p.ctype.startswith("const") else p.name
     return p.name
@@ -389,10 +415,12 @@ def cblas_arg(p, per_item):
 
 def cblas_call(row):
     per_item = row.per_item()
-    matrix = ("mat", "packed", "mats") if per_item else ("mat", "packed")
+    matrix = ("mat", "packed", "mats", "smat") if per_item else ("mat", "packed", "smat")
     args = ["CblasColMajor"] if any(p.kind in matrix for p in row.params) else []
+    strides = {p.args[-1] for p in row.strided}  # in the item pointers, not CBLAS's arguments
     args += [cblas_arg(p, per_item) for p in row.params
-             if p.kind not in ("handle", "result", "info") and not (per_item and p.name == row.batch)]
+             if p.kind not in ("handle", "result", "info") and not (per_item and p.name == row.batch)
+             and p.name not in strides]
     fn = row.cblas if row.cblas.startswith("crm_") else "cblas_" + row.cblas
     call = "%s(%s" % (fn, ", ".join(args))
     r = row.result
@@ -434,8 +462,13 @@ def gen_emu(fn, row):
         c.append("    if ((crm_st = crm__blas_get_scalar(handle, %s, %s, v_%s)) != CUBLAS_STATUS_SUCCESS)"
                  "\n        return crm__blas_end(crm_st);" % (p.name, p.size(), p.name))
     for p in row.operands:
-        if p.kind == "mats":
+        if p.kind in ARRAYS:
             c += emu_array(row, p)
+            continue
+        if p.kind in STRIDED:
+            c.append("    if (%s != 0 || crm__blas_strided(%s, crm_n, %s, %s, %s) != CUBLAS_STATUS_SUCCESS)"
+                     "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
+                     % (extent(p, p.size()), p.name, p.args[-1], row.batch, p.size()))
             continue
         c.append("    if (%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                  "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
@@ -480,14 +513,22 @@ def emu_array(row, p):
             "\n            return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);" % p.name]
 
 
+def item_ptr(p):
+    """Item crm_b of a strided operand."""
+    return "(void *)((char *)(uintptr_t)%s + (ptrdiff_t)crm_b * (ptrdiff_t)(%s) * (ptrdiff_t)(%s))" % (
+        p.name, p.args[-1], p.size())
+
+
 def clear_if_zero(row):
     scalar, operand = row.zero
     sc = next(p for p in row.scalars if p.name == scalar)
     op = next(p for p in row.operands if p.name == operand)
     test = "crm__blas_is_zero(v_%s, sizeof v_%s, sizeof(%s))" % (sc.name, sc.name, REAL_PART[sc.base])
-    target = op.name + ("[crm_b]" if op.kind == "mats" else "")  # mats: the item's matrix
-    shape = ", ".join(op.args + [op.size()])
-    clear = "crm__blas_clear_%s(%s, %s)" % ("vec" if op.kind == "vec" else "mat", target, shape)
+    # a batch's operand: the item's
+    target = op.name + "[crm_b]" if op.kind in ARRAYS else item_ptr(op) if op.kind in STRIDED else op.name
+    vector = op.kind in VECTORS
+    shape = ", ".join(op.args[:2 if vector else 3] + [op.size()])
+    clear = "crm__blas_clear_%s(%s, %s)" % ("vec" if vector else "mat", target, shape)
     return ["    if (%s)\n        %s;" % (test, clear)]
 
 
@@ -507,6 +548,7 @@ SERVER_HEAD = """/* crm_h_blas_gen.c -- generated by protocol/gen_blas.py from p
 EMU_HEAD = """/* crm_emu_blas_gen.c -- generated by protocol/gen_blas.py from protocol/cublas.api;
  * do not edit. The emulated device's cuBLAS calls of the `blas` rows, on CBLAS. */
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 #include <cblas.h>
 #include "server/emu/crm_emu_blas.h"

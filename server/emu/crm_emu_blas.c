@@ -39,6 +39,18 @@ cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem)
+{
+    int64_t first;
+    uint64_t bytes;
+    if (crm_blas_strided_span(one, stride, batch, elem, &first, &bytes) != 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    uintptr_t lo = (uintptr_t)X - (uintptr_t)(uint64_t)(-first);
+    if (bytes > 0 && lo > (uintptr_t)X)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return crm__blas_dev((const void *)lo, bytes);
+}
+
 cublasStatus_t crm__blas_get_scalar(cublasHandle_t h, const void *p, size_t size, void *out)
 {
     if (p == NULL)

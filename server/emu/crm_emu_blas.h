@@ -37,6 +37,10 @@ cublasStatus_t crm__blas_end(cublasStatus_t st);
 /* SUCCESS when [p, p + bytes) is device memory (bytes 0: nothing to check), else
  * INVALID_VALUE. Lock held. */
 cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes);
+/* The same for a strided batch: `batch` items of `one` bytes, the first at X and
+ * each `stride` elements of `elem` bytes after the one before (stride may be 0 or
+ * negative). */
+cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem);
 
 /* Reads a scalar of `size` bytes (2, 4, 8 or 16) at p according to h's pointer
  * mode into out: host memory, or checked device memory. INVALID_VALUE when p is

@@ -237,19 +237,6 @@ CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
 
 /* --- strided batches ------------------------------------------------------------------ */
 
-/* Checks a strided operand: `batch` items of `one` bytes, `stride` elements apart. */
-static cublasStatus_t crm__strided(const void *X, uint64_t one, int64_t stride, int batch, size_t elem)
-{
-    int64_t first;
-    uint64_t bytes;
-    if (crm_blas_strided_span(one, stride, batch, elem, &first, &bytes) != 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    uintptr_t lo = (uintptr_t)X - (uintptr_t)(uint64_t)(-first);
-    if (bytes > 0 && lo > (uintptr_t)X)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    return crm__blas_dev((const void *)lo, bytes);
-}
-
 static cublasStatus_t crm__gemm_strided(cublasHandle_t h, crm__gemm *g, int compute, const void *alpha,
                                         const void *A, long long sa, const void *B, long long sb, const void *beta,
                                         void *C, long long sc, int batch)
@@ -264,9 +251,9 @@ static cublasStatus_t crm__gemm_strided(cublasHandle_t h, crm__gemm *g, int comp
     size_t ea = crm_blas_type_size(g->atype), eb = crm_blas_type_size(g->btype), ec = crm_blas_type_size(g->ctype);
     if ((st = crm__gemm_scalars(h, g, alpha, beta)) != CUBLAS_STATUS_SUCCESS)
         return crm__blas_end(st);
-    if (crm__strided(A, g->bytes[0], sa, batch, ea) != CUBLAS_STATUS_SUCCESS ||
-        crm__strided(B, g->bytes[1], sb, batch, eb) != CUBLAS_STATUS_SUCCESS ||
-        crm__strided(C, g->bytes[2], sc, batch, ec) != CUBLAS_STATUS_SUCCESS)
+    if (crm__blas_strided(A, g->bytes[0], sa, batch, ea) != CUBLAS_STATUS_SUCCESS ||
+        crm__blas_strided(B, g->bytes[1], sb, batch, eb) != CUBLAS_STATUS_SUCCESS ||
+        crm__blas_strided(C, g->bytes[2], sc, batch, ec) != CUBLAS_STATUS_SUCCESS)
         return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
     for (int i = 0; i < batch && st == CUBLAS_STATUS_SUCCESS; i++)
         st = crm__gemm_run(g, (const char *)A + (ptrdiff_t)i * sa * (ptrdiff_t)ea,

@@ -1,10 +1,11 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
- * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu, blas_lu.cu and
- * blas_ex.cu, linked with -lcublas) and cuBLASLt program (tests/blas/blaslt.cu, linked with
- * -lcublasLt) run through the preloaded shim against a real cudarem-server on the
- * emulated device, over TCP and over a Unix socket; its footprint mode checks that
- * the server refuses operands outside the program's allocations and keeps serving; and one run hides the CUDA libraries, so
- * libcublas.so.13 can only come from build/lib (a link to the shim). Each test runs
+ * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu, blas_lu.cu,
+ * blas_ex.cu and blas_batch.cu, linked with -lcublas) and cuBLASLt program
+ * (tests/blas/blaslt.cu, linked with -lcublasLt) run through the preloaded shim
+ * against a real cudarem-server on the emulated device, over TCP and over a Unix
+ * socket; their footprint modes check that the server refuses operands outside the
+ * program's allocations and keeps serving; and the hidden runs hide the CUDA
+ * libraries, so libcublas.so.13 can only come from build/lib (a link to the shim). Each test runs
  * the program built with the shared runtime (build/cuda/blas) and with nvcc's
  * default static runtime (build/cuda-static/blas: the runtime inside it reaches the
  * shim as the driver, and libcublas.so.13 is still the shim's).
@@ -227,6 +228,22 @@ START_TEST(test_blas_lu_footprint)
 }
 END_TEST
 
+/* Batched gemv and the strided batches of gemv and complex gemm
+ * (tests/blas/blas_batch.cu), directly and through their _64 twins with no CUDA
+ * library on the client, and the strided operands and pointer arrays the shim refuses. */
+START_TEST(test_blas_batch_hidden_cuda)
+{
+    run_hidden(_i, "blas_batch", "blas_batch", NULL, VIA_UNIX);
+    run_hidden(_i, "blas_batch", "blas_batch_64", "64", VIA_TCP);
+}
+END_TEST
+
+START_TEST(test_blas_batch_footprint)
+{
+    run_prog(_i, "blas_batch", "blas_batch_footprint", "footprint", VIA_UNIX, 0, NULL);
+}
+END_TEST
+
 static Suite *e2e_blas_suite(void)
 {
     Suite *s = suite_create("e2e_blas");
@@ -246,6 +263,8 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_lu_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_ex_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_lu_footprint, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_batch_hidden_cuda, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_batch_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);

@@ -1,0 +1,288 @@
+/* blas_batch.cu -- self-checking program of cuBLAS's batched level 2 and strided
+ * level 3 calls in all four precisions, each item against its own reference
+ * computed here in double precision: gemvBatched (pointer arrays) and
+ * gemvStridedBatched in S, D, C and Z, gemmStridedBatched in C and Z and
+ * Cgemm3mStridedBatched, with every operation, mixed-sign increments, a stride of 0
+ * (one matrix for every item), padded strides, beta 0 over NaN-filled outputs and
+ * both pointer modes, plus argument errors and an empty batch. Prints `PASS
+ * blas_batch`; with `64`, the same through the calls' _64 twins (`PASS
+ * blas_batch_64`); with `footprint` (through the shim only), strided operands whose
+ * last item runs past their allocation, which the shim's server refuses (`PASS
+ * blas_batch_footprint`). */
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include "blas_ref.h"
+
+typedef cublasOperation_t op_t;
+
+/* The calls of one precision. GSB: gemmStridedBatched where cuBLAS has it for the
+ * precision as a generated row (C and Z; S and D are the hand-written GEMM family). */
+#define GEMV_B(T) cublasHandle_t h, op_t t, int m, int n, const T *a, const T *const A[], int lda, \
+                  const T *const x[], int incx, const T *b, T *const y[], int incy, int count
+#define GEMV_S(T) cublasHandle_t h, op_t t, int m, int n, const T *a, const T *A, int lda, long long sA, const T *x, \
+                  int incx, long long sx, const T *b, T *y, int incy, long long sy, int count
+#define GEMM_S(T) cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a, const T *A, int lda, \
+                  long long sA, const T *B, int ldb, long long sB, const T *b, T *C, int ldc, long long sC, int count
+template <typename T> struct fnsb;
+#define FNSB(T, P)                                                                                               \
+    template <> struct fnsb<T> {                                                                                 \
+        static cublasStatus_t gemv_batched(GEMV_B(T))                                                            \
+        { return V64(cublas##P##gemvBatched, h, t, m, n, a, A, lda, x, incx, b, y, incy, count); }                  \
+        static cublasStatus_t gemv_strided(GEMV_S(T))                                                            \
+        { return V64(cublas##P##gemvStridedBatched, h, t, m, n, a, A, lda, sA, x, incx, sx, b, y, incy, sy, count); } \
+    };
+FNSB(float, S)
+FNSB(double, D)
+FNSB(cuComplex, C)
+FNSB(cuDoubleComplex, Z)
+
+static cublasStatus_t gemm_strided(GEMM_S(cuComplex), bool three_m)
+{
+    if (three_m)
+        return V64(cublasCgemm3mStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+    return V64(cublasCgemmStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+}
+static cublasStatus_t gemm_strided(GEMM_S(cuDoubleComplex), bool)
+{
+    return V64(cublasZgemmStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+}
+
+static const op_t OPS[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+static const cublasPointerMode_t MODES[] = {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE};
+static const int COUNT = 3;
+
+static cd nan_cd() { return cd(std::numeric_limits<double>::quiet_NaN(), 0); }
+
+/* Element (i, j) of op(M) for M column-major at a with leading dimension ld. */
+template <typename T> static cd op_at(const T *a, int ld, op_t op, int i, int j)
+{
+    if (op == CUBLAS_OP_N)
+        return get(a[i + (size_t)j * ld]);
+    cd v = get(a[j + (size_t)i * ld]);
+    return op == CUBLAS_OP_C ? std::conj(v) : v;
+}
+
+/* y = alpha op(A) x + beta y for one item (A m x n, lda), y's elements strided
+ * (NaN y read as 0 when beta is 0), checked against got; the elements between
+ * y's strided ones must be left as they were. */
+template <typename T>
+static void check_gemv(op_t t, int m, int n, cd alpha, const T *A, int lda, const T *x, strided sx, cd beta,
+                       const T *y0, const T *got, strided sy, int line)
+{
+    int rows = t == CUBLAS_OP_N ? m : n, cols = t == CUBLAS_OP_N ? n : m;
+    std::vector<bool> touched(sy.len(), false);
+    for (int i = 0; i < rows; i++) {
+        cd acc = 0;
+        for (int j = 0; j < cols; j++)
+            acc += op_at(A, lda, t, i, j) * get(x[sx.at(j)]);
+        cd want = alpha * acc + (beta == 0.0 ? cd(0) : beta * get(y0[sy.at(i)]));
+        near(get(got[sy.at(i)]), want, tol<T>() * (cols + 1), "gemv item y", line);
+        touched[sy.at(i)] = true;
+    }
+    for (size_t e = 0; e < sy.len(); e++)
+        if (!touched[e] && std::memcmp(&got[e], &y0[e], sizeof(T)) != 0)
+            ct_fail(__FILE__, line, "gemv: element between y's", "untouched", "changed");
+}
+
+/* The batch's items as host vectors, their device copies and the device array of
+ * their addresses. */
+template <typename T> struct items {
+    std::vector<std::vector<T>> host;
+    std::vector<T *> dev;
+    T **arr = nullptr;
+    items(int count, size_t len, bool nan)
+    {
+        for (int b = 0; b < count; b++) {
+            host.push_back(rand_vec<T>(len));
+            if (nan)
+                for (auto &e : host.back())
+                    e = put<T>(nan_cd());
+            dev.push_back(to_dev(host.back()));
+        }
+        arr = to_dev(std::vector<T *>(dev.begin(), dev.end()));
+    }
+    ~items()
+    {
+        for (T *d : dev)
+            cudaFree(d);
+        cudaFree(arr);
+    }
+};
+
+template <typename T> static void gemv_batched(cublasHandle_t h, cublasPointerMode_t pm, op_t t, cd beta)
+{
+    const int m = 4, n = 3, lda = m + 2;
+    strided sx{t == CUBLAS_OP_N ? n : m, 2}, sy{t == CUBLAS_OP_N ? m : n, -1};
+    items<T> A(COUNT, (size_t)lda * n, false), x(COUNT, sx.len(), false), y(COUNT, sy.len(), beta == 0.0);
+    scalar<T> alpha(put<T>(cd(0.75, -0.5))), b(put<T>(beta));
+    CB_OK(cublasSetPointerMode(h, pm));
+    CB_OK(fnsb<T>::gemv_batched(h, t, m, n, alpha.at(pm), A.arr, lda, x.arr, sx.inc, b.at(pm), y.arr, sy.inc, COUNT));
+    for (int i = 0; i < COUNT; i++) {
+        std::vector<T> got = from_dev(y.dev[i], sy.len());
+        check_gemv(t, m, n, get(alpha.host), A.host[i].data(), lda, x.host[i].data(), sx, beta, y.host[i].data(),
+                   got.data(), sy, __LINE__);
+    }
+}
+
+/* A strided operand: count items of `one` elements, each stride elements after the
+ * one before (stride 0: one item for all). */
+template <typename T> struct sbatch {
+    long long stride;
+    std::vector<T> host;
+    T *dev;
+    sbatch(size_t one, long long stride_, bool nan) : stride(stride_)
+    {
+        host = rand_vec<T>(one + (size_t)stride * (COUNT - 1));
+        if (nan)
+            for (auto &e : host)
+                e = put<T>(nan_cd());
+        dev = to_dev(host);
+    }
+    ~sbatch() { cudaFree(dev); }
+    const T *item(const std::vector<T> &v, int b) const { return v.data() + (size_t)stride * b; }
+};
+
+template <typename T> static void gemv_strided(cublasHandle_t h, cublasPointerMode_t pm, op_t t, cd beta, bool shared_a)
+{
+    const int m = 3, n = 5, lda = m + 1;
+    strided sx{t == CUBLAS_OP_N ? n : m, -2}, sy{t == CUBLAS_OP_N ? m : n, 3};
+    sbatch<T> A((size_t)lda * n, shared_a ? 0 : (long long)lda * n + 3, false), x(sx.len(), (long long)sx.len() + 1, false),
+        y(sy.len(), (long long)sy.len(), beta == 0.0);
+    scalar<T> alpha(put<T>(cd(-1.25, 0.5))), b(put<T>(beta));
+    CB_OK(cublasSetPointerMode(h, pm));
+    CB_OK(fnsb<T>::gemv_strided(h, t, m, n, alpha.at(pm), A.dev, lda, A.stride, x.dev, sx.inc, x.stride, b.at(pm),
+                                y.dev, sy.inc, y.stride, COUNT));
+    std::vector<T> got = from_dev(y.dev, y.host.size());
+    for (int i = 0; i < COUNT; i++)
+        check_gemv(t, m, n, get(alpha.host), A.item(A.host, i), lda, x.item(x.host, i), sx, beta, y.item(y.host, i),
+                   y.item(got, i), sy, __LINE__);
+}
+
+/* C = alpha op(A) op(B) + beta C for each item of a strided batch (C and Z). */
+template <typename T>
+static void gemm_strided_case(cublasHandle_t h, cublasPointerMode_t pm, op_t ta, op_t tb, cd beta, bool three_m,
+                              bool shared_b)
+{
+    const int m = 3, n = 4, k = 2, lda = (ta == CUBLAS_OP_N ? m : k) + 1, ldb = (tb == CUBLAS_OP_N ? k : n) + 2,
+              ldc = m + 1;
+    sbatch<T> A((size_t)lda * (ta == CUBLAS_OP_N ? k : m), (long long)lda * 5, false),
+        B((size_t)ldb * (tb == CUBLAS_OP_N ? n : k), shared_b ? 0 : (long long)ldb * 4 + 1, false),
+        C((size_t)ldc * n, (long long)ldc * n, beta == 0.0);
+    scalar<T> alpha(put<T>(cd(0.5, 1.5))), b(put<T>(beta));
+    CB_OK(cublasSetPointerMode(h, pm));
+    CB_OK(gemm_strided(h, ta, tb, m, n, k, alpha.at(pm), A.dev, lda, A.stride, B.dev, ldb, B.stride, b.at(pm), C.dev,
+                       ldc, C.stride, COUNT, three_m));
+    std::vector<T> got = from_dev(C.dev, C.host.size());
+    for (int it = 0; it < COUNT; it++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < ldc; i++) {
+                const T *g = C.item(got, it) + i + (size_t)j * ldc, *c0 = C.item(C.host, it) + i + (size_t)j * ldc;
+                if (i >= m) { /* padding between columns: untouched */
+                    if (std::memcmp(g, c0, sizeof(T)) != 0)
+                        ct_fail(__FILE__, __LINE__, "gemm strided padding", "untouched", "changed");
+                    continue;
+                }
+                cd acc = 0;
+                for (int l = 0; l < k; l++)
+                    acc += op_at(A.item(A.host, it), lda, ta, i, l) * op_at(B.item(B.host, it), ldb, tb, l, j);
+                cd want = get(alpha.host) * acc + (beta == 0.0 ? cd(0) : beta * get(*c0));
+                near(get(*g), want, tol<T>() * (k + 2), "gemm strided item C", __LINE__);
+            }
+}
+
+/* Argument errors cuBLAS answers at once, and an empty batch that touches nothing. */
+template <typename T> static void errors(cublasHandle_t h)
+{
+    items<T> A(1, 16, false), x(1, 4, false), y(1, 4, false);
+    sbatch<T> S(16, 0, false);
+    T one = put<T>(1.0);
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CB_ST(fnsb<T>::gemv_batched(h, CUBLAS_OP_N, 2, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, -1),
+          CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(fnsb<T>::gemv_batched(h, CUBLAS_OP_N, 3, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, 1),
+          CUBLAS_STATUS_INVALID_VALUE); /* lda < m */
+    CB_ST(fnsb<T>::gemv_batched(h, (op_t)7, 2, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, 1),
+          CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(fnsb<T>::gemv_strided(h, CUBLAS_OP_N, 2, 2, &one, S.dev, 2, 0, S.dev, 0, 4, &one, S.dev, 1, 4, 1),
+          CUBLAS_STATUS_INVALID_VALUE); /* incx 0 */
+    CB_ST(fnsb<T>::gemv_strided(h, CUBLAS_OP_N, -1, 2, &one, S.dev, 2, 0, S.dev, 1, 4, &one, S.dev, 1, 4, 1),
+          CUBLAS_STATUS_INVALID_VALUE);
+    /* an empty batch: success, and y is untouched */
+    std::vector<T> before = from_dev(y.dev[0], 4);
+    CB_OK(fnsb<T>::gemv_batched(h, CUBLAS_OP_N, 2, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, 0));
+    CB_OK(fnsb<T>::gemv_strided(h, CUBLAS_OP_N, 2, 2, &one, S.dev, 2, 0, S.dev, 1, 4, &one, y.dev[0], 1, 4, 0));
+    CT_OK(cudaDeviceSynchronize());
+    if (std::memcmp(before.data(), from_dev(y.dev[0], 4).data(), 4 * sizeof(T)) != 0)
+        ct_fail(__FILE__, __LINE__, "empty batch", "y untouched", "y changed");
+}
+
+template <typename T> static void run(cublasHandle_t h)
+{
+    for (auto pm : MODES)
+        for (op_t t : OPS) {
+            gemv_batched<T>(h, pm, t, 0.5);
+            gemv_strided<T>(h, pm, t, -2.0, false);
+        }
+    gemv_batched<T>(h, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_OP_T, 0.0);
+    gemv_strided<T>(h, CUBLAS_POINTER_MODE_HOST, CUBLAS_OP_N, 0.0, true);
+    errors<T>(h);
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+}
+
+template <typename T> static void run_gemm(cublasHandle_t h, bool three_m)
+{
+    for (auto pm : MODES)
+        for (op_t ta : OPS)
+            for (op_t tb : OPS)
+                gemm_strided_case<T>(h, pm, ta, tb, cd(0.25, -1), three_m, false);
+    gemm_strided_case<T>(h, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_OP_N, CUBLAS_OP_T, 0.0, three_m, true);
+    T one = put<T>(1.0);
+    sbatch<T> S(64, 0, false);
+    CB_ST(gemm_strided(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, 0, S.dev, 2, 0, &one, S.dev, 1, 0, 1,
+                       three_m),
+          CUBLAS_STATUS_INVALID_VALUE); /* ldc < m */
+    CB_ST(gemm_strided(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, 0, S.dev, 2, 0, &one, S.dev, 2, 4, -3,
+                       three_m),
+          CUBLAS_STATUS_INVALID_VALUE);
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+}
+
+/* Through the shim only: the last item of a strided operand past its allocation. */
+template <typename T> static void footprint(cublasHandle_t h)
+{
+    T one = put<T>(1.0);
+    sbatch<T> S(16, 0, false); /* 16 elements */
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    REFUSED(fnsb<T>::gemv_strided(h, CUBLAS_OP_N, 2, 2, &one, S.dev, 2, 0, S.dev, 1, 0, &one, S.dev + 8, 1, 4, 3));
+    REFUSED(fnsb<T>::gemv_strided(h, CUBLAS_OP_N, 2, 2, &one, S.dev, 2, 7, S.dev, 1, 0, &one, S.dev, 1, 0, 3));
+    items<T> A(2, 4, false), x(2, 2, false), y(2, 1, false); /* y's items one element: too short */
+    REFUSED(fnsb<T>::gemv_batched(h, CUBLAS_OP_N, 2, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, 2));
+    REFUSED(fnsb<T>::gemv_batched(h, CUBLAS_OP_N, 2, 2, &one, A.arr, 2, x.arr, 1, &one, y.arr, 1, 3)); /* array */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "footprint") == 0)
+        return blas_main("blas_batch_footprint", [](cublasHandle_t h, auto t) {
+            typedef typename decltype(t)::type T;
+            footprint<T>(h);
+            if constexpr (std::is_same<T, cuComplex>::value) { /* C past its allocation */
+                cuComplex one = make_cuComplex(1, 0);
+                sbatch<cuComplex> S(16, 0, false);
+                REFUSED(gemm_strided(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, 0, S.dev, 2, 0, &one,
+                                     S.dev, 2, 14, 2, false));
+            }
+        });
+    blas_use64 = argc > 1 && std::strcmp(argv[1], "64") == 0;
+    return blas_main(blas_use64 ? "blas_batch_64" : "blas_batch", [](cublasHandle_t h, auto t) {
+        typedef typename decltype(t)::type T;
+        run<T>(h);
+        if constexpr (std::is_same<T, cuComplex>::value) {
+            run_gemm<cuComplex>(h, false);
+            run_gemm<cuComplex>(h, true);
+        }
+        if constexpr (std::is_same<T, cuDoubleComplex>::value)
+            run_gemm<cuDoubleComplex>(h, false);
+    });
+}
