@@ -1,5 +1,5 @@
-/* crm_blas_l3.c -- the shim's hand-written cuBLAS level 3: geam, trsm and the GEMM
- * family (the generated rows of protocol/cublas.api are in crm_blas_gen.c). Each
+/* crm_blas_l3.c -- the shim's hand-written cuBLAS level 3: the GEMM family (the
+ * generated rows of protocol/cublas.api are in crm_blas_gen.c). Each
  * call applies cuBLAS's argument rules here (so argument errors are returned
  * synchronously), returns at once when there is nothing to compute,
  * passes alpha/beta by the handle's pointer mode, and is sent asynchronously. The
@@ -18,78 +18,6 @@ static cublasStatus_t crm__scalars(const crm_blas_state *st, const void *alpha, 
     if (rc == CUBLAS_STATUS_SUCCESS && b != NULL)
         rc = crm_blas_word(st->pmode, beta, size, b);
     return rc;
-}
-
-/* --- geam, trsm ------------------------------------------------------------------------------ */
-
-static cublasStatus_t crm__geam(cublasHandle_t handle, int api, cublasOperation_t ta, cublasOperation_t tb, int m,
-                                int n, const void *alpha, const void *A, int lda, const void *beta, const void *B,
-                                int ldb, void *C, int ldc, size_t elem)
-{
-    crm_blas_state st;
-    uint64_t a, b;
-    cublasStatus_t rc = crm_blas_get(handle, &st);
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = crm_blas_geam_check(ta, tb, m, n, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb, CRM_BLAS_DEV(C), ldc);
-    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return rc;
-    if ((rc = crm__scalars(&st, alpha, beta, elem, &a, &b)) != CUBLAS_STATUS_SUCCESS)
-        return rc;
-    crm_call call = {.api = api};
-    call.crm_call_u.cublasSgeam = (crm_args_cublasSgeam){
-        st.id, st.pmode, ta, tb, m, n, a, CRM_BLAS_DEV(A), lda, b, CRM_BLAS_DEV(B), ldb, CRM_BLAS_DEV(C), ldc};
-    return crm_blas_async(&call);
-}
-
-CRM_EXPORT cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                      int n, const float *alpha, const float *A, int lda, const float *beta,
-                                      const float *B, int ldb, float *C, int ldc)
-{
-    return crm__geam(handle, CRM_API_cublasSgeam, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc,
-                     sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                      int n, const double *alpha, const double *A, int lda, const double *beta,
-                                      const double *B, int ldb, double *C, int ldc)
-{
-    return crm__geam(handle, CRM_API_cublasDgeam, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc,
-                     sizeof(double));
-}
-
-static cublasStatus_t crm__trsm(cublasHandle_t handle, int api, cublasSideMode_t side, cublasFillMode_t uplo,
-                                cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const void *alpha,
-                                const void *A, int lda, void *B, int ldb, size_t elem)
-{
-    crm_blas_state st;
-    uint64_t a;
-    cublasStatus_t rc = crm_blas_get(handle, &st);
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        rc = crm_blas_trsm_check(side, uplo, trans, diag, m, n, lda, ldb);
-    if (rc != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return rc;
-    if ((rc = crm__scalars(&st, alpha, NULL, elem, &a, NULL)) != CUBLAS_STATUS_SUCCESS)
-        return rc;
-    crm_call call = {.api = api};
-    call.crm_call_u.cublasStrsm_v2 = (crm_args_cublasStrsm_v2){
-        st.id, st.pmode, side, uplo, trans, diag, m, n, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb};
-    return crm_blas_async(&call);
-}
-
-CRM_EXPORT cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
-                                         cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
-                                         const float *alpha, const float *A, int lda, float *B, int ldb)
-{
-    return crm__trsm(handle, CRM_API_cublasStrsm_v2, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,
-                     sizeof(float));
-}
-
-CRM_EXPORT cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
-                                         cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
-                                         const double *alpha, const double *A, int lda, double *B, int ldb)
-{
-    return crm__trsm(handle, CRM_API_cublasDtrsm_v2, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb,
-                     sizeof(double));
 }
 
 /* --- the GEMM family ------------------------------------------------------------------------- */

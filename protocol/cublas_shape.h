@@ -350,46 +350,4 @@ static inline cublasStatus_t crm_blas_geam_check(int transa, int transb, int64_t
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* Footprints of A, B and C of a geam with valid arguments. */
-static inline int crm_blas_geam_bytes(int transa, int transb, int64_t m, int64_t n, int64_t lda, int64_t ldb,
-                                      int64_t ldc, size_t elem, uint64_t out[3])
-{
-    int64_t r, c;
-    out[0] = out[1] = out[2] = 0;
-    if (m == 0 || n == 0)
-        return 0;
-    crm_blas_stored(transa, m, n, &r, &c);
-    if (crm_blas_mat_bytes(r, c, lda, elem, &out[0]) != 0)
-        return -1;
-    crm_blas_stored(transb, m, n, &r, &c);
-    if (crm_blas_mat_bytes(r, c, ldb, elem, &out[1]) != 0)
-        return -1;
-    return crm_blas_mat_bytes(m, n, ldc, elem, &out[2]);
-}
-
-static inline cublasStatus_t crm_blas_trsm_check(int side, int uplo, int trans, int diag, int64_t m, int64_t n,
-                                                 int64_t lda, int64_t ldb)
-{
-    if ((side != CUBLAS_SIDE_LEFT && side != CUBLAS_SIDE_RIGHT) ||
-        (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER) || !crm_blas_op_ok(trans) ||
-        (diag != CUBLAS_DIAG_NON_UNIT && diag != CUBLAS_DIAG_UNIT) || m < 0 || n < 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (lda < crm_blas_max1(side == CUBLAS_SIDE_LEFT ? m : n) || ldb < crm_blas_max1(m))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-/* Footprints of A (triangular, order m on the left, n on the right) and B. */
-static inline int crm_blas_trsm_bytes(int side, int64_t m, int64_t n, int64_t lda, int64_t ldb, size_t elem,
-                                      uint64_t out[2])
-{
-    int64_t order = side == CUBLAS_SIDE_LEFT ? m : n;
-    out[0] = out[1] = 0;
-    if (m == 0 || n == 0)
-        return 0;
-    if (crm_blas_mat_bytes(order, order, lda, elem, &out[0]) != 0)
-        return -1;
-    return crm_blas_mat_bytes(m, n, ldb, elem, &out[1]);
-}
-
 #endif

@@ -16,7 +16,8 @@ prototype cannot say. Row syntax:
 
   NUM NAME blas [cblas=FN] [res=ret|sub|index|status] [invalid=EXPR]
                 [unsupported=EXPR] [noop=EXPR]
-                [zero=SCALAR,OPERAND] [batch=EXPR] : ANNOT...
+                [zero=SCALAR,OPERAND] [unread=SCALAR,OPERAND,...] [batch=EXPR]
+                : ANNOT...
 
 ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
   P=scalar[(N)]       a scalar (or N of them) read by pointer mode (host value or
@@ -59,6 +60,8 @@ too); unsupported: it answers CUBLAS_STATUS_NOT_SUPPORTED (a combination of data
 types it does not compute); noop: the call touches nothing (a host result is then
 0); zero: when SCALAR (beta) is 0 the emulated device clears OPERAND before CBLAS
 runs, so that what it held (NaN included) is not read, as cuBLAS promises.
+unread: pairs; when SCALAR is 0 (known at once: a host-mode scalar on the server)
+OPERAND is neither read nor checked, and may be NULL (geam's A or B).
 cblas: the CBLAS function the emulated device calls with the cuBLAS arguments in
 order (handle and result left out, CblasColMajor first when a matrix is among
 them, real scalars by value); with batch=, once per item, each mats/vecs operand
@@ -180,6 +183,8 @@ class BlasRow:
         self.unsupported = flags.get("unsupported")
         self.noop = flags.get("noop")
         self.zero = flags["zero"].split(",") if "zero" in flags else None
+        pairs = flags["unread"].split(",") if "unread" in flags else []
+        self.unread = dict(zip(pairs[1::2], pairs[0::2]))  # operand -> its scalar
         self.result = next((p for p in self.params if p.kind == "result"), None)
         self.scalars = [p for p in self.params if p.kind in ("scalar", "inout")]
         self.inouts = [p for p in self.params if p.kind == "inout"]
@@ -294,6 +299,14 @@ def info_check(p, fail):
             "    if ((*%s = %s) != 0)\n        return %s;" % (p.name, p.args[0], fail)]
 
 
+def unread_guard(row, p, zero_test):
+    """An operand left unread when its scalar is 0: checked only otherwise."""
+    if p.name not in row.unread:
+        return ""
+    sc = next(q for q in row.scalars if q.name == row.unread[p.name])
+    return "!" + zero_test % (sc.name, sc.size(), REAL_PART[sc.base]) + " && "
+
+
 def null_guard(p):
     return "%s != 0 && " % p.name if p.nullable else ""
 
@@ -340,9 +353,10 @@ def gen_server(fn, row, proto):
                          "\n        return CUBLAS_STATUS_INVALID_VALUE;"
                          % (extent(p, p.size()), p.name, p.args[-1], row.batch, p.size()))
             elif p.kind not in ARRAYS:
-                c.append("    if (%s%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
+                c.append("    if (%s%s%s(%s != 0 || crm_hblas_region(session, %s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                          "\n        return CUBLAS_STATUS_INVALID_VALUE;"
-                         % (guard, null_guard(p), extent(p, p.size()), p.name))
+                         % (guard, null_guard(p), unread_guard(row, p, "crm_hblas_is_zero(&s_%s, %s, sizeof(%s))"),
+                            extent(p, p.size()), p.name))
     if row.arrays:
         c += server_arrays(row)
     args = []
@@ -470,9 +484,10 @@ def gen_emu(fn, row):
                      "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
                      % (extent(p, p.size()), p.name, p.args[-1], row.batch, p.size()))
             continue
-        c.append("    if (%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
+        c.append("    if (%s%s(%s != 0 || crm__blas_dev(%s, crm_n) != CUBLAS_STATUS_SUCCESS))"
                  "\n        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);"
-                 % (null_guard(p), extent(p, p.size()), p.name))
+                 % (null_guard(p), unread_guard(row, p, "crm__blas_is_zero(v_%s, %s, sizeof(%s))"), extent(p, p.size()),
+                    p.name))
     wide = [p.name for p in row.params if p.kind == "value" and p.ctype == "int64_t"]
     if wide:
         c.append("    if (%s)\n        return crm__blas_end(CUBLAS_STATUS_NOT_SUPPORTED); /* CBLAS takes int */"

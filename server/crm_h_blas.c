@@ -71,11 +71,23 @@ void *crm_hblas_ptr(crm_hblas_scalar *sc)
     return sc->host ? (void *)sc->v.raw : (void *)(uintptr_t)sc->dev;
 }
 
-int crm_hblas_is_zero(const crm_hblas_scalar *sc, size_t size)
+int crm_hblas_is_zero(const crm_hblas_scalar *sc, size_t size, size_t part)
 {
-    if (!sc->host)
+    if (!sc->host || size > sizeof sc->v.raw)
         return 0;
-    return size == sizeof(float) ? sc->v.f == 0.0f : sc->v.d == 0.0;
+    for (size_t at = 0; at + part <= size; at += part) {
+        double v;
+        float f;
+        if (part == sizeof f) {
+            memcpy(&f, sc->v.raw + at, sizeof f);
+            v = f;
+        } else {
+            memcpy(&v, sc->v.raw + at, sizeof v);
+        }
+        if (v != 0.0)
+            return 0;
+    }
+    return 1;
 }
 
 cublasStatus_t crm_hblas_region(crm_session *s, uint64_t addr, uint64_t bytes)

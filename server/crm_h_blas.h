@@ -47,8 +47,10 @@ cublasStatus_t crm_hblas_result_in(crm_session *s, int pmode, uint64_t dev, size
 void crm_hblas_result_out(const crm_hblas_scalar *sc, size_t size, void *bytes, size_t cap);
 /* Where the backend reads (or writes) the scalar. */
 void *crm_hblas_ptr(crm_hblas_scalar *sc);
-/* 1 when a host-mode scalar of `size` bytes is zero (device mode: never known). */
-int crm_hblas_is_zero(const crm_hblas_scalar *sc, size_t size);
+/* 1 when a host-mode scalar of `size` bytes is zero: each of its parts (`part`
+ * bytes: float or double, two of them for a complex scalar). Device mode: never
+ * known, 0. */
+int crm_hblas_is_zero(const crm_hblas_scalar *sc, size_t size, size_t part);
 
 /* SUCCESS when [addr, addr + bytes) lies in one allocation of the session (bytes 0:
  * nothing touched), else INVALID_VALUE. */

@@ -1,5 +1,5 @@
-/* crm_h_blas_l3.c -- handlers of the hand-written cuBLAS level 3 calls: geam, trsm
- * and the GEMM family (plain, Ex, strided batched, pointer-array batched).
+/* crm_h_blas_l3.c -- handlers of the hand-written cuBLAS level 3 calls: the GEMM
+ * family (plain, Ex, strided batched, pointer-array batched).
  *
  * Each handler applies cuBLAS's argument rules (protocol/cublas_shape.h), decodes
  * alpha/beta by pointer mode, checks the exact footprint of every operand against
@@ -9,91 +9,6 @@
 #include "server/crm_h_blas.h"
 
 #define CRM__P(a) ((void *)(uintptr_t)(a))
-
-/* --- geam, trsm -------------------------------------------------------------------------- */
-
-/* A zero host-mode alpha (beta) leaves A (B) unread, so it is not checked then. */
-static cublasStatus_t crm__geam(crm_session *s, uint64_t handle, int pmode, int ta, int tb, int m, int n,
-                                uint64_t alpha, uint64_t A, int lda, uint64_t beta, uint64_t B, int ldb, uint64_t C,
-                                int ldc, size_t elem)
-{
-    cublasHandle_t h;
-    crm_hblas_scalar a, b;
-    uint64_t bytes[3];
-    int have = elem == 4 ? crm_rt.cublasSgeam != NULL : crm_rt.cublasDgeam != NULL;
-    cublasStatus_t st = crm_hblas_begin(s, handle, pmode, have, &h);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = crm_blas_geam_check(ta, tb, m, n, A, lda, B, ldb, C, ldc);
-    if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return st;
-    if ((st = crm_hblas_scalar_in(s, pmode, alpha, elem, &a)) != CUBLAS_STATUS_SUCCESS ||
-        (st = crm_hblas_scalar_in(s, pmode, beta, elem, &b)) != CUBLAS_STATUS_SUCCESS)
-        return st;
-    if (crm_blas_geam_bytes(ta, tb, m, n, lda, ldb, ldc, elem, bytes) != 0)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (crm_hblas_is_zero(&a, elem))
-        bytes[0] = 0;
-    if (crm_hblas_is_zero(&b, elem))
-        bytes[1] = 0;
-    const uint64_t addr[3] = {A, B, C};
-    if (crm_hblas_regions(s, addr, bytes, 3) != CUBLAS_STATUS_SUCCESS)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (elem == 4)
-        return crm_rt.cublasSgeam(h, ta, tb, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, crm_hblas_ptr(&b), CRM__P(B),
-                                  ldb, CRM__P(C), ldc);
-    return crm_rt.cublasDgeam(h, ta, tb, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, crm_hblas_ptr(&b), CRM__P(B), ldb,
-                              CRM__P(C), ldc);
-}
-
-cublasStatus_t crm_srv_cublasSgeam(crm_session *s, uint64_t handle, int pmode, int transa, int transb, int m, int n,
-                                   uint64_t alpha, uint64_t A, int lda, uint64_t beta, uint64_t B, int ldb, uint64_t C,
-                                   int ldc)
-{
-    return crm__geam(s, handle, pmode, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc, sizeof(float));
-}
-
-cublasStatus_t crm_srv_cublasDgeam(crm_session *s, uint64_t handle, int pmode, int transa, int transb, int m, int n,
-                                   uint64_t alpha, uint64_t A, int lda, uint64_t beta, uint64_t B, int ldb, uint64_t C,
-                                   int ldc)
-{
-    return crm__geam(s, handle, pmode, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc, sizeof(double));
-}
-
-static cublasStatus_t crm__trsm(crm_session *s, uint64_t handle, int pmode, int side, int uplo, int trans, int diag,
-                                int m, int n, uint64_t alpha, uint64_t A, int lda, uint64_t B, int ldb, size_t elem)
-{
-    cublasHandle_t h;
-    crm_hblas_scalar a;
-    uint64_t bytes[2];
-    int have = elem == 4 ? crm_rt.cublasStrsm_v2 != NULL : crm_rt.cublasDtrsm_v2 != NULL;
-    cublasStatus_t st = crm_hblas_begin(s, handle, pmode, have, &h);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = crm_blas_trsm_check(side, uplo, trans, diag, m, n, lda, ldb);
-    if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
-        return st;
-    if ((st = crm_hblas_scalar_in(s, pmode, alpha, elem, &a)) != CUBLAS_STATUS_SUCCESS)
-        return st;
-    const uint64_t addr[2] = {A, B};
-    if (crm_blas_trsm_bytes(side, m, n, lda, ldb, elem, bytes) != 0 ||
-        crm_hblas_regions(s, addr, bytes, 2) != CUBLAS_STATUS_SUCCESS)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (elem == 4)
-        return crm_rt.cublasStrsm_v2(h, side, uplo, trans, diag, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, CRM__P(B),
-                                     ldb);
-    return crm_rt.cublasDtrsm_v2(h, side, uplo, trans, diag, m, n, crm_hblas_ptr(&a), CRM__P(A), lda, CRM__P(B), ldb);
-}
-
-cublasStatus_t crm_srv_cublasStrsm_v2(crm_session *s, uint64_t handle, int pmode, int side, int uplo, int trans,
-                                      int diag, int m, int n, uint64_t alpha, uint64_t A, int lda, uint64_t B, int ldb)
-{
-    return crm__trsm(s, handle, pmode, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, sizeof(float));
-}
-
-cublasStatus_t crm_srv_cublasDtrsm_v2(crm_session *s, uint64_t handle, int pmode, int side, int uplo, int trans,
-                                      int diag, int m, int n, uint64_t alpha, uint64_t A, int lda, uint64_t B, int ldb)
-{
-    return crm__trsm(s, handle, pmode, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, sizeof(double));
-}
 
 /* --- the GEMM family ---------------------------------------------------------------------- */
 

@@ -98,6 +98,14 @@ CRM__TRMM_DECL(crm_emu_strmm, float)
 CRM__TRMM_DECL(crm_emu_dtrmm, double)
 CRM__TRMM_DECL(crm_emu_ctrmm, const void *)
 CRM__TRMM_DECL(crm_emu_ztrmm, const void *)
+/* geam (crm_emu_blas_geam.c). */
+#define CRM__GEAM_DECL(NAME, S)                                                                        \
+    void NAME(int order, int ta, int tb, int m, int n, S alpha, const void *A, int lda, S beta, const void *B, \
+              int ldb, void *C, int ldc);
+CRM__GEAM_DECL(crm_emu_sgeam, float)
+CRM__GEAM_DECL(crm_emu_dgeam, double)
+CRM__GEAM_DECL(crm_emu_cgeam, const void *)
+CRM__GEAM_DECL(crm_emu_zgeam, const void *)
 #define CRM__DGMM_DECL(NAME)                                                                           \
     void NAME(int order, int side, int m, int n, const void *A, int lda, const void *x, int incx, void *C, int ldc);
 CRM__DGMM_DECL(crm_emu_sdgmm)

@@ -1,7 +1,7 @@
 /* blas_l3.cu -- self-checking program of cuBLAS level 3 in all four precisions
  * (S, D, C, Z), against references computed here in double precision: gemm and
  * gemm3m, symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx (the triangle not named
- * left as it was), trsm, trmm (out of place), dgmm, the pointer-array batches of
+ * left as it was), trsm, trmm (out of place), geam, dgmm, the pointer-array batches of
  * gemm and trsm (each item against its own reference), the grouped batches of S
  * and D gemm and GemmEx (two groups of different shapes), tpttr and trttp, with every
  * operation, side, triangle and diagonal, beta 0 over a NaN-filled C, padded
@@ -19,9 +19,9 @@ typedef cublasOperation_t op_t;
 typedef cublasFillMode_t fill_t;
 typedef cublasSideMode_t side_t;
 
-/* The cuBLAS functions of one precision. G calls gemm, gemm3m and trsm, GB
- * gemmBatched: V64 where they are generated rows with _64 twins, V32 where they
- * are written by hand (S and D; S for gemmBatched), which have none. */
+/* The cuBLAS functions of one precision. G calls gemm and gemm3m, GB gemmBatched:
+ * V64 where they are generated rows with _64 twins, V32 where they are written by
+ * hand (S and D; S for gemmBatched), which have none. */
 template <typename T> struct fns3;
 #define L3_GEMM(T) cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a, const T *A, int lda, \
                    const T *B, int ldb, const T *b, T *C, int ldc
@@ -47,7 +47,10 @@ template <typename T> struct fns3;
         static cublasStatus_t syrkx(L3_SYR2K(T, T)) { return V64(cublas##P##syrkx, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t herkx(L3_SYR2K(T, R)) { return V64(HERKX, h, u, t, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t trsm(L3_TRI(T), T *B, int ldb)                                                      \
-        { return G(cublas##P##trsm_v2, h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                    \
+        { return V64(cublas##P##trsm_v2, h, s, u, t, d, m, n, a, A, lda, B, ldb); }                                  \
+        static cublasStatus_t geam(cublasHandle_t h, op_t ta, op_t tb, int m, int n, const T *a, const T *A,      \
+                                   int lda, const T *b, const T *B, int ldb, T *C, int ldc)                      \
+        { return V64(cublas##P##geam, h, ta, tb, m, n, a, A, lda, b, B, ldb, C, ldc); }                              \
         static cublasStatus_t trmm(L3_TRI(T), const T *B, int ldb, T *C, int ldc)                                 \
         { return V64(cublas##P##trmm_v2, h, s, u, t, d, m, n, a, A, lda, B, ldb, C, ldc); }                            \
         static cublasStatus_t dgmm(cublasHandle_t h, side_t s, int m, int n, const T *A, int lda, const T *x,     \
@@ -314,6 +317,49 @@ template <typename T> static void triangular(cublasHandle_t h, cublasPointerMode
                         for (int i = 0; i < m; i++)
                             near(product(Xf, i, j), alpha * B(i, j), eps3<T>(4 * ka), "trsm", __LINE__);
                 }
+}
+
+/* ---- geam ---------------------------------------------------------------------------- */
+
+/* C = alpha op(A) + beta op(B) for every pair of operations, over a NaN-filled C
+ * (never read); in host pointer mode also a zero alpha (beta) with A (B) NULL, in
+ * place (C is A), and in place with a transposed A, which cuBLAS refuses. */
+template <typename T> static void geams(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    const int m = 3, n = 4;
+    const cd alpha = is_complex<T>() ? cd(0.5, -1) : cd(0.5), beta = is_complex<T>() ? cd(-1.5, 0.25) : cd(-1.5);
+    scalar<T> a(put<T>(alpha)), b(put<T>(beta)), zero(put<T>(0.0));
+    for (op_t ta : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C})
+        for (op_t tb : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C}) {
+            hmat<T> A(ta == CUBLAS_OP_N ? m : n, ta == CUBLAS_OP_N ? n : m), B(tb == CUBLAS_OP_N ? m : n,
+                                                                               tb == CUBLAS_OP_N ? n : m, 1);
+            hmat<T> C = c_matrix<T>(m, n, 0.0);
+            dev3<T> dv(A, B, C);
+            CB_OK(fns3<T>::geam(h, ta, tb, m, n, a.at(pm), dv.A, A.ld, b.at(pm), dv.B, B.ld, dv.C, C.ld));
+            expect_c(C, dv.C, [&](int i, int j) { return alpha * op_of(A, ta, i, j) + beta * op_of(B, tb, i, j); },
+                     eps3<T>(2), __LINE__);
+        }
+    if (pm != CUBLAS_POINTER_MODE_HOST)
+        return;
+    hmat<T> A(m, n), B(n, m), C = c_matrix<T>(m, n, 0.0);
+    dev3<T> dv(A, B, C);
+    CB_OK(fns3<T>::geam(h, CUBLAS_OP_N, CUBLAS_OP_C, m, n, &zero.host, nullptr, A.ld, &b.host, dv.B, B.ld, dv.C, C.ld));
+    expect_c(C, dv.C, [&](int i, int j) { return beta * op_of(B, CUBLAS_OP_C, i, j); }, eps3<T>(1), __LINE__);
+    CB_OK(fns3<T>::geam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &a.host, dv.A, A.ld, &zero.host, nullptr, C.ld, dv.C, C.ld));
+    expect_c(C, dv.C, [&](int i, int j) { return alpha * A(i, j); }, eps3<T>(1), __LINE__);
+    hmat<T> D(m, n); /* in place: D = alpha D + beta B^T */
+    T *dD = to_dev(D.v);
+    CB_OK(fns3<T>::geam(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, &a.host, dD, D.ld, &b.host, dv.B, B.ld, dD, D.ld));
+    expect_c(D, dD, [&](int i, int j) { return alpha * D(i, j) + beta * op_of(B, CUBLAS_OP_T, i, j); }, eps3<T>(2),
+             __LINE__);
+    hmat<T> S(n, n);
+    T *dS = to_dev(S.v);
+    CB_ST(fns3<T>::geam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &a.host, dS, S.ld, &b.host, dS, S.ld, dS, S.ld),
+          CUBLAS_STATUS_INVALID_VALUE); /* in place needs op N */
+    CB_ST(fns3<T>::geam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &a.host, dv.A, m - 1, &b.host, dv.B, B.ld, dv.C, C.ld),
+          CUBLAS_STATUS_INVALID_VALUE); /* lda < m */
+    CT_OK(cudaFree(dD));
+    CT_OK(cudaFree(dS));
 }
 
 /* ---- pointer-array batches of gemm and trsm --------------------------------------------- */
@@ -607,6 +653,7 @@ template <typename T> static void precision(cublasHandle_t h)
         symms<T>(h, pm);
         rank_k<T>(h, pm);
         triangular<T>(h, pm);
+        geams<T>(h, pm);
         gemm_batches<T>(h, pm);
         grouped_batches<T>(h, pm);
         trsm_batches<T>(h, pm);
