@@ -98,6 +98,16 @@ CRM__TRMM_DECL(crm_emu_strmm, float)
 CRM__TRMM_DECL(crm_emu_dtrmm, double)
 CRM__TRMM_DECL(crm_emu_ctrmm, const void *)
 CRM__TRMM_DECL(crm_emu_ztrmm, const void *)
+/* Complex symmetric symv, syr and syr2 (crm_emu_blas_csym.c). */
+#define CRM__CSYM_DECL(P)                                                                              \
+    void crm_emu_##P##symv(int order, int uplo, int n, const void *alpha, const void *A, int lda, const void *x, \
+                           int incx, const void *beta, void *y, int incy);                             \
+    void crm_emu_##P##syr(int order, int uplo, int n, const void *alpha, const void *x, int incx, void *A, \
+                          int lda);                                                                    \
+    void crm_emu_##P##syr2(int order, int uplo, int n, const void *alpha, const void *x, int incx, const void *y, \
+                           int incy, void *A, int lda);
+CRM__CSYM_DECL(c)
+CRM__CSYM_DECL(z)
 /* geam (crm_emu_blas_geam.c). */
 #define CRM__GEAM_DECL(NAME, S)                                                                        \
     void NAME(int order, int ta, int tb, int m, int n, S alpha, const void *A, int lda, S beta, const void *B, \

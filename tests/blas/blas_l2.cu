@@ -3,7 +3,8 @@
  * dense matrix each storage stands for: matrix-vector products (gemv, gbmv,
  * symv/hemv, sbmv/hbmv, spmv/hpmv; beta 0 over a NaN-filled y included), rank
  * updates (ger/geru/gerc, syr/her, syr2/her2, spr/hpr, spr2/hpr2) and triangular
- * products and solves (trmv, tbmv, tpmv, trsv, tbsv, tpsv), with every operation
+ * products and solves (trmv, tbmv, tpmv, trsv, tbsv, tpsv), and in C and Z the
+ * complex symmetric (unconjugated) symv, syr and syr2, with every operation
  * and triangle, unit and non-unit diagonals, mixed-sign increments and both pointer
  * modes. Prints `PASS blas_l2`. Through the shim it checks the calls generated
  * from protocol/cublas.api; on a GPU, the same semantics on NVIDIA's cuBLAS. With
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <cstring>
+#include <type_traits>
 #include "blas_ref.h"
 
 /* How a matrix is stored: general, general band (kl, ku), a triangle of a full
@@ -273,6 +275,60 @@ template <typename T> static void updates(cublasHandle_t h, cublasPointerMode_t 
     CT_OK(cudaFree(dy));
 }
 
+/* ---- complex symmetric (not Hermitian): symv, syr, syr2 in C and Z ------------------- */
+
+template <typename T> struct csym;
+#define CSYM(T, P)                                                                                               \
+    template <> struct csym<T> {                                                                                 \
+        static cublasStatus_t symv(MV_ARGS(T), const T *A, int lda, const T *x, int ix, const T *b, T *y, int iy) \
+        { return V64(cublas##P##symv_v2, h, u, n, a, A, lda, x, ix, b, y, iy); }                                    \
+        static cublasStatus_t syr(MV_ARGS(T), const T *x, int ix, T *A, int lda)                                 \
+        { return V64(cublas##P##syr_v2, h, u, n, a, x, ix, A, lda); }                                               \
+        static cublasStatus_t syr2(MV_ARGS(T), const T *x, int ix, const T *y, int iy, T *A, int lda)           \
+        { return V64(cublas##P##syr2_v2, h, u, n, a, x, ix, y, iy, A, lda); }                                       \
+    };
+CSYM(cuComplex, C)
+CSYM(cuDoubleComplex, Z)
+
+/* The other triangle mirrors the stored one unconjugated; the updates add x x^T and
+ * x y^T + y x^T, no conjugate either. */
+template <typename T> static void complex_symmetric(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef csym<T> F;
+    const cd alpha(0.5, -0.75);
+    const int n = 5;
+    scalar<T> a(put<T>(alpha));
+    strided sx{n, -2}, sy{n, 3};
+    std::vector<T> x = rand_vec<T>(sx.len()), y = rand_vec<T>(sy.len());
+    T *dx = to_dev(x), *dy = to_dev(y);
+    auto X = [&](int i) { return get(x[sx.at(i)]); };
+    auto Y = [&](int i) { return get(y[sy.at(i)]); };
+    for (bool upper : {false, true}) {
+        cublasFillMode_t u = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+        for (cd beta : {cd(0), cd(0.75, 0.5)}) {
+            mv_case<T> sym{{TR, SYM, n, n, 0, 0, 7, upper, false}, CUBLAS_OP_N, {n, -1}, {n, 2}};
+            check_mv(sym, pm, alpha, beta, [&](T *A, T *xv, T *yv, const T *al, const T *b) {
+                return F::symv(h, u, n, al, A, 7, xv, -1, b, yv, 2); }, __LINE__);
+        }
+        shape full{TR, SYM, n, n, 0, 0, 6, upper, false};
+        std::vector<T> A = rand_mat<T>(full);
+        T *dA = to_dev(A);
+        CB_OK(F::syr(h, u, n, a.at(pm), dx, sx.inc, dA, 6));
+        check_update(full, A, from_dev(dA, A.size()), [&](int i, int j) { return alpha * X(i) * X(j); }, __LINE__);
+        CT_OK(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice));
+        CB_OK(F::syr2(h, u, n, a.at(pm), dx, sx.inc, dy, sy.inc, dA, 6));
+        check_update(full, A, from_dev(dA, A.size()),
+                     [&](int i, int j) { return alpha * (X(i) * Y(j) + Y(i) * X(j)); }, __LINE__);
+        CT_OK(cudaFree(dA));
+    }
+    T one = put<T>(1.0);
+    CB_ST(F::symv(h, CUBLAS_FILL_MODE_LOWER, 4, &one, dx, 3, dx, 1, &one, dy, 1), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(F::syr2(h, CUBLAS_FILL_MODE_LOWER, 2, &one, dx, 0, dy, 1, dx, 2), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(F::syr(h, (cublasFillMode_t)5, 2, &one, dx, 1, dx, 2), CUBLAS_STATUS_INVALID_VALUE);
+    CT_OK(cudaFree(dx));
+    CT_OK(cudaFree(dy));
+}
+
 /* ---- triangular: x = op(T) x, and op(T) x = b solved ---------------------------------- */
 
 template <typename T, typename Call>
@@ -338,6 +394,8 @@ template <typename T> static void precision(cublasHandle_t h)
         CB_OK(cublasSetPointerMode(h, pm));
         products<T>(h, pm);
         updates<T>(h, pm);
+        if constexpr (std::is_same<T, cuComplex>::value || std::is_same<T, cuDoubleComplex>::value)
+            complex_symmetric<T>(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     triangular<T>(h);
