@@ -1,8 +1,9 @@
 /* blas_batch.cu -- self-checking program of cuBLAS's batched level 2 and strided
  * level 3 calls in all four precisions, each item against its own reference
  * computed here in double precision: gemvBatched (pointer arrays) and
- * gemvStridedBatched in S, D, C and Z, gemmStridedBatched in C and Z and
- * Cgemm3mStridedBatched, with every operation, mixed-sign increments, a stride of 0
+ * gemvStridedBatched in S, D, C and Z, gemmStridedBatched in all four (S and D
+ * also through GemmStridedBatchedEx), Cgemm3mStridedBatched, HgemmStridedBatched,
+ * HgemmBatched and GemmBatchedEx, with every operation, mixed-sign increments, a stride of 0
  * (one matrix for every item), padded strides, beta 0 over NaN-filled outputs and
  * both pointer modes, plus argument errors and an empty batch. Prints `PASS
  * blas_batch`; with `64`, the same through the calls' _64 twins (`PASS
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <cuda_fp16.h>
 #include "blas_ref.h"
 
 typedef cublasOperation_t op_t;
@@ -46,6 +48,28 @@ static cublasStatus_t gemm_strided(GEMM_S(cuComplex), bool three_m)
 static cublasStatus_t gemm_strided(GEMM_S(cuDoubleComplex), bool)
 {
     return V64(cublasZgemmStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+}
+/* S and D: the hand-written GEMM family's strided call, or (ex) GemmStridedBatchedEx. */
+template <typename T>
+static cublasStatus_t gemm_strided_sd(GEMM_S(T), bool ex, cudaDataType type, cublasComputeType_t compute)
+{
+    if (ex)
+        return V64(cublasGemmStridedBatchedEx, h, ta, tb, m, n, k, a, A, type, lda, sA, B, type, ldb, sB, b, C, type,
+                   ldc, sC, count, compute, CUBLAS_GEMM_DEFAULT);
+    if constexpr (std::is_same<T, float>::value)
+        return V64(cublasSgemmStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+    else
+        return V64(cublasDgemmStridedBatched, h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count);
+}
+static cublasStatus_t gemm_strided(GEMM_S(float), bool ex)
+{
+    return gemm_strided_sd(h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count, ex, CUDA_R_32F,
+                           CUBLAS_COMPUTE_32F);
+}
+static cublasStatus_t gemm_strided(GEMM_S(double), bool ex)
+{
+    return gemm_strided_sd(h, ta, tb, m, n, k, a, A, lda, sA, B, ldb, sB, b, C, ldc, sC, count, ex, CUDA_R_64F,
+                           CUBLAS_COMPUTE_64F);
 }
 
 static const op_t OPS[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
@@ -159,9 +183,10 @@ template <typename T> static void gemv_strided(cublasHandle_t h, cublasPointerMo
                    y.item(got, i), sy, __LINE__);
 }
 
-/* C = alpha op(A) op(B) + beta C for each item of a strided batch (C and Z). */
+/* C = alpha op(A) op(B) + beta C for each item of a strided batch (alt: Cgemm3m for
+ * C, GemmStridedBatchedEx for S and D). */
 template <typename T>
-static void gemm_strided_case(cublasHandle_t h, cublasPointerMode_t pm, op_t ta, op_t tb, cd beta, bool three_m,
+static void gemm_strided_case(cublasHandle_t h, cublasPointerMode_t pm, op_t ta, op_t tb, cd beta, bool alt,
                               bool shared_b)
 {
     const int m = 3, n = 4, k = 2, lda = (ta == CUBLAS_OP_N ? m : k) + 1, ldb = (tb == CUBLAS_OP_N ? k : n) + 2,
@@ -172,7 +197,7 @@ static void gemm_strided_case(cublasHandle_t h, cublasPointerMode_t pm, op_t ta,
     scalar<T> alpha(put<T>(cd(0.5, 1.5))), b(put<T>(beta));
     CB_OK(cublasSetPointerMode(h, pm));
     CB_OK(gemm_strided(h, ta, tb, m, n, k, alpha.at(pm), A.dev, lda, A.stride, B.dev, ldb, B.stride, b.at(pm), C.dev,
-                       ldc, C.stride, COUNT, three_m));
+                       ldc, C.stride, COUNT, alt));
     std::vector<T> got = from_dev(C.dev, C.host.size());
     for (int it = 0; it < COUNT; it++)
         for (int j = 0; j < n; j++)
@@ -186,7 +211,7 @@ static void gemm_strided_case(cublasHandle_t h, cublasPointerMode_t pm, op_t ta,
                 cd acc = 0;
                 for (int l = 0; l < k; l++)
                     acc += op_at(A.item(A.host, it), lda, ta, i, l) * op_at(B.item(B.host, it), ldb, tb, l, j);
-                cd want = get(alpha.host) * acc + (beta == 0.0 ? cd(0) : beta * get(*c0));
+                cd want = get(alpha.host) * acc + (beta == 0.0 ? cd(0) : get(b.host) * get(*c0));
                 near(get(*g), want, tol<T>() * (k + 2), "gemm strided item C", __LINE__);
             }
 }
@@ -230,22 +255,76 @@ template <typename T> static void run(cublasHandle_t h)
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
 }
 
-template <typename T> static void run_gemm(cublasHandle_t h, bool three_m)
+template <typename T> static void run_gemm(cublasHandle_t h, bool alt)
 {
     for (auto pm : MODES)
         for (op_t ta : OPS)
             for (op_t tb : OPS)
-                gemm_strided_case<T>(h, pm, ta, tb, cd(0.25, -1), three_m, false);
-    gemm_strided_case<T>(h, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_OP_N, CUBLAS_OP_T, 0.0, three_m, true);
+                gemm_strided_case<T>(h, pm, ta, tb, cd(0.25, -1), alt, false);
+    gemm_strided_case<T>(h, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_OP_N, CUBLAS_OP_T, 0.0, alt, true);
     T one = put<T>(1.0);
     sbatch<T> S(64, 0, false);
     CB_ST(gemm_strided(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, 0, S.dev, 2, 0, &one, S.dev, 1, 0, 1,
-                       three_m),
+                       alt),
           CUBLAS_STATUS_INVALID_VALUE); /* ldc < m */
     CB_ST(gemm_strided(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, 0, S.dev, 2, 0, &one, S.dev, 2, 4, -3,
-                       three_m),
+                       alt),
           CUBLAS_STATUS_INVALID_VALUE);
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+}
+
+/* HgemmStridedBatched and HgemmBatched (half data computing in half) and
+ * GemmBatchedEx in float: C = 0.5 A B - C for each item, against a float reference
+ * of the same inputs. */
+template <typename E, typename Call>
+static void small_batch(Call call, float eps, int line)
+{
+    const int m = 3, n = 2, k = 4;
+    std::vector<E> A(COUNT * m * k), B(COUNT * k * n), C(COUNT * m * n);
+    for (auto *v : {&A, &B, &C})
+        for (auto &e : *v)
+            e = (E)(float)rnd();
+    E *dA = to_dev(A), *dB = to_dev(B), *dC = to_dev(C);
+    std::vector<E *> arr = {dA, dA + m * k, dA + 2 * m * k, dB, dB + k * n, dB + 2 * k * n, dC, dC + m * n,
+                            dC + 2 * m * n};
+    E **dArr = to_dev(arr);
+    CB_OK(call(m, n, k, dA, dB, dC, (const E *const *)dArr, (const E *const *)dArr + COUNT, dArr + 2 * COUNT));
+    std::vector<E> got = from_dev(dC, C.size());
+    for (int b = 0; b < COUNT; b++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                float acc = 0;
+                for (int l = 0; l < k; l++)
+                    acc += (float)A[b * m * k + i + l * m] * (float)B[b * k * n + l + j * k];
+                size_t at = b * m * n + i + j * m;
+                near(cd((float)got[at]), cd(0.5f * acc - (float)C[at]), eps, "small batch item C", line);
+            }
+    CT_OK(cudaFree(dA));
+    CT_OK(cudaFree(dB));
+    CT_OK(cudaFree(dC));
+    CT_OK(cudaFree(dArr));
+}
+
+static void half_and_ex_batches(cublasHandle_t h)
+{
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    const __half ha = __float2half(0.5f), hb = __float2half(-1.0f);
+    const float fa = 0.5f, fb = -1.0f;
+    const op_t N = CUBLAS_OP_N;
+    small_batch<__half>([&](int m, int n, int k, __half *A, __half *B, __half *C, const __half *const *, const __half *const *,
+                            __half *const *) {
+        return V64(cublasHgemmStridedBatched, h, N, N, m, n, k, &ha, A, m, m * k, B, k, k * n, &hb, C, m, m * n, COUNT);
+    }, 2e-2f, __LINE__);
+    small_batch<__half>([&](int m, int n, int k, __half *, __half *, __half *, const __half *const *Aa,
+                            const __half *const *Ba, __half *const *Ca) {
+        return V64(cublasHgemmBatched, h, N, N, m, n, k, &ha, Aa, m, Ba, k, &hb, Ca, m, COUNT);
+    }, 2e-2f, __LINE__);
+    small_batch<float>([&](int m, int n, int k, float *, float *, float *, const float *const *Aa,
+                           const float *const *Ba, float *const *Ca) {
+        return V64(cublasGemmBatchedEx, h, N, N, m, n, k, &fa, (const void *const *)Aa, CUDA_R_32F, m,
+                   (const void *const *)Ba, CUDA_R_32F, k, &fb, (void *const *)Ca, CUDA_R_32F, m, COUNT,
+                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    }, 1e-5f, __LINE__);
 }
 
 /* Through the shim only: the last item of a strided operand past its allocation. */
@@ -267,6 +346,13 @@ int main(int argc, char **argv)
         return blas_main("blas_batch_footprint", [](cublasHandle_t h, auto t) {
             typedef typename decltype(t)::type T;
             footprint<T>(h);
+            if constexpr (std::is_same<T, float>::value) { /* beyond int: the GEMM family travels in 32 bits */
+                float one = 1;
+                sbatch<float> S(16, 0, false);
+                CB_ST(cublasSgemm_v2_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, S.dev, 2, S.dev, 2, &one, S.dev,
+                                        (int64_t)1 << 32),
+                      CUBLAS_STATUS_NOT_SUPPORTED);
+            }
             if constexpr (std::is_same<T, cuComplex>::value) { /* C past its allocation */
                 cuComplex one = make_cuComplex(1, 0);
                 sbatch<cuComplex> S(16, 0, false);
@@ -278,11 +364,10 @@ int main(int argc, char **argv)
     return blas_main(blas_use64 ? "blas_batch_64" : "blas_batch", [](cublasHandle_t h, auto t) {
         typedef typename decltype(t)::type T;
         run<T>(h);
-        if constexpr (std::is_same<T, cuComplex>::value) {
-            run_gemm<cuComplex>(h, false);
-            run_gemm<cuComplex>(h, true);
-        }
-        if constexpr (std::is_same<T, cuDoubleComplex>::value)
-            run_gemm<cuDoubleComplex>(h, false);
+        run_gemm<T>(h, false);
+        if constexpr (!std::is_same<T, cuDoubleComplex>::value) /* Zgemm3m has no strided batch */
+            run_gemm<T>(h, true);
+        if constexpr (std::is_same<T, float>::value)
+            half_and_ex_batches(h);
     });
 }

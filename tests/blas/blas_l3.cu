@@ -19,9 +19,7 @@ typedef cublasOperation_t op_t;
 typedef cublasFillMode_t fill_t;
 typedef cublasSideMode_t side_t;
 
-/* The cuBLAS functions of one precision. G calls gemm and gemm3m, GB gemmBatched:
- * V64 where they are generated rows with _64 twins, V32 where they are written by
- * hand (S and D; S for gemmBatched), which have none. */
+/* The cuBLAS functions of one precision; with `64`, their _64 forms. */
 template <typename T> struct fns3;
 #define L3_GEMM(T) cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a, const T *A, int lda, \
                    const T *B, int ldb, const T *b, T *C, int ldc
@@ -33,10 +31,10 @@ template <typename T> struct fns3;
                        int ldb, const S *b, T *C, int ldc
 #define L3_TRI(T) cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d, int m, int n, const T *a, \
                   const T *A, int lda
-#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M, HERKX, G, GB)                                                           \
+#define FNS3(T, R, P, HEMM, HERK, HER2K, GEMM3M, HERKX)                                                                 \
     template <> struct fns3<T> {                                                                                  \
-        static cublasStatus_t gemm(L3_GEMM(T)) { return G(cublas##P##gemm_v2, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
-        static cublasStatus_t gemm3m(L3_GEMM(T)) { return G(GEMM3M, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t gemm(L3_GEMM(T)) { return V64(cublas##P##gemm_v2, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
+        static cublasStatus_t gemm3m(L3_GEMM(T)) { return V64(GEMM3M, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t symm(L3_SYMM(T)) { return V64(cublas##P##symm_v2, h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); } \
         static cublasStatus_t hemm(L3_SYMM(T)) { return V64(HEMM, h, s, u, m, n, a, A, lda, B, ldb, b, C, ldc); }      \
         static cublasStatus_t syrk(L3_SYRK(T, T)) { return V64(cublas##P##syrk_v2, h, u, t, n, k, a, A, lda, b, C, ldc); } \
@@ -63,16 +61,16 @@ template <typename T> struct fns3;
         static cublasStatus_t gemm_batched(cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k, const T *a,   \
                                            const T *const A[], int lda, const T *const B[], int ldb, const T *b,  \
                                            T *const C[], int ldc, int count)                                     \
-        { return GB(cublas##P##gemmBatched, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count); }               \
+        { return V64(cublas##P##gemmBatched, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count); }               \
         static cublasStatus_t trsm_batched(cublasHandle_t h, side_t s, fill_t u, op_t t, cublasDiagType_t d,     \
                                            int m, int n, const T *a, const T *const A[], int lda, T *const B[],   \
                                            int ldb, int count)                                                   \
         { return V64(cublas##P##trsmBatched, h, s, u, t, d, m, n, a, A, lda, B, ldb, count); }                         \
     };
-FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx, V32, V32)
-FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx, V32, V64)
-FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m, cublasCherkx, V64, V64)
-FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m, cublasZherkx, V64, V64)
+FNS3(float, float, S, cublasSsymm_v2, cublasSsyrk_v2, cublasSsyr2k_v2, cublasSgemm_v2, cublasSsyrkx)
+FNS3(double, double, D, cublasDsymm_v2, cublasDsyrk_v2, cublasDsyr2k_v2, cublasDgemm_v2, cublasDsyrkx)
+FNS3(cuComplex, float, C, cublasChemm_v2, cublasCherk_v2, cublasCher2k_v2, cublasCgemm3m, cublasCherkx)
+FNS3(cuDoubleComplex, double, Z, cublasZhemm_v2, cublasZherk_v2, cublasZher2k_v2, cublasZgemm3m, cublasZherkx)
 
 /* A column-major matrix on the host: rows x cols in storage of leading dimension ld. */
 template <typename T> struct hmat {
