@@ -416,17 +416,19 @@ template <typename T> static void test_geam_trsm(cublasHandle_t h, cublasPointer
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
 }
 
-/* Set/Get Matrix/Vector with leading dimensions and increments, sync and async. */
-static void test_copies()
+/* Set/Get Matrix/Vector with leading dimensions and increments, sync and async;
+ * wide: through their _64 forms. */
+#define CP(fn, ...) (wide ? fn##_64(__VA_ARGS__) : fn(__VA_ARGS__))
+static void test_copies(bool wide)
 {
     int rows = 5, cols = 4, lda = 7, ldb = 6;
     auto hA = rand_vec<float>((size_t)lda * cols);
     float *d = nullptr;
     CT_OK(cudaMalloc(&d, (size_t)ldb * cols * sizeof(float)));
     CT_OK(cudaMemset(d, 0, (size_t)ldb * cols * sizeof(float)));
-    CB_OK(cublasSetMatrix(rows, cols, sizeof(float), hA.data(), lda, d, ldb));
+    CB_OK(CP(cublasSetMatrix, rows, cols, sizeof(float), hA.data(), lda, d, ldb));
     std::vector<float> back((size_t)lda * cols, -7.0f);
-    CB_OK(cublasGetMatrix(rows, cols, sizeof(float), d, ldb, back.data(), lda));
+    CB_OK(CP(cublasGetMatrix, rows, cols, sizeof(float), d, ldb, back.data(), lda));
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < lda; i++)
             CT_TRUE(back[(size_t)j * lda + i] == (i < rows ? hA[(size_t)j * lda + i] : -7.0f));
@@ -440,20 +442,22 @@ static void test_copies()
     for (int i = 0; i < 20; i++) hv[i] = i;
     double *dv = nullptr;
     CT_OK(cudaMalloc(&dv, 30 * sizeof(double)));
-    CB_OK(cublasSetVectorAsync(10, sizeof(double), hv.data(), 2, dv, 3, s));
-    CB_OK(cublasGetVectorAsync(10, sizeof(double), dv, 3, vb.data(), 1, s));
+    CB_OK(CP(cublasSetVectorAsync, 10, sizeof(double), hv.data(), 2, dv, 3, s));
+    CB_OK(CP(cublasGetVectorAsync, 10, sizeof(double), dv, 3, vb.data(), 1, s));
     CT_OK(cudaStreamSynchronize(s));
     for (int i = 0; i < 10; i++) CT_TRUE(vb[i] == 2.0 * i);
-    CB_OK(cublasSetVector(20, sizeof(double), hv.data(), 1, dv, 1));
-    CB_OK(cublasGetVector(20, sizeof(double), dv, 1, vb.data(), 1));
+    CB_OK(CP(cublasSetVector, 20, sizeof(double), hv.data(), 1, dv, 1));
+    CB_OK(CP(cublasGetVector, 20, sizeof(double), dv, 1, vb.data(), 1));
     for (int i = 0; i < 20; i++) CT_TRUE(vb[i] == hv[i]);
-    CB_OK(cublasSetMatrixAsync(rows, cols, sizeof(float), hA.data(), lda, d, ldb, s));
-    CB_OK(cublasGetMatrixAsync(rows, cols, sizeof(float), d, ldb, back.data(), lda, s));
+    CB_OK(CP(cublasSetMatrixAsync, rows, cols, sizeof(float), hA.data(), lda, d, ldb, s));
+    CB_OK(CP(cublasGetMatrixAsync, rows, cols, sizeof(float), d, ldb, back.data(), lda, s));
     CT_OK(cudaStreamSynchronize(s));
     CT_TRUE(back[0] == hA[0]);
-    CB_ST(cublasSetMatrix(rows, cols, sizeof(float), hA.data(), 3, d, ldb), CUBLAS_STATUS_INVALID_VALUE);
-    CB_ST(cublasSetVector(4, 0, hv.data(), 1, dv, 1), CUBLAS_STATUS_INVALID_VALUE);
-    CB_ST(cublasGetVector(4, sizeof(double), dv, 0, vb.data(), 1), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(CP(cublasSetMatrix, rows, cols, sizeof(float), hA.data(), 3, d, ldb), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(CP(cublasSetVector, 4, 0, hv.data(), 1, dv, 1), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(CP(cublasGetVector, 4, sizeof(double), dv, 0, vb.data(), 1), CUBLAS_STATUS_INVALID_VALUE);
+    if (wide) /* a row of more bytes than size_t holds */
+        CT_TRUE(cublasSetMatrix_64(rows, cols, (int64_t)1 << 62, hA.data(), lda, d, ldb) != CUBLAS_STATUS_SUCCESS);
     CT_OK(cudaFree(d)); CT_OK(cudaFree(dv)); CT_OK(cudaStreamDestroy(s));
 }
 
@@ -570,7 +574,8 @@ int main(int argc, char **argv)
     }
     test_half(h);
     test_logger(h);
-    test_copies();
+    test_copies(false);
+    test_copies(true);
     test_errors(h);
     CT_OK(cudaDeviceSynchronize());
     CB_OK(cublasDestroy(h));
