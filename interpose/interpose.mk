@@ -14,7 +14,8 @@ INTERPOSE_SRCS := $(filter-out interpose/crm_loader_stub.c,$(INTERPOSE_SRCS))
 INTERPOSE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(INTERPOSE_SRCS)) \
                   $(BUILD)/obj/interpose/crm_interpose_gen.o $(BUILD)/obj/interpose/crm_unsupported_gen.o \
                   $(BUILD)/obj/interpose/crm_drv_gen.o $(BUILD)/obj/interpose/crm_fallback_gen.o \
-                  $(BUILD)/obj/interpose/crm_blas_gen.o $(BUILD)/obj/interpose/crm_dnn_gen.o
+                  $(BUILD)/obj/interpose/crm_blas_gen.o $(BUILD)/obj/interpose/crm_dnn_gen.o \
+                  $(BUILD)/obj/interpose/crm_blas_legacy_gen.o
 
 # name list -> the library's "not supported" status (cudaErrorNotSupported,
 # CUBLAS_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED,
@@ -82,6 +83,16 @@ $(BUILD)/obj/interpose/crm_unsupported_gen.o: $(GEN)/crm_unsupported_gen.c inter
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 
 $(BUILD)/obj/interpose/crm_blas_gen.o $(BUILD)/obj/interpose/crm_dnn_gen.o: $(BUILD)/obj/interpose/%.o: $(GEN)/%.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
+
+# The legacy cuBLAS API (cublas.h) as wrappers over the v2 calls, from the two headers.
+$(GEN)/crm_blas_legacy_gen.c: protocol/gen_legacy.py $(CUDA_HOME)/include/cublas.h $(CUDA_HOME)/include/cublas_api.h \
+                              | $(GEN)
+	$(PYTHON) protocol/gen_legacy.py $@.tmp $(CUDA_HOME)/include
+	mv $@.tmp $@
+
+$(BUILD)/obj/interpose/crm_blas_legacy_gen.o: $(GEN)/crm_blas_legacy_gen.c interpose/crm_blas_legacy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@ -MMD -MP
 

@@ -1,6 +1,6 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
  * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu, blas_lu.cu,
- * blas_ex.cu and blas_batch.cu, linked with -lcublas) and cuBLASLt program
+ * blas_ex.cu, blas_batch.cu and blas_legacy.cu, linked with -lcublas) and cuBLASLt program
  * (tests/blas/blaslt.cu, linked with -lcublasLt) run through the preloaded shim
  * against a real cudarem-server on the emulated device, over TCP and over a Unix
  * socket; their footprint modes check that the server refuses operands outside the
@@ -244,6 +244,14 @@ START_TEST(test_blas_batch_footprint)
 }
 END_TEST
 
+/* The legacy API of cublas.h (tests/blas/blas_legacy.cu), with no CUDA library on
+ * the client: every legacy call must be the shim's. */
+START_TEST(test_blas_legacy_hidden_cuda)
+{
+    run_hidden(_i, "blas_legacy", "blas_legacy", NULL, VIA_TCP);
+}
+END_TEST
+
 static Suite *e2e_blas_suite(void)
 {
     Suite *s = suite_create("e2e_blas");
@@ -265,6 +273,7 @@ static Suite *e2e_blas_suite(void)
     tcase_add_loop_test(t, test_blas_lu_footprint, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_batch_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blas_batch_footprint, 0, NRUNTIMES);
+    tcase_add_loop_test(t, test_blas_legacy_hidden_cuda, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_tcp, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_unix, 0, NRUNTIMES);
     tcase_add_loop_test(t, test_blaslt_hidden_cuda, 0, NRUNTIMES);
