@@ -120,6 +120,11 @@ static inline int64_t crm_blas_max1(int64_t v)
     return v > 1 ? v : 1;
 }
 
+static inline int64_t crm_blas_min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
 /* Elements spanned by a vector (see the header comment); *bytes = 0 when n <= 0. */
 static inline int crm_blas_vec_bytes(int64_t n, int64_t inc, size_t elem, uint64_t *bytes)
 {
@@ -206,6 +211,39 @@ static inline int crm_blas_getrs_info(int trans, int64_t n, int64_t nrhs, int64_
     if (ldb < crm_blas_max1(n))
         return -8;
     return batch < 0 ? -10 : 0;
+}
+
+/* geqrfBatched's host info: 0, or minus the position of its first bad parameter
+ * (LAPACK's numbering, the handle not counted: m 1, n 2, lda 4, batchSize 7). */
+static inline int crm_blas_geqrf_info(int64_t m, int64_t n, int64_t lda, int64_t batch)
+{
+    if (m < 0)
+        return -1;
+    if (n < 0)
+        return -2;
+    if (lda < crm_blas_max1(m))
+        return -4;
+    return batch < 0 ? -7 : 0;
+}
+
+/* gelsBatched's host info, numbered likewise (trans 1, m 2, n 3, nrhs 4, lda 6,
+ * ldc 8, batchSize 11); a transpose cuBLAS does not solve is NOT_SUPPORTED instead. */
+static inline int crm_blas_gels_info(int trans, int64_t m, int64_t n, int64_t nrhs, int64_t lda, int64_t ldc,
+                                     int64_t batch)
+{
+    if (!crm_blas_op_ok(trans))
+        return -1;
+    if (m < 0)
+        return -2;
+    if (n < 0)
+        return -3;
+    if (nrhs < 0)
+        return -4;
+    if (lda < crm_blas_max1(m))
+        return -6;
+    if (ldc < crm_blas_max1(m))
+        return -8;
+    return batch < 0 ? -11 : 0;
 }
 
 /* Bytes spanned by a rows x cols matrix with leading dimension ld; 0 when empty. */

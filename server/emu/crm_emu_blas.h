@@ -148,6 +148,15 @@ CRM__LU_DECL(s)
 CRM__LU_DECL(d)
 CRM__LU_DECL(c)
 CRM__LU_DECL(z)
+/* Batched QR factorisation and least squares (crm_emu_blas_qr.c), likewise. */
+#define CRM__QR_DECL(P)                                                                                        \
+    cublasStatus_t crm_emu_##P##geqrf_batched(int m, int n, void *const *A, int lda, void *const *tau, int batch); \
+    cublasStatus_t crm_emu_##P##gels_batched(int trans, int m, int n, int nrhs, void *const *A, int lda,       \
+                                             void *const *C, int ldc, int *dev_info, int batch);
+CRM__QR_DECL(s)
+CRM__QR_DECL(d)
+CRM__QR_DECL(c)
+CRM__QR_DECL(z)
 
 /* Packed triangle to full format and back (crm_emu_blas_pack.c), CBLAS's order and
  * fill codes first. */

@@ -2,7 +2,7 @@
 # cuBLASLt against a naive reference (check_blas_emu, linking libcudarem-emu.so),
 # and cuBLAS programs (blas: every hand-written call; blas_l1, blas_l2, blas_l3:
 # levels 1, 2 and 3 in all four precisions; blas_lu: batched LU, solve and
-# inverse; blas_ex: the level-1 Ex calls in each data type; blas_batch: batched
+# inverse; blas_qr: batched QR and least squares; blas_ex: the level-1 Ex calls in each data type; blas_batch: batched
 # gemv and the strided batches; blas_legacy: the legacy API of cublas.h; all generated from
 # protocol/cublas.api) and a cuBLASLt program built by
 # nvcc run through the shim against a real server (check_e2e_blas), built with
@@ -10,7 +10,7 @@
 
 UNIT_TESTS += $(BUILD)/tests/check_blas_emu $(BUILD)/tests/check_blaslt_emu
 E2E_TESTS  += $(BUILD)/tests/check_e2e_blas
-BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,blas blas_l1 blas_l2 blas_l3 blas_lu blas_ex blas_batch blas_legacy blaslt,$(call test_dir,cuda,$(rt))/$(p)))
+BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,blas blas_l1 blas_l2 blas_l3 blas_lu blas_ex blas_batch blas_legacy blas_qr blaslt,$(call test_dir,cuda,$(rt))/$(p)))
 
 all: $(BLAS_PROG)
 
@@ -31,7 +31,7 @@ $(call test_dir,cuda,$(1))/$(2): tests/blas/$(2).cu tests/blas/blas_check.h test
                                  | $(call test_dir,cuda,$(1))
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -lcublas
 endef
-$(foreach rt,$(TEST_RUNTIMES),$(foreach p,blas blas_l1 blas_l2 blas_l3 blas_lu blas_ex blas_batch blas_legacy,$(eval $(call BLAS_RULE,$(rt),$(p)))))
+$(foreach rt,$(TEST_RUNTIMES),$(foreach p,blas blas_l1 blas_l2 blas_l3 blas_lu blas_ex blas_batch blas_legacy blas_qr,$(eval $(call BLAS_RULE,$(rt),$(p)))))
 
 # The cuBLASLt program links the real libcublasLt.so.13 (the shim's, preloaded).
 define BLASLT_RULE

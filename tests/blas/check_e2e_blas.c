@@ -1,6 +1,6 @@
 /* check_e2e_blas.c -- end-to-end suite of the cuBLAS and cuBLASLt remoting: the
  * nvcc-built cuBLAS programs (tests/blas/blas.cu, blas_l1/2/3.cu, blas_lu.cu,
- * blas_ex.cu, blas_batch.cu and blas_legacy.cu, linked with -lcublas) and cuBLASLt program
+ * blas_ex.cu, blas_batch.cu, blas_legacy.cu and blas_qr.cu, linked with -lcublas) and cuBLASLt program
  * (tests/blas/blaslt.cu, linked with -lcublasLt) run through the preloaded shim
  * against a real cudarem-server on the emulated device, over TCP and over a Unix
  * socket; their footprint modes check that the server refuses operands outside the
@@ -214,11 +214,13 @@ START_TEST(test_blas_ex_hidden_cuda)
 }
 END_TEST
 
-/* Batched LU, solve and inverse in all four precisions (tests/blas/blas_lu.cu), with
+/* Batched LU, solve and inverse, and batched QR and least squares, in all four
+ * precisions (tests/blas/blas_lu.cu, blas_qr.cu), with
  * no CUDA library on the client; and the pointer arrays and items the shim refuses. */
 START_TEST(test_blas_lu_hidden_cuda)
 {
     run_hidden(_i, "blas_lu", "blas_lu", NULL, VIA_TCP);
+    run_hidden(_i, "blas_qr", "blas_qr", NULL, VIA_UNIX);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
  * blas_fallback". */
 #include <cublasLt.h>
 #include <cublas_v2.h>
+#include <cublasXt.h>
 #include <cudnn.h>
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -17,8 +18,6 @@
 #include "dcheck.h"
 
 
-/* The legacy API's cublasDrot, whose name cublas_v2.h gives to cublasDrot_v2. */
-void legacy_drot(int n, double *x, int incx, double *y, int incy, double c, double s) __asm__("cublasDrot");
 
 static void check_dnn(cudaStream_t stream, const char *report)
 {
@@ -52,7 +51,6 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     cudaStream_t stream;
     cuComplex x[16] = {{0, 0}}, y[16] = {{0, 0}}, s = {-2.0f, 0.0f}, c = {0.5f, 0.0f};
-    double dx[3] = {0}, dy[3] = {0};
     if (argc != 3 || setenv("FAKE_CUBLAS_REPORT", argv[1], 1) != 0 || setenv("FAKE_CUDNN_REPORT", argv[2], 1) != 0) {
         fprintf(stderr, "usage: blas_fallback CUBLAS-REPORT CUDNN-REPORT\n");
         return 2;
@@ -67,7 +65,9 @@ int main(int argc, char **argv)
                                         &s, y, CUDA_C_32F, 6);
     CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCgemm3mEx through NVIDIA's cuBLAS: status %d", (int)st);
     CHECK(y[0].x == 1.5f && y[0].y == 2.5f, "cublasCgemm3mEx did not run there");
-    legacy_drot(3, dx, 1, dy, 1, 0.25, -8.0);
+    /* cublasXt is not remoted; its handle is no cuBLAS handle, its ratio in a vector register */
+    st = cublasXtSetCpuRatio((cublasXtHandle_t)(uintptr_t)0x5150, CUBLASXT_GEMM, CUBLASXT_DOUBLE, 0.25f);
+    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasXtSetCpuRatio through NVIDIA's cuBLAS: status %d", (int)st);
     /* torch passes its cuBLAS handle as a cuBLASLt handle: NVIDIA's cuBLAS handle is
      * one. Handles the shim does not know go as they are (NVIDIA's own). */
     int ids[4] = {0}, got = 0;

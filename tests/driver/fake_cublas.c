@@ -79,9 +79,10 @@ int cublasCgemm3mEx(void *handle, int transa, int transb, int m, int n, int k, c
     return 0;
 }
 
-/* The legacy API has no handle; its scalars travel in vector registers. */
-void cublasDrot(int n, double *x, int incx, double *y, int incy, double c, double s)
+/* cublasXt's handle is not a cuBLAS handle; its ratio travels in a vector register. */
+int cublasXtSetCpuRatio(void *handle, int blasOp, int type, float ratio)
 {
-    if (n == 3 && incx == 1 && incy == 1)
-        x[0] = c, y[0] = s;
+    if (handle != (void *)(uintptr_t)0x5150 || blasOp != 0 || type != 1 || ratio != 0.25f) /* GEMM, DOUBLE */
+        return 105;
+    return 0;
 }
