@@ -26,6 +26,10 @@ server's answer, one round trip):
                  otherwise (it travels as double)
   P=bytes(SIZE)  a device workspace of SIZE bytes (a size parameter); size 0
                  passes NULL
+A descriptor parameter may be annotated too:
+  D=desc?        the descriptor may be NULL (cuDNN's optional operands): it travels
+                 with a flag D_set, the server passes NULL, and every pointer D
+                 lays out must then be NULL too
 A descriptor becomes a backend descriptor once per call; each of the session's
 calls borrows the handler's scratch descriptors (crm_h_dnn.h), so a row may use at
 most CRM_H_DNN_TENSORS tensor descriptors, one filter and CRM_H_DNN_SCALARS scales.
@@ -45,7 +49,7 @@ DESCRIPTORS = {
 }
 DATA_DESCRIPTORS = ("tensor", "filter")  # the ones that lay out device data
 VALUES = {"int": "int", "unsigned": "uint", "double": "double", "float": "float", "size_t": "size"}
-MAX_TENSORS, MAX_SCALARS = 4, 4  # crm_h_dnn.h's CRM_H_DNN_TENSORS, CRM_H_DNN_SCALARS
+MAX_TENSORS, MAX_SCALARS = 6, 4  # crm_h_dnn.h's CRM_H_DNN_TENSORS, CRM_H_DNN_SCALARS
 
 
 class DnnParam:
@@ -57,11 +61,15 @@ class DnnParam:
             raise ValueError("unreadable parameter %r" % text)
         self.decl, self.name = text, m.group(2)
         ctype = m.group(1).replace("const ", "").strip()
-        self.kind, self.arg = "value", None
+        self.kind, self.arg, self.optional = "value", None, False
         if ctype == "cudnnHandle_t":
             self.kind = "handle"
         elif ctype in DESCRIPTORS:
             self.kind, (self.struct, self.builder) = "desc", DESCRIPTORS[ctype]
+            self.optional = annot == "desc?"
+            if annot is not None and not self.optional:
+                raise ValueError("bad annotation %s=%s" % (self.name, annot))
+            annot = None
         elif ctype == "size_t *":
             self.kind = "size_out"
         elif ctype == "void *":
@@ -80,6 +88,11 @@ class DnnParam:
         self.ctype = ctype
         if annot is not None and self.kind not in ("data", "data?", "scale", "bytes"):
             raise ValueError("%s takes no annotation" % self.name)
+
+    def wire_specs(self):
+        if self.kind == "desc" and self.optional:
+            return ["in int %s_set" % self.name, self.wire_spec()]
+        return [self.wire_spec()]
 
     def wire_spec(self):
         if self.kind == "handle":
@@ -139,7 +152,7 @@ class DnnRow:
         return [p for p in self.params if p.kind in ("data", "data?") and p.arg == desc.name]
 
     def specs(self):
-        return [p.wire_spec() for p in self.params]
+        return [s for p in self.params for s in p.wire_specs()]
 
 
 def gen_client(f, row):
@@ -155,6 +168,9 @@ def gen_client(f, row):
     for p in row.params:
         if p.kind == "handle":
             checks.append("(st = crm_dnn_handle_id(%s, &a->%s))" % (p.name, p.name))
+        elif p.kind == "desc" and p.optional:
+            c.append("    a->%s_set = %s != NULL;" % (p.name, p.name))
+            checks.append("(%s != NULL && (st = crm_dnn_wire_%s(%s, &a->%s)))" % (p.name, p.builder, p.name, p.name))
         elif p.kind == "desc":
             checks.append("(st = crm_dnn_wire_%s(%s, &a->%s))" % (p.builder, p.name, p.name))
     for p in row.params:  # after the descriptors, whose data types they follow
@@ -177,7 +193,16 @@ def gen_client(f, row):
 
 def server_build(row, d):
     """The checks that turn descriptor d (and the pointers it lays out) into backend
-    objects."""
+    objects; an optional one absent: NULL, and its pointers must be NULL."""
+    if d.optional:
+        present = " ||\n        ".join(server_present(row, d))
+        ptrs = " | ".join(p.name for p in row.pointers(d))
+        absent = "(%s) != 0 ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_SUCCESS" % ptrs if ptrs else "CUDNN_STATUS_SUCCESS"
+        return ["(%s_set ? (%s) : (st = %s))" % (d.name, present, absent)]
+    return server_present(row, d)
+
+
+def server_present(row, d):
     ptrs = row.pointers(d)
     if d.builder not in DATA_DESCRIPTORS:
         return ["(st = crm_h_dnn_%s(&c, %s, &d_%s))" % (d.builder, d.name, d.name)]
@@ -198,7 +223,7 @@ def gen_server(f, row, proto):
         if p.kind == "size_out":
             c.append("    size_t o_%s = 0;" % p.name)
         if p.kind == "desc":
-            c.append("    %s d_%s;" % (p.ctype, p.name))
+            c.append("    %s d_%s%s;" % (p.ctype, p.name, " = NULL" if p.optional else ""))
         elif p.kind in ("data", "data?", "bytes"):
             c.append("    void *p_%s = NULL;" % p.name)
     c.append("    if (crm_rt.%s == NULL)\n        return CUDNN_STATUS_NOT_SUPPORTED;" % f.name)

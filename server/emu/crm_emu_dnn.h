@@ -52,6 +52,26 @@ int crm__conv_algo_ok(enum crm__conv_pass pass, int algo, const crm_dnn_tdesc *x
 /* f(x) of activation a (crm_emu_dnn_ops.c). */
 double crm__dnn_act(const crm_dnn_adesc *a, double x);
 
+/* Batch-norm training and backward (crm_emu_dnn_bn.c), with what the Ex forms add:
+ * a residual zd/z added before the ReLU (relu), and backward's ReLU output yd/y
+ * (NULL: none) and residual gradient dzd/dz (NULL: none). */
+cudnnStatus_t crm__bn_train(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+                            const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t zd,
+                            const void *z, int relu, const cudnnTensorDescriptor_t yDesc, void *y,
+                            const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale,
+                            const void *bnBias, double exponentialAverageFactor, void *resultRunningMean,
+                            void *resultRunningVariance, double epsilon, void *resultSaveMean,
+                            void *resultSaveInvVariance);
+cudnnStatus_t crm__bn_back_call(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff,
+    const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnTensorDescriptor_t yd, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy,
+    const cudnnTensorDescriptor_t dzd, void *dz, const cudnnTensorDescriptor_t dxDesc, void *dx,
+    const cudnnTensorDescriptor_t pd, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult,
+    double epsilon, const void *savedMean, const void *savedInvVariance);
+/* 0 when pd is what cudnnDeriveBNTensorDescriptor gives for x in mode. */
+cudnnStatus_t crm__bn_shape(int mode, const crm_dnn_tdesc *x, const crm_dnn_tdesc *pd);
+
 /* Scaling factor at p as a double: *(double *)p for double data, else *(float *)p. */
 double crm__dnn_scalar(const void *p, int dtype);
 

@@ -1,7 +1,8 @@
 /* crm_emu_dnn_bn.c -- batch normalisation of the emulated device's cuDNN: forward
  * training (batch statistics, running averages with the unbiased variance, saved
  * mean and inverse deviation), forward inference and backward, per activation or
- * spatial (per channel), any strides. */
+ * spatial (per channel), any strides; training and backward take the Ex forms'
+ * residual and ReLU too (crm_emu_dnn_bn_ex.c). */
 #include "server/emu/crm_emu_dnn.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ static int64_t crm__bn_slot(const crm__bn *b, const int *xi)
 }
 
 /* Checks the mode and that pd is what cudnnDeriveBNTensorDescriptor gives for x. */
-static cudnnStatus_t crm__bn_shape(int mode, const crm_dnn_tdesc *x, const crm_dnn_tdesc *pd)
+cudnnStatus_t crm__bn_shape(int mode, const crm_dnn_tdesc *x, const crm_dnn_tdesc *pd)
 {
     crm_dnn_tdesc want = {0};
     cudnnStatus_t st = crm_dnn_derive_bn(&want, x, mode);
@@ -111,15 +112,25 @@ static int64_t crm__bn_param_off(const crm__bn *b, const crm__dview *v, int64_t 
     return crm__dnn_off(v->d, pi);
 }
 
-/* y = alpha * (scale * (x - mean) * invstd + bias) + beta * y. */
+/* What the Ex forms add to the plain ones: a residual (z, or dz backward) and a ReLU. */
+typedef struct crm__bn_ex {
+    const crm__dview *z;         /* NULL: none */
+    int relu;
+} crm__bn_ex;
+
+/* y = alpha * act(scale * (x - mean) * invstd + bias (+ z)) + beta * y. */
 static void crm__bn_apply(const crm__bn *b, const crm__dview *y, const crm__dview *scale, const crm__dview *bias,
-                          double alpha, double beta)
+                          double alpha, double beta, const crm__bn_ex *ex)
 {
     int xi[CRM_DNN_MAXDIM] = {0};
     do {
         int64_t s = crm__bn_slot(b, xi);
         double xh = (crm__dnn_load(&b->x, crm__dnn_off(b->x.d, xi)) - b->mean[s]) * b->invstd[s];
         double r = crm__bn_param(b, scale, s) * xh + crm__bn_param(b, bias, s);
+        if (ex->z != NULL)
+            r += crm__dnn_load(ex->z, crm__dnn_off(ex->z->d, xi));
+        if (ex->relu && !(r > 0))
+            r = 0;
         crm__dnn_blend(y, crm__dnn_off(y->d, xi), r, alpha, beta);
     } while (crm__dnn_next(b->x.d->nbdims, b->x.d->dims, xi));
 }
@@ -132,25 +143,31 @@ static int crm__bn_args_ok(cudnnHandle_t h, const void *alpha, const void *beta,
            eps >= CUDNN_BN_MIN_EPSILON;
 }
 
-CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
-    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
-    const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y,
-    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
-    double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon,
-    void *resultSaveMean, void *resultSaveInvVariance)
+/* Forward training, with the Ex residual (zd, z: bound here) and ReLU. */
+cudnnStatus_t crm__bn_train(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha,
+                                   const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x,
+                                   const cudnnTensorDescriptor_t zd, const void *z, int relu,
+                                   const cudnnTensorDescriptor_t yDesc, void *y,
+                                   const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale,
+                                   const void *bnBias, double exponentialAverageFactor, void *resultRunningMean,
+                                   void *resultRunningVariance, double epsilon, void *resultSaveMean,
+                                   void *resultSaveInvVariance)
 {
     crm__bn b;
-    crm__dview vy, vs, vb, vrm, vrv, vsm, vsi;
+    crm__dview vy, vs, vb, vrm, vrv, vsm, vsi, vz;
+    crm__bn_ex ex = {zd != NULL ? &vz : NULL, relu};
     const cudnnTensorDescriptor_t pd = bnScaleBiasMeanVarDesc;
     if (!crm__bn_args_ok(handle, alpha, beta, xDesc, yDesc, pd, epsilon) ||
         (resultRunningMean == NULL) != (resultRunningVariance == NULL) ||
-        (resultSaveMean == NULL) != (resultSaveInvVariance == NULL))
+        (resultSaveMean == NULL) != (resultSaveInvVariance == NULL) ||
+        (zd != NULL && !crm__dnn_same_dims(&xDesc->d, &zd->d)))
         return CUDNN_STATUS_BAD_PARAM;
     crm__emu_rdlock();
     cudnnStatus_t st = crm__bn_init(&b, mode, &xDesc->d, x, &pd->d);
     if (st != CUDNN_STATUS_SUCCESS)
         goto out;
-    if ((st = crm__dnn_bind(&vy, &yDesc->d, y)) || (st = crm__dnn_bind(&vs, &pd->d, bnScale)) ||
+    if ((zd != NULL && (st = crm__dnn_bind(&vz, &zd->d, z))) || (st = crm__dnn_bind(&vy, &yDesc->d, y)) ||
+        (st = crm__dnn_bind(&vs, &pd->d, bnScale)) ||
         (st = crm__dnn_bind(&vb, &pd->d, bnBias)) ||
         (resultRunningMean && ((st = crm__dnn_bind(&vrm, &pd->d, resultRunningMean)) ||
                                (st = crm__dnn_bind(&vrv, &pd->d, resultRunningVariance)))) ||
@@ -172,12 +189,25 @@ CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
             crm__dnn_store(&vsi, crm__bn_param_off(&b, &vsi, s), b.invstd[s]);
         }
     }
-    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype));
+    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype),
+                  &ex);
 free:
     crm__bn_free(&b);
 out:
     crm__emu_unlock();
     return st;
+}
+
+CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y,
+    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
+    double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon,
+    void *resultSaveMean, void *resultSaveInvVariance)
+{
+    return crm__bn_train(handle, mode, alpha, beta, xDesc, x, NULL, NULL, 0, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
+                         bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon,
+                         resultSaveMean, resultSaveInvVariance);
 }
 
 CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
@@ -203,7 +233,9 @@ CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
         b.mean[s] = crm__bn_param(&b, &vm, s);
         b.invstd[s] = 1.0 / sqrt(crm__bn_param(&b, &vv, s) + epsilon);
     }
-    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype));
+    const crm__bn_ex plain = {NULL, 0};
+    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype),
+                  &plain);
 free:
     crm__bn_free(&b);
 out:
@@ -211,8 +243,114 @@ out:
     return st;
 }
 
-/* dx = scale * invstd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat)),
- * dScale = sum(dy * xhat), dBias = sum(dy), each blended with its own factors. */
+/* The gradient reaching BN: dy, or through the ReLU (y: its output) dy where y > 0. */
+static double crm__bn_grad(const crm__dview *dy, const crm__dview *y, const int *xi)
+{
+    double g = crm__dnn_load(dy, crm__dnn_off(dy->d, xi));
+    return y != NULL && !(crm__dnn_load(y, crm__dnn_off(y->d, xi)) > 0) ? 0.0 : g;
+}
+
+/* What a backward call reads and writes besides x and the statistics. */
+typedef struct crm__bn_back {
+    crm__dview dy, dx, scale, dscale, dbias, y, dz;
+    int relu, add;               /* y and dz bound */
+} crm__bn_back;
+
+/* dx = scale * invstd / M * (M * g - sum(g) - xhat * sum(g * xhat)), dScale =
+ * sum(g * xhat), dBias = sum(g), each blended with its own factors, g the gradient
+ * reaching BN (dz = g, blended as dx, when there is a residual). */
+static cudnnStatus_t crm__bn_backward(crm__bn *b, const crm__bn_back *v, double ad, double bd, double ap, double bp)
+{
+    double *sdy = calloc((size_t)b->slots, sizeof *sdy), *sdyx = calloc((size_t)b->slots, sizeof *sdyx);
+    const crm__dview *y = v->relu ? &v->y : NULL;
+    if (sdy == NULL || sdyx == NULL) {
+        free(sdy);
+        free(sdyx);
+        return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
+    }
+    int xi[CRM_DNN_MAXDIM] = {0};
+    do {
+        int64_t s = crm__bn_slot(b, xi);
+        double g = crm__bn_grad(&v->dy, y, xi);
+        sdy[s] += g;
+        sdyx[s] += g * (crm__dnn_load(&b->x, crm__dnn_off(b->x.d, xi)) - b->mean[s]) * b->invstd[s];
+    } while (crm__dnn_next(b->x.d->nbdims, b->x.d->dims, xi));
+    do {
+        int64_t s = crm__bn_slot(b, xi);
+        double xh = (crm__dnn_load(&b->x, crm__dnn_off(b->x.d, xi)) - b->mean[s]) * b->invstd[s];
+        double g = crm__bn_grad(&v->dy, y, xi), m = (double)b->m;
+        double r = crm__bn_param(b, &v->scale, s) * b->invstd[s] / m * (m * g - sdy[s] - xh * sdyx[s]);
+        crm__dnn_blend(&v->dx, crm__dnn_off(v->dx.d, xi), r, ad, bd);
+        if (v->add)
+            crm__dnn_blend(&v->dz, crm__dnn_off(v->dz.d, xi), g, ad, bd);
+    } while (crm__dnn_next(b->x.d->nbdims, b->x.d->dims, xi));
+    for (int64_t s = 0; s < b->slots; s++) {
+        crm__dnn_blend(&v->dscale, crm__bn_param_off(b, &v->dscale, s), sdyx[s], ap, bp);
+        crm__dnn_blend(&v->dbias, crm__bn_param_off(b, &v->dbias, s), sdy[s], ap, bp);
+    }
+    free(sdy);
+    free(sdyx);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The statistics backward uses: the saved ones, or the batch's again. */
+static cudnnStatus_t crm__bn_saved(crm__bn *b, const crm_dnn_tdesc *pd, const void *savedMean,
+                                   const void *savedInvVariance, double epsilon)
+{
+    crm__dview vm, vi;
+    cudnnStatus_t st;
+    if (savedMean == NULL) {
+        crm__bn_stats(b);
+        for (int64_t s = 0; s < b->slots; s++)
+            b->invstd[s] = 1.0 / sqrt(b->invstd[s] + epsilon);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if ((st = crm__dnn_bind(&vm, pd, savedMean)) || (st = crm__dnn_bind(&vi, pd, savedInvVariance)))
+        return st;
+    for (int64_t s = 0; s < b->slots; s++) {
+        b->mean[s] = crm__bn_param(b, &vm, s);
+        b->invstd[s] = crm__bn_param(b, &vi, s);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Backward, with the Ex ReLU (yd, y: its output) and residual gradient (dzd, dz). */
+cudnnStatus_t crm__bn_back_call(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff,
+    const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnTensorDescriptor_t yd, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy,
+    const cudnnTensorDescriptor_t dzd, void *dz, const cudnnTensorDescriptor_t dxDesc, void *dx,
+    const cudnnTensorDescriptor_t pd, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult,
+    double epsilon, const void *savedMean, const void *savedInvVariance)
+{
+    crm__bn b;
+    crm__bn_back v = {.relu = yd != NULL, .add = dzd != NULL};
+    if (!crm__bn_args_ok(handle, alphaDataDiff, betaDataDiff, xDesc, dyDesc, pd, epsilon) || !alphaParamDiff ||
+        !betaParamDiff || !dxDesc || !crm__dnn_same_dims(&xDesc->d, &dxDesc->d) ||
+        (savedMean == NULL) != (savedInvVariance == NULL) ||
+        (yd != NULL && !crm__dnn_same_dims(&xDesc->d, &yd->d)) ||
+        (dzd != NULL && !crm__dnn_same_dims(&xDesc->d, &dzd->d)))
+        return CUDNN_STATUS_BAD_PARAM;
+    crm__emu_rdlock();
+    cudnnStatus_t st = crm__bn_init(&b, mode, &xDesc->d, x, &pd->d);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto out;
+    if ((st = crm__dnn_bind(&v.dy, &dyDesc->d, dy)) || (st = crm__dnn_bind(&v.dx, &dxDesc->d, dx)) ||
+        (st = crm__dnn_bind(&v.scale, &pd->d, bnScale)) || (st = crm__dnn_bind(&v.dscale, &pd->d, dBnScaleResult)) ||
+        (st = crm__dnn_bind(&v.dbias, &pd->d, dBnBiasResult)) || (v.relu && (st = crm__dnn_bind(&v.y, &yd->d, y))) ||
+        (v.add && (st = crm__dnn_bind(&v.dz, &dzd->d, dz))) ||
+        (st = crm__bn_saved(&b, &pd->d, savedMean, savedInvVariance, epsilon)))
+        goto free;
+    int dt = xDesc->d.dtype;
+    st = crm__bn_backward(&b, &v, crm__dnn_scalar(alphaDataDiff, dt), crm__dnn_scalar(betaDataDiff, dt),
+                          crm__dnn_scalar(alphaParamDiff, dt), crm__dnn_scalar(betaParamDiff, dt));
+free:
+    crm__bn_free(&b);
+out:
+    crm__emu_unlock();
+    return st;
+}
+
 CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationBackward(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff,
     const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x,
@@ -220,66 +358,7 @@ CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationBackward(
     const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult,
     double epsilon, const void *savedMean, const void *savedInvVariance)
 {
-    crm__bn b;
-    crm__dview vdy, vdx, vs, vds, vdb, vm, vi;
-    const cudnnTensorDescriptor_t pd = dBnScaleBiasDesc;
-    double *sdy = NULL, *sdyx = NULL;
-    if (!crm__bn_args_ok(handle, alphaDataDiff, betaDataDiff, xDesc, dyDesc, pd, epsilon) || !alphaParamDiff ||
-        !betaParamDiff || !dxDesc || !crm__dnn_same_dims(&xDesc->d, &dxDesc->d) ||
-        (savedMean == NULL) != (savedInvVariance == NULL))
-        return CUDNN_STATUS_BAD_PARAM;
-    crm__emu_rdlock();
-    cudnnStatus_t st = crm__bn_init(&b, mode, &xDesc->d, x, &pd->d);
-    if (st != CUDNN_STATUS_SUCCESS)
-        goto out;
-    if ((st = crm__dnn_bind(&vdy, &dyDesc->d, dy)) || (st = crm__dnn_bind(&vdx, &dxDesc->d, dx)) ||
-        (st = crm__dnn_bind(&vs, &pd->d, bnScale)) || (st = crm__dnn_bind(&vds, &pd->d, dBnScaleResult)) ||
-        (st = crm__dnn_bind(&vdb, &pd->d, dBnBiasResult)) ||
-        (savedMean && ((st = crm__dnn_bind(&vm, &pd->d, savedMean)) ||
-                       (st = crm__dnn_bind(&vi, &pd->d, savedInvVariance)))))
-        goto free;
-    sdy = calloc((size_t)b.slots, sizeof *sdy);
-    sdyx = calloc((size_t)b.slots, sizeof *sdyx);
-    if (sdy == NULL || sdyx == NULL) {
-        st = CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
-        goto free;
-    }
-    if (savedMean) {
-        for (int64_t s = 0; s < b.slots; s++) {
-            b.mean[s] = crm__bn_param(&b, &vm, s);
-            b.invstd[s] = crm__bn_param(&b, &vi, s);
-        }
-    } else {
-        crm__bn_stats(&b);
-        for (int64_t s = 0; s < b.slots; s++)
-            b.invstd[s] = 1.0 / sqrt(b.invstd[s] + epsilon);
-    }
-    int xi[CRM_DNN_MAXDIM] = {0};
-    do {
-        int64_t s = crm__bn_slot(&b, xi);
-        double g = crm__dnn_load(&vdy, crm__dnn_off(vdy.d, xi));
-        sdy[s] += g;
-        sdyx[s] += g * (crm__dnn_load(&b.x, crm__dnn_off(b.x.d, xi)) - b.mean[s]) * b.invstd[s];
-    } while (crm__dnn_next(b.x.d->nbdims, b.x.d->dims, xi));
-    int dt = xDesc->d.dtype;
-    double ad = crm__dnn_scalar(alphaDataDiff, dt), bd = crm__dnn_scalar(betaDataDiff, dt);
-    double ap = crm__dnn_scalar(alphaParamDiff, dt), bp = crm__dnn_scalar(betaParamDiff, dt);
-    do {
-        int64_t s = crm__bn_slot(&b, xi);
-        double xh = (crm__dnn_load(&b.x, crm__dnn_off(b.x.d, xi)) - b.mean[s]) * b.invstd[s];
-        double g = crm__dnn_load(&vdy, crm__dnn_off(vdy.d, xi)), m = (double)b.m;
-        double r = crm__bn_param(&b, &vs, s) * b.invstd[s] / m * (m * g - sdy[s] - xh * sdyx[s]);
-        crm__dnn_blend(&vdx, crm__dnn_off(vdx.d, xi), r, ad, bd);
-    } while (crm__dnn_next(b.x.d->nbdims, b.x.d->dims, xi));
-    for (int64_t s = 0; s < b.slots; s++) {
-        crm__dnn_blend(&vds, crm__bn_param_off(&b, &vds, s), sdyx[s], ap, bp);
-        crm__dnn_blend(&vdb, crm__bn_param_off(&b, &vdb, s), sdy[s], ap, bp);
-    }
-free:
-    free(sdy);
-    free(sdyx);
-    crm__bn_free(&b);
-out:
-    crm__emu_unlock();
-    return st;
+    return crm__bn_back_call(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, NULL,
+                             NULL, dyDesc, dy, NULL, NULL, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult,
+                             dBnBiasResult, epsilon, savedMean, savedInvVariance);
 }

@@ -1,8 +1,9 @@
 /* check_e2e_dnn.c -- end-to-end suite of the cuDNN remoting: tests/dnn/dnn_net.cu (an
  * nvcc program linked with -lcudnn) runs through the shim against a real
  * cudarem-server on the emulated device, over TCP with the CUDA libraries visible
- * and over a Unix socket with them hidden, and so does tests/dnn/dnn_legacy.cu (libcudnn.so.9 then comes from
- * build/lib, a link to the shim); and descriptor work is shown to cost no round
+ * and over a Unix socket with them hidden, and so do tests/dnn/dnn_legacy.cu and
+ * dnn_bn_ex.cu (libcudnn.so.9 then comes from build/lib, a link to the shim); and
+ * descriptor work is shown to cost no round
  * trip by comparing the client's counters (CUDAREM_STATS) of two runs. Each test
  * runs the program built with the shared runtime (build/dnn) and with nvcc's
  * default static runtime (build/dnn-static).
@@ -101,6 +102,16 @@ START_TEST(test_legacy_calls)
 }
 END_TEST
 
+/* Batch normalisation's Ex forms (tests/dnn/dnn_bn_ex.cu), as PyTorch calls them,
+ * with NVIDIA's libraries hidden from the client. */
+START_TEST(test_batch_norm_ex)
+{
+    char *args[] = {NULL, NULL};
+    unsigned long long trips;
+    free(run_prog(_i, "dnn_bn_ex", args, 0, 1, &trips));
+}
+END_TEST
+
 static Suite *crm_e2e_dnn_suite(void)
 {
     Suite *s = suite_create("e2e_dnn");
@@ -110,6 +121,7 @@ static Suite *crm_e2e_dnn_suite(void)
     tcase_add_loop_test(tc, test_network_with_cuda_hidden, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_descriptors_cost_no_round_trip, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_legacy_calls, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_batch_norm_ex, 0, NRUNTIMES);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -92,7 +92,7 @@ static void expect_refused(const char *what, cudnnStatus_t got, cudnnStatus_t wa
 }
 
 // Host reference of conv (pad 1, stride 1, cross-correlation), x: NCHW, w: KCRS.
-static vec ref_conv(const tensor &x, const vec &w, int K, int R)
+static inline vec ref_conv(const tensor &x, const vec &w, int K, int R)
 {
     vec y((size_t)x.n * K * x.h * x.w, 0.0);
     for (int n = 0; n < x.n; n++)
