@@ -37,9 +37,7 @@ cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out)
     return st != NULL ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
-/* Runs fn on the state of h under the lock; fn returns the status. */
-static cublasStatus_t crm__with(cublasHandle_t h, cublasStatus_t (*fn)(crm_blas_state *, const void *),
-                                const void *arg)
+cublasStatus_t crm_blas_with(cublasHandle_t h, cublasStatus_t (*fn)(crm_blas_state *, const void *), const void *arg)
 {
     pthread_mutex_lock(&crm__lock);
     crm_blas_state *st = crm__find(h);
@@ -173,7 +171,8 @@ static crm__real_fn crm__real(const char *name)
 static void crm__apply(crm_blas_state *st)
 {
     crm__real_fn set_stream = crm__real("cublasSetStream_v2"), set_pmode = crm__real("cublasSetPointerMode_v2"),
-                 set_math = crm__real("cublasSetMathMode"), set_ws = crm__real("cublasSetWorkspace_v2");
+                 set_math = crm__real("cublasSetMathMode"), set_ws = crm__real("cublasSetWorkspace_v2"),
+                 set_atomics = crm__real("cublasSetAtomicsMode"), set_sms = crm__real("cublasSetSmCountTarget");
     struct crm_blas_applied *a = &st->applied;
     if (a->stream != st->stream && set_stream != NULL && set_stream(st->real, st->stream) == CUBLAS_STATUS_SUCCESS)
         a->stream = st->stream;
@@ -181,6 +180,10 @@ static void crm__apply(crm_blas_state *st)
         a->pmode = st->pmode;
     if (a->math != st->math && set_math != NULL && set_math(st->real, st->math) == CUBLAS_STATUS_SUCCESS)
         a->math = st->math;
+    if (a->atomics != st->atomics && set_atomics != NULL && set_atomics(st->real, st->atomics) == CUBLAS_STATUS_SUCCESS)
+        a->atomics = st->atomics;
+    if (a->sm_target != st->sm_target && set_sms != NULL && set_sms(st->real, st->sm_target) == CUBLAS_STATUS_SUCCESS)
+        a->sm_target = st->sm_target;
     if ((a->workspace != st->workspace || a->workspace_size != st->workspace_size) && set_ws != NULL &&
         set_ws(st->real, st->workspace, st->workspace_size) == CUBLAS_STATUS_SUCCESS) {
         a->workspace = st->workspace;
@@ -202,7 +205,8 @@ void *crm_blas_real_handle(void *handle)
             crm_warn("NVIDIA's cublasCreate failed with status %d: calls it would answer fail", (int)rc);
             st->real = NULL;
         } else {
-            st->applied = (struct crm_blas_applied){CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH, NULL, NULL, 0};
+            st->applied = (struct crm_blas_applied){CUBLAS_POINTER_MODE_HOST, CUBLAS_DEFAULT_MATH, NULL, NULL, 0,
+                                                    CUBLAS_ATOMICS_NOT_ALLOWED, 0};
         }
     }
     if (st != NULL && st->real != NULL)
@@ -270,7 +274,7 @@ static cublasStatus_t crm__set_stream(crm_blas_state *st, const void *arg)
 
 CRM_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
 {
-    return crm__with(handle, crm__set_stream, &streamId);
+    return crm_blas_with(handle, crm__set_stream, &streamId);
 }
 
 CRM_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
@@ -296,7 +300,7 @@ static cublasStatus_t crm__set_pmode(crm_blas_state *st, const void *arg)
 
 CRM_EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)
 {
-    return crm__with(handle, crm__set_pmode, &mode);
+    return crm_blas_with(handle, crm__set_pmode, &mode);
 }
 
 CRM_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)
@@ -328,7 +332,7 @@ static cublasStatus_t crm__set_math(crm_blas_state *st, const void *arg)
 
 CRM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 {
-    return crm__with(handle, crm__set_math, &mode);
+    return crm_blas_with(handle, crm__set_math, &mode);
 }
 
 CRM_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
@@ -369,7 +373,7 @@ static cublasStatus_t crm__set_ws(crm_blas_state *st, const void *arg)
 CRM_EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
 {
     crm__ws ws = {workspace, workspaceSizeInBytes};
-    return crm__with(handle, crm__set_ws, &ws);
+    return crm_blas_with(handle, crm__set_ws, &ws);
 }
 
 /* --- status names (local) ------------------------------------------------------------------ */

@@ -27,6 +27,8 @@ typedef struct crm_blas_state {
     cudaStream_t stream;         /* last stream set (0: default stream) */
     void *workspace;             /* last workspace set, NULL: library's own */
     size_t workspace_size;
+    cublasAtomicsMode_t atomics; /* last atomics mode set */
+    int sm_target;               /* last SM count target set (0: all) */
     void *real;                  /* NVIDIA's handle for calls it answers, or NULL */
     struct crm_blas_applied {    /* the settings last given to it */
         cublasPointerMode_t pmode;
@@ -34,6 +36,8 @@ typedef struct crm_blas_state {
         cudaStream_t stream;
         void *workspace;
         size_t workspace_size;
+        cublasAtomicsMode_t atomics;
+        int sm_target;
     } applied;
 } crm_blas_state;
 
@@ -46,6 +50,9 @@ typedef struct crm_blas_state {
 cublasStatus_t crm_blas_create_remote(crm_call *call, size_t status_at, pthread_mutex_t *lock,
                                       crm_idmap *handles, uint64_t id, void *state);
 cublasStatus_t crm_blas_get(cublasHandle_t h, crm_blas_state *out);
+/* Runs fn on the state of h under the handles' lock; fn returns the status.
+ * NOT_INITIALIZED for an unknown handle. */
+cublasStatus_t crm_blas_with(cublasHandle_t h, cublasStatus_t (*fn)(crm_blas_state *, const void *), const void *arg);
 
 /* Sends a call that returns nothing to the host (crm_conn_async): SUCCESS, or
  * INTERNAL_ERROR when the server cannot take it. Failures of the call itself on

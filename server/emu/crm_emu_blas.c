@@ -206,6 +206,31 @@ CRM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t 
     return crm__blas_end(CUBLAS_STATUS_SUCCESS);
 }
 
+CRM_EXPORT cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)
+{
+    cublasStatus_t st = crm__blas_begin(handle);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
+    if (mode != CUBLAS_ATOMICS_NOT_ALLOWED && mode != CUBLAS_ATOMICS_ALLOWED)
+        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
+    handle->atomics = mode;
+    return crm__blas_end(CUBLAS_STATUS_SUCCESS);
+}
+
+/* 0 (all) up to the emulated device's multiprocessor count. */
+CRM_EXPORT cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)
+{
+    int sms = 0;
+    cublasStatus_t st = crm__blas_begin(handle);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess || smCountTarget < 0 ||
+        smCountTarget > sms)
+        return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
+    handle->sm_target = smCountTarget;
+    return crm__blas_end(CUBLAS_STATUS_SUCCESS);
+}
+
 CRM_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
 {
     cublasStatus_t st = crm__blas_begin(handle);

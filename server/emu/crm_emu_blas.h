@@ -23,6 +23,8 @@ struct cublasContext {
     cudaStream_t stream;        /* recorded; emulated streams run synchronously */
     void *workspace;            /* recorded user workspace (device memory) or NULL */
     size_t workspace_size;      /* its size in bytes */
+    cublasAtomicsMode_t atomics; /* recorded; the CPU's sums are deterministic */
+    int sm_target;              /* recorded; the CPU has no SMs to leave idle */
 };
 
 /* 1 when h is a live handle (lock held). */

@@ -461,6 +461,37 @@ static void test_copies(bool wide)
     CT_OK(cudaFree(d)); CT_OK(cudaFree(dv)); CT_OK(cudaStreamDestroy(s));
 }
 
+/* The atomics mode and SM count target a handle keeps (a GEMM runs under both), the
+ * runtime version cuBLAS was built for, and the refusals of bad settings. */
+static void test_settings(cublasHandle_t h)
+{
+    cublasAtomicsMode_t am = CUBLAS_ATOMICS_NOT_ALLOWED;
+    int sms = -1;
+    CB_OK(cublasGetAtomicsMode(h, &am));
+    CT_EQ((int)am, (int)CUBLAS_ATOMICS_NOT_ALLOWED);
+    CB_OK(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED));
+    CB_OK(cublasGetAtomicsMode(h, &am));
+    CT_EQ((int)am, (int)CUBLAS_ATOMICS_ALLOWED);
+    CB_ST(cublasSetAtomicsMode(h, (cublasAtomicsMode_t)7), CUBLAS_STATUS_INVALID_VALUE);
+    CB_OK(cublasGetSmCountTarget(h, &sms));
+    CT_EQ(sms, 0);
+    CB_OK(cublasSetSmCountTarget(h, 1));
+    CB_OK(cublasGetSmCountTarget(h, &sms));
+    CT_EQ(sms, 1);
+    CB_ST(cublasSetSmCountTarget(h, -1), CUBLAS_STATUS_INVALID_VALUE);
+    CB_ST(cublasGetSmCountTarget(h, nullptr), CUBLAS_STATUS_INVALID_VALUE);
+    float one = 1, zero = 0, *A = to_dev(std::vector<float>(4, 2.0f)), *C = to_dev(std::vector<float>(4, 0.0f));
+    CB_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, A, 2, A, 2, &zero, C, 2));
+    std::vector<float> c = from_dev(C, 4);
+    for (float v : c)
+        CT_TRUE(v == 8.0f);
+    CB_OK(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_NOT_ALLOWED));
+    CB_OK(cublasSetSmCountTarget(h, 0));
+    CT_TRUE(cublasGetCudartVersion() >= 13000);
+    CT_OK(cudaFree(A));
+    CT_OK(cudaFree(C));
+}
+
 static void test_errors(cublasHandle_t h)
 {
     float one = 1, zero = 0, *A = nullptr;
@@ -576,6 +607,7 @@ int main(int argc, char **argv)
     test_logger(h);
     test_copies(false);
     test_copies(true);
+    test_settings(h);
     test_errors(h);
     CT_OK(cudaDeviceSynchronize());
     CB_OK(cublasDestroy(h));
