@@ -1,5 +1,6 @@
 /* crm_blas.c -- the shim's cuBLAS handles: creation and destruction on the server,
- * the settings kept by the client (pointer mode, stream, math mode, workspace),
+ * the settings kept by the client (pointer mode, stream, workspace; the others are
+ * crm_blas_settings.c's),
  * version, property and status-name queries answered locally, the handle NVIDIA's
  * cuBLAS answers the calls cudarem does not remote with (interpose/crm_fallback.h),
  * and the helpers the other crm_blas*.c files use to send calls and pass scalars. */
@@ -311,38 +312,6 @@ CRM_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasP
         rc = CUBLAS_STATUS_INVALID_VALUE;
     if (rc == CUBLAS_STATUS_SUCCESS)
         *mode = st.pmode;
-    return rc;
-}
-
-static cublasStatus_t crm__set_math(crm_blas_state *st, const void *arg)
-{
-    cublasMath_t mode = *(const cublasMath_t *)arg;
-    if (!crm_blas_math_ok((int)mode))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (mode == st->math)
-        return CUBLAS_STATUS_SUCCESS;
-    crm_call call = {.api = CRM_API_cublasSetMathMode};
-    call.crm_call_u.cublasSetMathMode.handle = st->id;
-    call.crm_call_u.cublasSetMathMode.mode = (int)mode;
-    cublasStatus_t rc = crm_blas_async(&call);
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        st->math = mode;
-    return rc;
-}
-
-CRM_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
-{
-    return crm_blas_with(handle, crm__set_math, &mode);
-}
-
-CRM_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
-{
-    crm_blas_state st;
-    cublasStatus_t rc = crm_blas_get(handle, &st);
-    if (rc == CUBLAS_STATUS_SUCCESS && mode == NULL)
-        rc = CUBLAS_STATUS_INVALID_VALUE;
-    if (rc == CUBLAS_STATUS_SUCCESS)
-        *mode = st.math;
     return rc;
 }
 

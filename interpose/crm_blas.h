@@ -23,20 +23,20 @@
 typedef struct crm_blas_state {
     uint64_t id;                 /* wire id, also the handle's value */
     cublasPointerMode_t pmode;   /* where scalars and results live */
-    cublasMath_t math;           /* last math mode set */
+    int math;                    /* last cublasMath_t set */
     cudaStream_t stream;         /* last stream set (0: default stream) */
     void *workspace;             /* last workspace set, NULL: library's own */
     size_t workspace_size;
-    cublasAtomicsMode_t atomics; /* last atomics mode set */
+    int atomics;                 /* last cublasAtomicsMode_t set */
     int sm_target;               /* last SM count target set (0: all) */
     void *real;                  /* NVIDIA's handle for calls it answers, or NULL */
     struct crm_blas_applied {    /* the settings last given to it */
         cublasPointerMode_t pmode;
-        cublasMath_t math;
+        int math;
         cudaStream_t stream;
         void *workspace;
         size_t workspace_size;
-        cublasAtomicsMode_t atomics;
+        int atomics;
         int sm_target;
     } applied;
 } crm_blas_state;
