@@ -30,6 +30,9 @@ cudnnStatus_t crm_dnn_handle_id(cudnnHandle_t h, uint64_t *id);
 cudnnStatus_t crm_dnn_async(crm_call *call);
 /* Sends a call that needs an answer; reply must be freed with crm_conn_reply_free. */
 cudnnStatus_t crm_dnn_sync(crm_call *call, crm_reply *reply);
+/* Copies the server's list of algorithm results (at most `requested`) into out (the
+ * three perf structs share one layout), their number into *returned (crm_dnn_conv.c). */
+void crm_dnn_perf_out(const crm_dnn_perfs *p, int requested, int *returned, cudnnConvolutionFwdAlgoPerf_t *out);
 
 /* Descriptor contents for the wire; CUDNN_STATUS_BAD_PARAM for NULL or never-set. */
 cudnnStatus_t crm_dnn_wire_tensor(const cudnnTensorDescriptor_t d, crm_dnn_tensor *w);

@@ -26,6 +26,10 @@ server's answer, one round trip):
                  otherwise (it travels as double)
   P=bytes(SIZE)  a device workspace of SIZE bytes (a size parameter); size 0
                  passes NULL
+A convolution algorithm query's results (cudnnConvolution*AlgoPerf_t *P with an
+int *returned count beside it) come back in the reply, so the call waits:
+  P=perfs(REQ)   at most REQ (an int parameter, at least 1) results, and at most
+                 CRM_DNN_ALGO_MAX, written to P and their number to the int *
 A descriptor parameter may be annotated too:
   D=desc?        the descriptor may be NULL (cuDNN's optional operands): it travels
                  with a flag D_set, the server passes NULL, and every pointer D
@@ -72,6 +76,13 @@ class DnnParam:
             annot = None
         elif ctype == "size_t *":
             self.kind = "size_out"
+        elif ctype == "int *":
+            self.kind = "count_out"
+        elif re.match(r"cudnnConvolution\w+AlgoPerf_t \*$", ctype):
+            m = re.match(r"perfs\((\w+)\)$", annot or "")
+            if not m:
+                raise ValueError("%s needs perfs(REQUESTED)" % self.name)
+            self.kind, self.arg, annot = "perfs", m.group(1), None
         elif ctype == "void *":
             if annot is None:
                 raise ValueError("pointer %s needs an annotation" % self.name)
@@ -90,6 +101,8 @@ class DnnParam:
             raise ValueError("%s takes no annotation" % self.name)
 
     def wire_specs(self):
+        if self.kind == "count_out":  # the perf list's count
+            return []
         if self.kind == "desc" and self.optional:
             return ["in int %s_set" % self.name, self.wire_spec()]
         return [self.wire_spec()]
@@ -105,6 +118,8 @@ class DnnParam:
             return "in devptr %s" % self.name
         if self.kind == "size_out":
             return "out size %s" % self.name
+        if self.kind == "perfs":
+            return "out struct:crm_dnn_perfs %s" % self.name
         return "in %s %s" % (self.spec, self.name)
 
 
@@ -139,6 +154,10 @@ class DnnRow:
                     raise ValueError("%s: %s must name a tensor or filter descriptor" % (self.name, p.name))
             if p.kind == "bytes" and self.by_name(p.arg).ctype != "size_t":
                 raise ValueError("%s: %s must name a size_t parameter" % (self.name, p.name))
+        perfs = [p for p in self.params if p.kind == "perfs"]
+        counts = [p for p in self.params if p.kind == "count_out"]
+        if len(perfs) != len(counts) or len(perfs) > 1 or (perfs and self.by_name(perfs[0].arg).ctype != "int"):
+            raise ValueError("%s: a perf list goes with one int * count and an int request" % self.name)
         descs = [p for p in self.params if p.kind == "desc"]
         for d in descs:
             if d.builder == "filter" and len(self.pointers(d)) > 1:
@@ -157,13 +176,18 @@ class DnnRow:
 
 def gen_client(f, row):
     outs = [p for p in row.params if p.kind == "size_out"]
+    perfs = next((p for p in row.params if p.kind == "perfs"), None)
+    count = next((p for p in row.params if p.kind == "count_out"), None)
     c = ["CRM_EXPORT cudnnStatus_t %s(%s)\n{" % (f.name, ", ".join(p.decl for p in row.params)),
          "    crm_call call = {.api = CRM_API_%s};" % f.name,
          "    crm_args_%s *a = &call.crm_call_u.%s;" % (f.name, f.name),
          "    cudnnStatus_t st;"]
-    if outs:
+    if outs or perfs:
         c.append("    crm_reply reply;")
-        c.append("    if (%s)\n        return CUDNN_STATUS_BAD_PARAM;" % " || ".join(p.name + " == NULL" for p in outs))
+        bad = [p.name + " == NULL" for p in outs]
+        if perfs:
+            bad += [perfs.name + " == NULL", count.name + " == NULL", perfs.arg + " < 1"]
+        c.append("    if (%s)\n        return CUDNN_STATUS_BAD_PARAM;" % " || ".join(bad))
     checks = []
     for p in row.params:
         if p.kind == "handle":
@@ -182,11 +206,14 @@ def gen_client(f, row):
             c.append("    a->%s = crm_dnn_ptr(%s);" % (p.name, p.name))
         elif p.kind == "value":
             c.append("    a->%s = %s;" % (p.name, p.name))
-    if not outs:
+    if not outs and not perfs:
         c.append("    return crm_dnn_async(&call);\n}\n")
         return c
     c.append("    if ((st = crm_dnn_sync(&call, &reply)) == CUDNN_STATUS_SUCCESS) {")
     c += ["        *%s = (size_t)reply.crm_reply_u.%s.%s;" % (p.name, f.name, p.name) for p in outs]
+    if perfs:
+        c.append("        crm_dnn_perf_out(&reply.crm_reply_u.%s.%s, %s, %s, (cudnnConvolutionFwdAlgoPerf_t *)%s);"
+                 % (f.name, perfs.name, perfs.arg, count.name, perfs.name))
     c.append("    }\n    crm_conn_reply_free(&reply);\n    return st;\n}\n")
     return c
 
@@ -218,15 +245,22 @@ def server_present(row, d):
 
 def gen_server(f, row, proto):
     outs = [p for p in row.params if p.kind == "size_out"]
+    perfs = next((p for p in row.params if p.kind == "perfs"), None)
     c = [proto + "\n{", "    crm_h_dnn_call c;", "    cudnnStatus_t st;"]
     for p in row.params:
         if p.kind == "size_out":
             c.append("    size_t o_%s = 0;" % p.name)
+        if p.kind == "perfs":
+            c.append("    %s o_%s[CRM_DNN_ALGO_MAX];" % (p.ctype.replace(" *", ""), p.name))
+        if p.kind == "count_out":
+            c.append("    int o_%s = 0;" % p.name)
         if p.kind == "desc":
             c.append("    %s d_%s%s;" % (p.ctype, p.name, " = NULL" if p.optional else ""))
         elif p.kind in ("data", "data?", "bytes"):
             c.append("    void *p_%s = NULL;" % p.name)
     c.append("    if (crm_rt.%s == NULL)\n        return CUDNN_STATUS_NOT_SUPPORTED;" % f.name)
+    if perfs:
+        c.append("    if (%s < 1)\n        return CUDNN_STATUS_BAD_PARAM;" % perfs.arg)
     checks = ["(st = crm_h_dnn_begin(&c, session, handle))"]
     for p in row.params:
         if p.kind == "desc":
@@ -244,17 +278,23 @@ def gen_server(f, row, proto):
             args.append("p_" + p.name)
         elif p.kind == "scale":
             args.append("crm_h_dnn_scalar(&c, %s, %s->dtype)" % (p.name, p.arg))
-        elif p.kind == "size_out":
-            args.append("&o_" + p.name)
+        elif p.kind in ("size_out", "count_out", "perfs"):
+            args.append("%so_%s" % ("" if p.kind == "perfs" else "&", p.name))
+        elif perfs and p.name == perfs.arg:
+            args.append("%s < CRM_DNN_ALGO_MAX ? %s : CRM_DNN_ALGO_MAX" % (p.name, p.name))
         elif p.spec.startswith("enum:"):
             args.append("(%s)%s" % (p.ctype, p.name))
         else:
             args.append(p.name)
-    if not outs:
+    if not outs and not perfs:
         c.append("    return crm_rt.%s(%s);\n}\n" % (f.name, ", ".join(args)))
         return c
     c.append("    st = crm_rt.%s(%s);" % (f.name, ", ".join(args)))
     c += ["    *%s = o_%s;" % (p.name, p.name) for p in outs]
+    if perfs:
+        count = next(p for p in row.params if p.kind == "count_out")
+        c.append("    if (st == CUDNN_STATUS_SUCCESS)\n        crm_h_dnn_perfs(%s, (const cudnnConvolutionFwdAlgoPerf_t *)o_%s, o_%s);"
+                 % (perfs.name, perfs.name, count.name))
     c.append("    return st;\n}\n")
     return c
 

@@ -51,6 +51,9 @@ cudnnStatus_t crm_h_dnn_op(crm_h_dnn_call *c, const crm_dnn_optensor *w, cudnnOp
 cudnnStatus_t crm_h_dnn_lrn(crm_h_dnn_call *c, const crm_dnn_lrn *w, cudnnLRNDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnnReduceTensorDescriptor_t *out);
 
+/* Copies n backend algorithm results into the wire's list (crm_h_dnn_conv.c). */
+void crm_h_dnn_perfs(crm_dnn_perfs *out, const cudnnConvolutionFwdAlgoPerf_t *p, int n);
+
 /* Checks a workspace: size 0 passes NULL, else [ptr, ptr + size) must be allocated. */
 cudnnStatus_t crm_h_dnn_workspace(crm_h_dnn_call *c, uint64_t ptr, uint64_t size, void **dev);
 

@@ -1,8 +1,8 @@
 // dnn_legacy.cu -- self-checking program for cuDNN's legacy calls beyond the
 // network of dnn_net.cu: local response normalisation (the LRN descriptor's rules,
 // forward against the formula, backward against finite differences of the host
-// forward), the fused convolution + bias + activation, tensor reductions, and half
-// data.
+// forward), the fused convolution + bias + activation, the algorithm searches that
+// run on the caller's data (Find*AlgorithmEx), tensor reductions, and half data.
 // Built like an application (-lcudnn); prints "PASS dnn_legacy".
 #include <cstdlib>
 #include "dnn_check.h"
@@ -114,6 +114,65 @@ static void lrn_refusals(cudnnHandle_t h)
            CUDNN_STATUS_BAD_PARAM);
     CT_DOK(cudnnDestroyLRNDescriptor(l));
     for (tensor *t : {&x, &y, &small})
+        release(*t);
+}
+
+// The Ex searches run each algorithm on the caller's data: results come sorted by
+// time among the usable ones, the inputs are left as they were, and the fastest
+// algorithm then computes the right result (forward against the host reference;
+// the backward passes at least run with their first choice).
+static void find_ex(cudnnHandle_t h)
+{
+    const int N = 2, C = 2, H = 4, W = 4, K = 3, R = 3;
+    const float one = 1, zero = 0;
+    tensor x = make(N, C, H, W, true), y = make(N, K, H, W, false), dy = make(N, K, H, W, true),
+           dx = make(N, C, H, W, false);
+    cudnnFilterDescriptor_t fd;
+    cudnnConvolutionDescriptor_t cd;
+    CT_DOK(cudnnCreateFilterDescriptor(&fd));
+    CT_DOK(cudnnSetFilter4dDescriptor(fd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, K, C, R, R));
+    CT_DOK(cudnnCreateConvolutionDescriptor(&cd));
+    CT_DOK(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    vec wv((size_t)K * C * R * R);
+    for (auto &v : wv)
+        v = rnd();
+    std::vector<float> wf(wv.begin(), wv.end());
+    float *w, *dw;
+    CT_OK(cudaMalloc((void **)&w, wf.size() * sizeof(float)));
+    CT_OK(cudaMalloc((void **)&dw, wf.size() * sizeof(float)));
+    CT_OK(cudaMemcpy(w, wf.data(), wf.size() * sizeof(float), cudaMemcpyHostToDevice));
+    const size_t ws_size = 1 << 20;
+    void *ws;
+    CT_OK(cudaMalloc(&ws, ws_size));
+    cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = 0;
+    CT_DOK(cudnnFindConvolutionForwardAlgorithmEx(h, x.d, x.dev, fd, w, cd, y.d, y.dev,
+                                                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp, ws, ws_size));
+    CT_TRUE(n >= 1 && fp[0].status == CUDNN_STATUS_SUCCESS && fp[0].time >= 0);
+    for (int i = 1; i < n; i++)
+        if (fp[i].status == CUDNN_STATUS_SUCCESS)
+            CT_TRUE(fp[i - 1].status == CUDNN_STATUS_SUCCESS && fp[i - 1].time <= fp[i].time);
+    check("find Ex leaves x", x, x.host);
+    CT_DOK(cudnnConvolutionForward(h, &one, x.d, x.dev, fd, w, cd, fp[0].algo, ws, ws_size, &zero, y.d, y.dev));
+    check("forward with the fastest algorithm", y, ref_conv(x, wv, K, R));
+    cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    CT_DOK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, fd, w, dy.d, dy.dev, cd, dx.d, dx.dev, 2, &n, bp, ws,
+                                                       ws_size));
+    CT_TRUE(n >= 1 && n <= 2 && bp[0].status == CUDNN_STATUS_SUCCESS);
+    CT_DOK(cudnnConvolutionBackwardData(h, &one, fd, w, dy.d, dy.dev, cd, bp[0].algo, ws, ws_size, &zero, dx.d,
+                                        dx.dev));
+    cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    CT_DOK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x.d, x.dev, dy.d, dy.dev, cd, fd, dw,
+                                                         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, wp, ws, ws_size));
+    CT_TRUE(n >= 1 && wp[0].status == CUDNN_STATUS_SUCCESS);
+    check("find Ex leaves dy", dy, dy.host);
+    CT_DNN(cudnnFindConvolutionForwardAlgorithmEx(h, x.d, x.dev, fd, w, cd, y.d, y.dev, 0, &n, fp, ws, ws_size),
+           CUDNN_STATUS_BAD_PARAM);
+    for (void *p : {(void *)w, (void *)dw, ws})
+        CT_OK(cudaFree(p));
+    CT_DOK(cudnnDestroyFilterDescriptor(fd));
+    CT_DOK(cudnnDestroyConvolutionDescriptor(cd));
+    for (tensor *t : {&x, &y, &dy, &dx})
         release(*t);
 }
 
@@ -370,6 +429,7 @@ int main()
     lrn_pass(h, {4, 1.5, 0.6, 1.0});
     lrn_refusals(h);
     conv_bias_act(h);
+    find_ex(h);
     reductions(h);
     half_data(h);
     CT_OK(cudaDeviceSynchronize());
