@@ -196,6 +196,13 @@ static inline int crm_blas_rankk_ex_unsupported(int a, int c)
     return c != CUDA_C_32F || (a != CUDA_C_8I && a != CUDA_C_32F);
 }
 
+/* CgemmEx and Cgemm3mEx: A and B of one type, complex 8-bit integers or complex
+ * float, C complex float. */
+static inline int crm_blas_cgemm_ex_unsupported(int a, int b, int c)
+{
+    return b != a || crm_blas_rankk_ex_unsupported(a, c);
+}
+
 /* getrsBatched's host info: 0 when the arguments are valid, else minus the position
  * of the first bad one in LAPACK's numbering (the handle not counted). */
 static inline int crm_blas_getrs_info(int trans, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb, int64_t batch)

@@ -190,6 +190,9 @@ void crm_emu_rot_ex(int n, void *x, int xType, int incx, void *y, int yType, int
 /* Cherk/Csyrk Ex and 3mEx (crm_emu_blas_rankk_ex.c): CBLAS's arguments (its enums
  * as ints), A's and C's data types after their matrices. Out of host memory, C is
  * left as it was. */
+void crm_emu_cgemm_ex(int order, int transa, int transb, int m, int n, int k, const void *alpha, const void *A,
+                      int Atype, int lda, const void *B, int Btype, int ldb, const void *beta, void *C, int Ctype,
+                      int ldc);
 void crm_emu_cherk_ex(int order, int uplo, int trans, int n, int k, float alpha, const void *A, int Atype, int lda,
                       float beta, void *C, int Ctype, int ldc);
 void crm_emu_csyrk_ex(int order, int uplo, int trans, int n, int k, const void *alpha, const void *A, int Atype,

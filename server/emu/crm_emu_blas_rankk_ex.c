@@ -1,7 +1,8 @@
-/* crm_emu_blas_rankk_ex.c -- the emulated device's CherkEx, Cherk3mEx, CsyrkEx and
- * Csyrk3mEx: A (complex 8-bit integers or complex float, cuBLAS's two input types)
- * is read into a packed complex float copy of op(A)'s storage, then OpenBLAS's
- * cblas_cherk or cblas_csyrk updates C (complex float) in place. The 3m forms
+/* crm_emu_blas_rankk_ex.c -- the emulated device's complex Ex calls on 8-bit integer
+ * or float data: CherkEx, Cherk3mEx, CsyrkEx, Csyrk3mEx, CgemmEx and Cgemm3mEx. Each
+ * input (complex 8-bit integers or complex float, cuBLAS's two input types) is read
+ * into a packed complex float copy of its storage, then OpenBLAS's cblas_cherk,
+ * cblas_csyrk or cblas_cgemm updates C (complex float) in place. The 3m forms
  * compute the same product. */
 #include <complex.h>
 #include <stdlib.h>
@@ -62,4 +63,20 @@ void crm_emu_csyrk_ex(int order, int uplo, int trans, int n, int k, const void *
     cblas_csyrk((enum CBLAS_ORDER)order, (enum CBLAS_UPLO)uplo, (enum CBLAS_TRANSPOSE)trans, n, k, alpha, a,
                 rows > 1 ? rows : 1, beta, C, ldc);
     free(a);
+}
+
+void crm_emu_cgemm_ex(int order, int transa, int transb, int m, int n, int k, const void *alpha, const void *A,
+                      int Atype, int lda, const void *B, int Btype, int ldb, const void *beta, void *C, int Ctype,
+                      int ldc)
+{
+    int ar, ac, br, bc;
+    (void)Ctype;
+    crm__rankk_shape(transa, m, k, &ar, &ac);
+    crm__rankk_shape(transb, k, n, &br, &bc);
+    float complex *a = crm__rankk_copy(A, Atype, lda, ar, ac), *b = crm__rankk_copy(B, Btype, ldb, br, bc);
+    if (a != NULL && b != NULL)
+        cblas_cgemm((enum CBLAS_ORDER)order, (enum CBLAS_TRANSPOSE)transa, (enum CBLAS_TRANSPOSE)transb, m, n, k,
+                    alpha, a, ar > 1 ? ar : 1, b, br > 1 ? br : 1, beta, C, ldc);
+    free(a);
+    free(b);
 }

@@ -1,7 +1,8 @@
 /* blas_ex.cu -- self-checking program of cuBLAS's level-1 Ex calls (AxpyEx,
  * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx),
  * and of
- * CherkEx, Cherk3mEx, CsyrkEx and Csyrk3mEx (A complex 8-bit or float), for each
+ * CherkEx, Cherk3mEx, CsyrkEx, Csyrk3mEx, CgemmEx and Cgemm3mEx (inputs complex
+ * 8-bit or float), for each
  * data type cuBLAS computes them in (half, bfloat16, float, double, complex float
  * and double, with their execution types), against references computed here in
  * double precision from the rounded inputs, with mixed-sign increments and both
@@ -227,6 +228,25 @@ static void extremes(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
 }
 
 /* Types cuBLAS does not combine, and a type it does not know. */
+/* n values of type at (complex 8-bit integers or complex float): their bytes for
+ * the device and the values themselves. */
+static void complex_input(cudaDataType at, size_t n, std::vector<unsigned char> &bytes, std::vector<cd> &vals)
+{
+    bytes.assign(n * (at == CUDA_C_8I ? 2 : 8), 0);
+    vals.resize(n);
+    for (size_t i = 0; i < n; i++) {
+        if (at == CUDA_C_8I) {
+            signed char re = (signed char)(rnd() * 5), im = (signed char)(rnd() * 5);
+            bytes[2 * i] = (unsigned char)re, bytes[2 * i + 1] = (unsigned char)im;
+            vals[i] = cd(re, im);
+        } else {
+            cuComplex v = make_cuComplex((float)rnd(), (float)rnd());
+            std::memcpy(&bytes[8 * i], &v, 8);
+            vals[i] = get(v);
+        }
+    }
+}
+
 /* Cherk/Csyrk Ex and 3mEx: A of complex 8-bit integers or complex float, C complex
  * float; C = alpha op(A) op(A)^H (herk) or op(A) op(A)^T (syrk) + beta C on the
  * uplo triangle, the other triangle untouched, herk's diagonal real. */
@@ -252,20 +272,9 @@ static void rank_k_case(cublasHandle_t h, cublasPointerMode_t pm, rank_k_call c,
     const int n = 4, k = 3, lda = 6, ldc = 5;
     const bool herk = c == HERK_EX || c == HERK_3M, notrans = trans == CUBLAS_OP_N;
     const int cols = notrans ? k : n; /* of the stored A */
-    const size_t asize = at == CUDA_C_8I ? 2 : 8;
-    std::vector<unsigned char> A(asize * lda * cols);
-    std::vector<cd> a(lda * cols);
-    for (size_t i = 0; i < a.size(); i++) {
-        if (at == CUDA_C_8I) {
-            signed char re = (signed char)(rnd() * 5), im = (signed char)(rnd() * 5);
-            A[2 * i] = (unsigned char)re, A[2 * i + 1] = (unsigned char)im;
-            a[i] = cd(re, im);
-        } else {
-            cuComplex v = make_cuComplex((float)rnd(), (float)rnd());
-            std::memcpy(&A[8 * i], &v, 8);
-            a[i] = get(v);
-        }
-    }
+    std::vector<unsigned char> A;
+    std::vector<cd> a;
+    complex_input(at, (size_t)lda * cols, A, a);
     std::vector<cuComplex> C(ldc * n);
     for (auto &v : C)
         v = make_cuComplex((float)rnd(), (float)rnd());
@@ -322,6 +331,63 @@ static void rank_k_updates(cublasHandle_t h, cublasPointerMode_t pm)
             }
 }
 
+/* CgemmEx and Cgemm3mEx: A and B complex 8-bit integers or complex float, C complex
+ * float; C = alpha op(A) op(B) + beta C over a padded C whose padding stays. */
+static void gemm_ex_case(cublasHandle_t h, cublasPointerMode_t pm, bool three_m, cudaDataType t, cublasOperation_t ta,
+                         cublasOperation_t tb)
+{
+    const int m = 3, n = 2, k = 4, lda = 5, ldb = 6, ldc = 4;
+    const int acols = ta == CUBLAS_OP_N ? k : m, bcols = tb == CUBLAS_OP_N ? n : k;
+    std::vector<unsigned char> A, B;
+    std::vector<cd> a, b;
+    complex_input(t, (size_t)lda * acols, A, a);
+    complex_input(t, (size_t)ldb * bcols, B, b);
+    std::vector<cuComplex> C(ldc * n);
+    for (auto &v : C)
+        v = make_cuComplex((float)rnd(), (float)rnd());
+    const cuComplex al = make_cuComplex(0.5f, -0.25f), be = make_cuComplex(-1.0f, 0.5f);
+    void *dA, *dB;
+    CT_OK(cudaMalloc(&dA, A.size()));
+    CT_OK(cudaMalloc(&dB, B.size()));
+    CT_OK(cudaMemcpy(dA, A.data(), A.size(), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dB, B.data(), B.size(), cudaMemcpyHostToDevice));
+    cuComplex *dC = to_dev(C);
+    scalar<cuComplex> alpha(al), beta(be);
+    cublasStatus_t st = three_m ? V64(cublasCgemm3mEx, h, ta, tb, m, n, k, alpha.at(pm), dA, t, lda, dB, t, ldb,
+                                      beta.at(pm), dC, CUDA_C_32F, ldc)
+                                : V64(cublasCgemmEx, h, ta, tb, m, n, k, alpha.at(pm), dA, t, lda, dB, t, ldb,
+                                      beta.at(pm), dC, CUDA_C_32F, ldc);
+    CB_OK(st);
+    std::vector<cuComplex> got = from_dev(dC, C.size());
+    auto op = [](const std::vector<cd> &x, int ld, cublasOperation_t o, int i, int j) {
+        return o == CUBLAS_OP_N ? x[(size_t)j * ld + i]
+                                : o == CUBLAS_OP_C ? std::conj(x[(size_t)i * ld + j]) : x[(size_t)i * ld + j];
+    };
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ldc; i++) {
+            cd want = get(C[(size_t)j * ldc + i]);
+            if (i < m) {
+                cd sum = 0;
+                for (int l = 0; l < k; l++)
+                    sum += op(a, lda, ta, i, l) * op(b, ldb, tb, l, j);
+                want = get(al) * sum + get(be) * want;
+            }
+            near(get(got[(size_t)j * ldc + i]), want, 2e-5, three_m ? "Cgemm3mEx" : "CgemmEx", __LINE__);
+        }
+    CT_OK(cudaFree(dA));
+    CT_OK(cudaFree(dB));
+    CT_OK(cudaFree(dC));
+}
+
+static void gemm_ex(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    for (bool three_m : {false, true})
+        for (cudaDataType t : {CUDA_C_8I, CUDA_C_32F})
+            for (cublasOperation_t ta : {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C})
+                for (cublasOperation_t tb : {CUBLAS_OP_N, CUBLAS_OP_C})
+                    gemm_ex_case(h, pm, three_m, t, ta, tb);
+}
+
 static void refusals(cublasHandle_t h)
 {
     float one = 1, r[4] = {0};
@@ -351,6 +417,13 @@ static void refusals(cublasHandle_t h)
               CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
     CB_ST(V64(cublasCsyrk3mEx, h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, 2, 2, &cone, d, CUDA_C_32F, 1, &cone, d,
               CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
+    /* gemm Ex: A and B alike, complex 8-bit or float; C complex float */
+    CB_ST(V64(cublasCgemmEx, h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &cone, d, CUDA_C_8I, 2, d, CUDA_C_32F, 2, &cone, d,
+              CUDA_C_32F, 2), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasCgemm3mEx, h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &cone, d, CUDA_C_32F, 2, d, CUDA_C_32F, 2, &cone,
+              d, CUDA_C_64F, 2), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasCgemmEx, h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &cone, d, CUDA_C_32F, 1, d, CUDA_C_32F, 2, &cone, d,
+              CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE); /* lda < m */
     CT_OK(cudaDeviceSynchronize());
     CT_OK(cudaFree(d));
 }
@@ -369,6 +442,7 @@ int main(int argc, char **argv)
             extremes(h, d, pm);
         }
         rank_k_updates(h, pm);
+        gemm_ex(h, pm);
     }
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     refusals(h);

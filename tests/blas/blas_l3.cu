@@ -2,7 +2,7 @@
  * (S, D, C, Z), against references computed here in double precision: gemm and
  * gemm3m, symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx (the triangle not named
  * left as it was), trsm, trmm (out of place), geam, dgmm, the pointer-array batches of
- * gemm and trsm (each item against its own reference), the grouped batches of S
+ * gemm and trsm (each item against its own reference; Cgemm3mBatched too), the grouped batches of S
  * and D gemm and GemmEx (two groups of different shapes), tpttr and trttp, with every
  * operation, side, triangle and diagonal, beta 0 over a NaN-filled C, padded
  * leading dimensions and both pointer modes, plus argument errors. Prints `PASS
@@ -13,6 +13,7 @@
  * same checks through the _64 twins of the generated calls (`PASS blas_l3_64`). */
 #include <limits>
 #include <cstring>
+#include <type_traits>
 #include "blas_ref.h"
 
 typedef cublasOperation_t op_t;
@@ -380,10 +381,23 @@ template <typename T> struct dev_batch {
     }
 };
 
+/* gemmBatched, or (three_m, complex float only) Cgemm3mBatched. */
+template <typename T>
+static cublasStatus_t gemm_batched_as(bool three_m, cublasHandle_t h, op_t ta, op_t tb, int m, int n, int k,
+                                      const T *a, const T *const A[], int lda, const T *const B[], int ldb, const T *b,
+                                      T *const C[], int ldc, int count)
+{
+    if constexpr (std::is_same<T, cuComplex>::value)
+        if (three_m)
+            return V64(cublasCgemm3mBatched, h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count);
+    return fns3<T>::gemm_batched(h, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc, count);
+}
+
 template <typename T> static void gemm_batches(cublasHandle_t h, cublasPointerMode_t pm)
 {
     const int m = 4, n = 3, k = 2, count = 3;
     const cd alpha(0.5, is_complex<T>() ? 0.25 : 0);
+    for (int runs = std::is_same<T, cuComplex>::value ? 2 : 1, run = 0; run < runs; run++) /* run 1: 3m */
     for (op_t ta : {CUBLAS_OP_N, CUBLAS_OP_C})
         for (op_t tb : {CUBLAS_OP_N, CUBLAS_OP_T})
             for (cd beta : {cd(0), cd(-1, 0.5 * is_complex<T>())}) {
@@ -395,8 +409,8 @@ template <typename T> static void gemm_batches(cublasHandle_t h, cublasPointerMo
                 }
                 dev_batch<T> dA(A), dB(B), dC(C);
                 scalar<T> a(put<T>(alpha)), bt(put<T>(beta));
-                CB_OK(fns3<T>::gemm_batched(h, ta, tb, m, n, k, a.at(pm), dA.array, A[0].ld, dB.array, B[0].ld,
-                                            bt.at(pm), dC.array, C[0].ld, count));
+                CB_OK(gemm_batched_as<T>(run == 1, h, ta, tb, m, n, k, a.at(pm), dA.array, A[0].ld, dB.array, B[0].ld,
+                                         bt.at(pm), dC.array, C[0].ld, count));
                 for (int b = 0; b < count; b++) {
                     auto want = [&](int i, int j) {
                         cd s = beta == 0.0 ? cd(0) : beta * C[b](i, j);

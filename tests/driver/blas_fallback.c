@@ -1,7 +1,7 @@
 /* blas_fallback.c -- cuBLAS and cuDNN calls the shim does not remote go to NVIDIA's
  * libraries with the handle each made for the shim's and the shim's settings
- * (stream, pointer mode, math mode), every argument intact (eight-argument calls,
- * scalars in vector registers); destroying the shim's handle destroys NVIDIA's; a
+ * (stream, pointer mode, math mode), every argument intact (a nineteen-argument
+ * call, scalars in vector registers); destroying the shim's handle destroys NVIDIA's; a
  * cuDNN call taking the shim's own legacy descriptor is never handed over; a cuBLAS
  * handle passed as a cuBLASLt handle becomes NVIDIA's cuBLAS handle. Run
  * against the fakes of fake_cublas*.c and fake_cudnn.c (CUDAREM_NVIDIA_LIBS=DIR),
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 {
     cublasHandle_t h;
     cudaStream_t stream;
-    cuComplex x[16] = {{0, 0}}, y[16] = {{0, 0}}, s = {-2.0f, 0.0f}, c = {0.5f, 0.0f};
+    unsigned char x[32] = {0}, y[32] = {0};
     if (argc != 3 || setenv("FAKE_CUBLAS_REPORT", argv[1], 1) != 0 || setenv("FAKE_CUDNN_REPORT", argv[2], 1) != 0) {
         fprintf(stderr, "usage: blas_fallback CUBLAS-REPORT CUDNN-REPORT\n");
         return 2;
@@ -60,11 +60,11 @@ int main(int argc, char **argv)
     CHECK(cublasSetStream_v2(h, stream) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
     CHECK(cublasSetPointerMode_v2(h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS, "cublasSetPointerMode");
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS, "cublasSetMathMode");
-    /* Cgemm3mEx is not remoted */
-    cublasStatus_t st = cublasCgemm3mEx(h, CUBLAS_OP_N, CUBLAS_OP_T, 3, 2, 4, &c, x, CUDA_C_32F, 4, x, CUDA_C_32F, 5,
-                                        &s, y, CUDA_C_32F, 6);
-    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasCgemm3mEx through NVIDIA's cuBLAS: status %d", (int)st);
-    CHECK(y[0].x == 1.5f && y[0].y == 2.5f, "cublasCgemm3mEx did not run there");
+    /* Uint8gemmBias is not remoted */
+    cublasStatus_t st = cublasUint8gemmBias(h, CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_N, 3, 2, 4, x, -7, 4, x, 9, 5, y, 11,
+                                            6, 1234, 5);
+    CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasUint8gemmBias through NVIDIA's cuBLAS: status %d", (int)st);
+    CHECK(y[0] == 15 && y[1] == 25, "cublasUint8gemmBias did not run there");
     /* cublasXt is not remoted; its handle is no cuBLAS handle, its ratio in a vector register */
     st = cublasXtSetCpuRatio((cublasXtHandle_t)(uintptr_t)0x5150, CUBLASXT_GEMM, CUBLASXT_DOUBLE, 0.25f);
     CHECK(st == CUBLAS_STATUS_SUCCESS, "cublasXtSetCpuRatio through NVIDIA's cuBLAS: status %d", (int)st);
@@ -93,9 +93,8 @@ int main(int argc, char **argv)
      * handle never reaches it. */
     setenv("FAKE_CUBLAS_CREATE_FAILS", "1", 1);
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
-    st = cublasCgemm3mEx(h, CUBLAS_OP_N, CUBLAS_OP_T, 3, 2, 4, &c, x, CUDA_C_32F, 4, x, CUDA_C_32F, 5, &s, y, CUDA_C_32F,
-                         6);
-    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasCgemm3mEx without NVIDIA's handle: status %d", (int)st);
+    st = cublasUint8gemmBias(h, CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_N, 3, 2, 4, x, -7, 4, x, 9, 5, y, 11, 6, 1234, 5);
+    CHECK(st == CUBLAS_STATUS_NOT_SUPPORTED, "cublasUint8gemmBias without NVIDIA's handle: status %d", (int)st);
     CHECK(cublasDestroy_v2(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
     check_dnn(stream, argv[2]);
     if (dcheck_failures == 0)

@@ -154,7 +154,7 @@ START_TEST(test_blas_fallback)
     drv_run r = {"blas_fallback", NULL, {blas_report, dnn_report, NULL}, VIA_UNIX, 0, NULL, fake};
     long long calls = run(&r, dir);
     e2e_dir_remove(dir);
-    ck_assert_msg(calls == 6, "NVIDIA's libraries answered %lld calls, expected 6 (cublasCgemm3mEx, cublasXtSetCpuRatio, "
+    ck_assert_msg(calls == 6, "NVIDIA's libraries answered %lld calls, expected 6 (cublasUint8gemmBias, cublasXtSetCpuRatio, "
                   "two cublasLtMatmulAlgoGetIds, cudnnBackendExecute, cudnnBackendSetAttribute)", calls);
 }
 END_TEST

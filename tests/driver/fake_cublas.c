@@ -62,20 +62,20 @@ int cublasSetMathMode(void *handle, int mode)
     return 0;
 }
 
-/* Seventeen arguments: the last eleven travel on the stack. */
-int cublasCgemm3mEx(void *handle, int transa, int transb, int m, int n, int k, const float *alpha, const void *A,
-                    int Atype, int lda, const void *B, int Btype, int ldb, const float *beta, void *C, int Ctype,
-                    int ldc)
+/* Nineteen arguments: the last thirteen travel on the stack. */
+int cublasUint8gemmBias(void *handle, int transa, int transb, int transc, int m, int n, int k, const unsigned char *A,
+                        int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias,
+                        int ldc, int C_mult, int C_shift)
 {
     if (handle != FAKE_HANDLE)
         return 101;
-    if (transa != 0 || transb != 1 || m != 3 || n != 2 || k != 4 || lda != 4 || ldb != 5 || ldc != 6)
+    if (transa != 0 || transb != 1 || transc != 0 || m != 3 || n != 2 || k != 4 || lda != 4 || ldb != 5 || ldc != 6)
         return 102;
-    if (Atype != 4 || Btype != 4 || Ctype != 4) /* CUDA_C_32F */
+    if (A_bias != -7 || B_bias != 9 || C_bias != 11 || C_mult != 1234 || C_shift != 5)
         return 103;
-    if (alpha == NULL || beta == NULL || alpha[0] != 0.5f || beta[0] != -2.0f || A == NULL || B == NULL)
+    if (A == NULL || B == NULL || C == NULL)
         return 104;
-    ((float *)C)[0] = 1.5f, ((float *)C)[1] = 2.5f;
+    C[0] = 15, C[1] = 25;
     return 0;
 }
 
