@@ -494,7 +494,9 @@ def gen_emu(fn, row):
                  % " || ".join("%s < INT_MIN || %s > INT_MAX" % (n, n) for n in wide))
     c.append("    (void)crm_n;")
     if row.per_item():
+        c.append("    double crm_deadline = crm__blas_deadline();")
         c.append("    for (int crm_b = 0; crm_b < (%s); crm_b++) {" % row.batch)
+        c.append("        if (crm__blas_overdue(crm_deadline))\n            return crm__blas_end(CUBLAS_STATUS_EXECUTION_FAILED);")
         c += ["    " + line for line in (clear_if_zero(row) if row.zero else [])]
         c.append("        " + cblas_call(row) + "\n    }")
     else:

@@ -206,7 +206,9 @@ void crm_monitor_charge(int device, int64_t bytes)
 int crm_monitor_charge_within(int device, uint64_t bytes, uint64_t limit)
 {
     crm__user *u = crm__me != NULL && crm__valid(device) ? crm__user_of(crm__me) : NULL;
-    if (limit == 0 || u == NULL || bytes > INT64_MAX) {
+    if (bytes > INT64_MAX)
+        return -1; /* more than any device holds (and than the counters can take back) */
+    if (limit == 0 || u == NULL) {
         crm_monitor_charge(device, (int64_t)bytes);
         return 0;
     }

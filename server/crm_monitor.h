@@ -40,7 +40,8 @@ void crm_monitor_forget(pid_t server_pid);
 /* Adds (or, negative, removes) bytes of device memory the calling session holds. */
 void crm_monitor_charge(int device, int64_t bytes);
 /* Adds bytes the calling session is about to hold on device unless its user would
- * then hold more than limit there (0: no limit). 0, or -1 (nothing charged). */
+ * then hold more than limit there (0: no limit), or bytes is more than any device
+ * holds (beyond INT64_MAX). 0, or -1 (nothing charged). */
 int crm_monitor_charge_within(int device, uint64_t bytes, uint64_t limit);
 /* Bytes of device memory the calling session's user holds on device. */
 uint64_t crm_monitor_user_used(int device);

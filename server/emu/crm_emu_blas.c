@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static crm__registry crm__blas_handles; /* live struct cublasContext * */
 
@@ -37,6 +38,22 @@ cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes)
     if (p == NULL || bytes > SIZE_MAX || !crm__mem_range(p, (size_t)bytes, NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
     return CUBLAS_STATUS_SUCCESS;
+}
+
+double crm__blas_deadline(void)
+{
+    const char *s = getenv("CUDAREM_EMU_KERNEL_TIMEOUT");
+    double limit = s != NULL ? strtod(s, NULL) : 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 + (limit > 0 ? limit : 600);
+}
+
+int crm__blas_overdue(double deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 > deadline;
 }
 
 cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem)

@@ -44,6 +44,15 @@ cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes);
  * negative). */
 cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem);
 
+/* The watchdog of a batch's items, as the PTX engine's over a kernel: the time
+ * (monotonic seconds) after which the batch is stopped, from
+ * CUDAREM_EMU_KERNEL_TIMEOUT (the server's --emu-kernel-timeout, default 600 s);
+ * and 1 once it has passed (the call then answers CUBLAS_STATUS_EXECUTION_FAILED,
+ * as a GPU's watchdog fails a kernel). A stride of 0 lets a batch of any count fit
+ * in one small allocation, so only time bounds it. */
+double crm__blas_deadline(void);
+int crm__blas_overdue(double deadline);
+
 /* Reads a scalar of `size` bytes (2, 4, 8 or 16) at p according to h's pointer
  * mode into out: host memory, or checked device memory. INVALID_VALUE when p is
  * NULL or not device memory in device mode. Lock held. */

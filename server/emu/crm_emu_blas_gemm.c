@@ -255,10 +255,14 @@ static cublasStatus_t crm__gemm_strided(cublasHandle_t h, crm__gemm *g, int comp
         crm__blas_strided(B, g->bytes[1], sb, batch, eb) != CUBLAS_STATUS_SUCCESS ||
         crm__blas_strided(C, g->bytes[2], sc, batch, ec) != CUBLAS_STATUS_SUCCESS)
         return crm__blas_end(CUBLAS_STATUS_INVALID_VALUE);
-    for (int i = 0; i < batch && st == CUBLAS_STATUS_SUCCESS; i++)
+    double deadline = crm__blas_deadline();
+    for (int i = 0; i < batch && st == CUBLAS_STATUS_SUCCESS; i++) {
+        if (crm__blas_overdue(deadline))
+            return crm__blas_end(CUBLAS_STATUS_EXECUTION_FAILED);
         st = crm__gemm_run(g, (const char *)A + (ptrdiff_t)i * sa * (ptrdiff_t)ea,
                            (const char *)B + (ptrdiff_t)i * sb * (ptrdiff_t)eb,
                            (char *)C + (ptrdiff_t)i * sc * (ptrdiff_t)ec);
+    }
     return crm__blas_end(st);
 }
 
@@ -324,10 +328,11 @@ static cublasStatus_t crm__gemm_batched(cublasHandle_t h, crm__gemm *g, int comp
         st = CUBLAS_STATUS_INVALID_VALUE;
     if (st != CUBLAS_STATUS_SUCCESS || g->m == 0 || g->n == 0 || batch == 0)
         return crm__blas_end(st);
+    double deadline = crm__blas_deadline();
     if ((st = crm__gemm_scalars(h, g, alpha, beta)) == CUBLAS_STATUS_SUCCESS &&
         (st = crm__gemm_arrays(g, A, B, C, batch)) == CUBLAS_STATUS_SUCCESS)
         for (int i = 0; i < batch && st == CUBLAS_STATUS_SUCCESS; i++)
-            st = crm__gemm_run(g, A[i], B[i], C[i]);
+            st = crm__blas_overdue(deadline) ? CUBLAS_STATUS_EXECUTION_FAILED : crm__gemm_run(g, A[i], B[i], C[i]);
     return crm__blas_end(st);
 }
 

@@ -89,7 +89,10 @@ static void crm__copy_square(const crm__lu_type *t, int n, const void *src, int 
 static cublasStatus_t crm__getrf(const crm__lu_type *t, int n, void *const *A, int lda, int *P, int *info,
                                  int batch)
 {
+    double deadline = crm__blas_deadline();
     for (int b = 0; b < batch; b++) {
+        if (crm__blas_overdue(deadline))
+            return CUBLAS_STATUS_EXECUTION_FAILED;
         if (P != NULL)
             t->getrf(&n, &n, A[b], &lda, P + (size_t)b * (size_t)n, &info[b]);
         else
@@ -103,13 +106,19 @@ static cublasStatus_t crm__getrs(const crm__lu_type *t, int trans, int n, int nr
 {
     const char code = trans == CblasNoTrans ? 'N' : trans == CblasTrans ? 'T' : 'C';
     int *ident = ipiv == NULL ? crm__identity(n) : NULL, lapack_info = 0;
+    double deadline = crm__blas_deadline();
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     if (ipiv == NULL && ident == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    for (int b = 0; b < batch && n > 0 && nrhs > 0; b++)
-        t->getrs(&code, &n, &nrhs, A[b], &lda, ipiv != NULL ? ipiv + (size_t)b * (size_t)n : ident, B[b], &ldb,
-                 &lapack_info, 1);
+    for (int b = 0; b < batch && n > 0 && nrhs > 0 && st == CUBLAS_STATUS_SUCCESS; b++) {
+        if (crm__blas_overdue(deadline))
+            st = CUBLAS_STATUS_EXECUTION_FAILED;
+        else
+            t->getrs(&code, &n, &nrhs, A[b], &lda, ipiv != NULL ? ipiv + (size_t)b * (size_t)n : ident, B[b], &ldb,
+                     &lapack_info, 1);
+    }
     free(ident);
-    return CUBLAS_STATUS_SUCCESS;
+    return st;
 }
 
 /* Inverse of the LU factors in C (already holding them), by LAPACK's getri. */
@@ -132,13 +141,19 @@ static cublasStatus_t crm__getri(const crm__lu_type *t, int n, const void *const
         free(ident);
         return CUBLAS_STATUS_ALLOC_FAILED;
     }
-    for (int b = 0; b < batch; b++) {
+    double deadline = crm__blas_deadline();
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    for (int b = 0; b < batch && st == CUBLAS_STATUS_SUCCESS; b++) {
+        if (crm__blas_overdue(deadline)) {
+            st = CUBLAS_STATUS_EXECUTION_FAILED;
+            break;
+        }
         crm__copy_square(t, n, A[b], lda, C[b], ldc);
         crm__invert(t, n, C[b], ldc, P != NULL ? P + (size_t)b * (size_t)n : ident, work, lwork, &info[b]);
     }
     free(work);
     free(ident);
-    return CUBLAS_STATUS_SUCCESS;
+    return st;
 }
 
 /* n <= 32 (the row's rule): the pivots fit on the stack. */
@@ -149,7 +164,12 @@ static cublasStatus_t crm__matinv(const crm__lu_type *t, int n, const void *cons
     void *work = malloc((size_t)lwork * t->elem);
     if (work == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
+    double deadline = crm__blas_deadline();
     for (int b = 0; b < batch; b++) {
+        if (crm__blas_overdue(deadline)) {
+            free(work);
+            return CUBLAS_STATUS_EXECUTION_FAILED;
+        }
         crm__copy_square(t, n, A[b], lda, Ainv[b], lda_inv);
         info[b] = 0;
         if (n > 0)

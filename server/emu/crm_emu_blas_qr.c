@@ -33,10 +33,12 @@ static const crm__qr_type crm__qr_d = {sizeof(double), dgeqrf_, dgels_};
 static const crm__qr_type crm__qr_c = {2 * sizeof(float), cgeqrf_, cgels_};
 static const crm__qr_type crm__qr_z = {2 * sizeof(double), zgeqrf_, zgels_};
 
-/* A work buffer of LAPACK's own choice of size for n columns (at least 64 n elements). */
-static void *crm__work(const crm__qr_type *t, int n, int *lwork)
+/* A work buffer of `elems` elements, the least LAPACK accepts (its unblocked path):
+ * never a multiple of a matrix dimension a request could make huge while its
+ * matrices stay small (m or nrhs 0). */
+static void *crm__work(const crm__qr_type *t, int64_t elems, int *lwork)
 {
-    *lwork = 64 * (n > 0 ? n : 1);
+    *lwork = (int)(elems > 0 ? elems : 1);
     return malloc((size_t)*lwork * t->elem);
 }
 
@@ -44,25 +46,39 @@ static cublasStatus_t crm__geqrf(const crm__qr_type *t, int m, int n, void *cons
                                  int batch)
 {
     int lwork, info = 0;
+    if (m == 0 || n == 0)
+        return CUBLAS_STATUS_SUCCESS;
     void *work = crm__work(t, n, &lwork);
     if (work == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    for (int b = 0; b < batch && m > 0 && n > 0; b++)
-        t->geqrf(&m, &n, A[b], &lda, tau[b], work, &lwork, &info);
+    double deadline = crm__blas_deadline();
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    for (int b = 0; b < batch && st == CUBLAS_STATUS_SUCCESS; b++) {
+        if (crm__blas_overdue(deadline))
+            st = CUBLAS_STATUS_EXECUTION_FAILED;
+        else
+            t->geqrf(&m, &n, A[b], &lda, tau[b], work, &lwork, &info);
+    }
     free(work);
-    return CUBLAS_STATUS_SUCCESS;
+    return st;
 }
 
 static cublasStatus_t crm__gels(const crm__qr_type *t, int m, int n, int nrhs, void *const *A, int lda,
                                 void *const *C, int ldc, int *dev_info, int batch)
 {
     int lwork;
-    void *work = crm__work(t, n + nrhs, &lwork);
+    int solve = m > 0 && n > 0 && nrhs > 0; /* m >= n: the row's rule */
+    void *work = crm__work(t, solve ? (int64_t)n + (n > nrhs ? n : nrhs) : 1, &lwork);
     if (work == NULL)
         return CUBLAS_STATUS_ALLOC_FAILED;
+    double deadline = crm__blas_deadline();
     for (int b = 0; b < batch; b++) {
         int info = 0;
-        if (m > 0 && n > 0 && nrhs > 0)
+        if (crm__blas_overdue(deadline)) {
+            free(work);
+            return CUBLAS_STATUS_EXECUTION_FAILED;
+        }
+        if (solve)
             t->gels("N", &m, &n, &nrhs, A[b], &lda, C[b], &ldc, work, &lwork, &info, 1);
         if (dev_info != NULL)
             dev_info[b] = info;

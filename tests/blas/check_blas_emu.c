@@ -688,6 +688,29 @@ START_TEST(test_trsm)
 }
 END_TEST
 
+/* The watchdog over a batch's items: at stride 0 a batch of 2^30 products fits in one
+ * small allocation; with a 0.05 s limit (CUDAREM_EMU_KERNEL_TIMEOUT) the call stops
+ * with EXECUTION_FAILED instead of running for hours, through the hand-written GEMM
+ * family and a generated row alike; a small batch still runs. */
+START_TEST(test_batch_watchdog)
+{
+    const int big = 1 << 30;
+    float one = 1, *A = dmalloc(16 * sizeof(float));
+    cuComplex cone = {1, 0}, *Z = dmalloc(16 * sizeof(cuComplex));
+    ck_assert_int_eq(setenv("CUDAREM_EMU_KERNEL_TIMEOUT", "0.05", 1), 0);
+    CK_OK(cublasSetPointerMode(H, CUBLAS_POINTER_MODE_HOST));
+    CK_ST(cublasSgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, A, 2, 0, A, 2, 0, &one, A, 2, 0, big),
+          CUBLAS_STATUS_EXECUTION_FAILED);
+    CK_ST(cublasCgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &cone, Z, 2, 0, Z, 2, 0, &cone, Z, 2, 0,
+                                    big),
+          CUBLAS_STATUS_EXECUTION_FAILED);
+    CK_OK(cublasCgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &cone, Z, 2, 0, Z, 2, 0, &cone, Z, 2, 4, 3));
+    ck_assert_int_eq(unsetenv("CUDAREM_EMU_KERNEL_TIMEOUT"), 0);
+    ck_assert_int_eq(cudaFree(A), cudaSuccess);
+    ck_assert_int_eq(cudaFree(Z), cudaSuccess);
+}
+END_TEST
+
 static Suite *blas_emu_suite(void)
 {
     Suite *s = suite_create("blas_emu");
@@ -702,6 +725,7 @@ static Suite *blas_emu_suite(void)
     tcase_add_test(t, test_half_rounding);
     tcase_add_loop_test(t, test_geam, 0, 4);
     tcase_add_loop_test(t, test_trsm, 0, 4);
+    tcase_add_test(t, test_batch_watchdog);
     suite_add_tcase(s, t);
     return s;
 }

@@ -151,6 +151,14 @@ START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
     ck_assert_int_eq(raw_exec(c, calls, 1, &r), RPC_SUCCESS);
     ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaDeviceSynchronize.err, cudaSuccess);
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    /* More memory than any device holds (beyond INT64_MAX, found by fuzz_request):
+     * refused as a full device would, charging nothing. */
+    memset(calls, 0, sizeof calls);
+    calls[0].api = CRM_API_cudaMalloc;
+    calls[0].crm_call_u.cudaMalloc.size = (1ull << 63) + 4096;
+    ck_assert_int_eq(raw_exec(c, calls, 1, &r), RPC_SUCCESS);
+    ck_assert_int_eq(r.crm_replies_val[0].crm_reply_u.cudaMalloc.err, cudaErrorMemoryAllocation);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     clnt_destroy(c);
     close(fd);
     crm__assert_server_healthy();
