@@ -76,7 +76,9 @@ static void crm__usage(FILE *out)
             "                       users by uid name, 'anonymous' under --insecure\n"
             "  --emu-kernel-timeout SECONDS\n"
             "                       stop a kernel the PTX engine has run for longer with\n"
-            "                       cudaErrorLaunchTimeout (default 600)\n"
+            "                       cudaErrorLaunchTimeout, and a cuBLAS batch the emulated\n"
+            "                       device has run for longer with\n"
+            "                       CUBLAS_STATUS_EXECUTION_FAILED (default 600)\n"
             "  --help               show this help and exit\n"
             "  --version            show the version and exit\n"
             "\n"
@@ -157,7 +159,8 @@ static int crm__emu_kernels_arg(const char *path)
     return 0;
 }
 
-/* --emu-kernel-timeout: CUDAREM_EMU_KERNEL_TIMEOUT, which the PTX engine reads. */
+/* --emu-kernel-timeout: CUDAREM_EMU_KERNEL_TIMEOUT, which the PTX engine and the
+ * emulated cuBLAS's batch loops read. */
 static int crm__timeout_arg(const char *text)
 {
     char *end;
