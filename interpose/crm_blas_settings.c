@@ -13,6 +13,7 @@
 /* One setting's change: the call (handle and one int: the arms of SetMathMode,
  * SetAtomicsMode and SetSmCountTarget share that layout) and where it is kept. */
 typedef struct crm__setting {
+    int valid;                   /* 0: INVALID_VALUE (after an unknown handle, as cuBLAS) */
     int api;
     int value;
     size_t kept;                 /* offset of the int in crm_blas_state */
@@ -22,6 +23,8 @@ static cublasStatus_t crm__send(crm_blas_state *st, const void *arg)
 {
     const crm__setting *set = arg;
     int *kept = (int *)((char *)st + set->kept);
+    if (!set->valid)
+        return CUBLAS_STATUS_INVALID_VALUE;
     if (set->value == *kept)
         return CUBLAS_STATUS_SUCCESS;
     crm_call call = {.api = set->api};
@@ -35,11 +38,7 @@ static cublasStatus_t crm__send(crm_blas_state *st, const void *arg)
 
 static cublasStatus_t crm__set(cublasHandle_t handle, int valid, int api, int value, size_t kept)
 {
-    crm__setting set = {api, value, kept};
-    crm_blas_state st;
-    cublasStatus_t rc = crm_blas_get(handle, &st); /* an unknown handle before a bad value, as cuBLAS */
-    if (rc != CUBLAS_STATUS_SUCCESS || !valid)
-        return rc != CUBLAS_STATUS_SUCCESS ? rc : CUBLAS_STATUS_INVALID_VALUE;
+    crm__setting set = {valid, api, value, kept};
     return crm_blas_with(handle, crm__send, &set);
 }
 

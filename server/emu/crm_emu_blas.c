@@ -6,7 +6,7 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "server/emu/crm_emu_watchdog.h"
 
 static crm__registry crm__blas_handles; /* live struct cublasContext * */
 
@@ -42,18 +42,12 @@ cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes)
 
 double crm__blas_deadline(void)
 {
-    const char *s = getenv("CUDAREM_EMU_KERNEL_TIMEOUT");
-    double limit = s != NULL ? strtod(s, NULL) : 0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 + (limit > 0 ? limit : 600);
+    return crm_emu_now() + crm_emu_watchdog_limit();
 }
 
 int crm__blas_overdue(double deadline)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 > deadline;
+    return crm_emu_now() > deadline;
 }
 
 cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem)

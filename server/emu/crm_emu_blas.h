@@ -44,9 +44,9 @@ cublasStatus_t crm__blas_dev(const void *p, uint64_t bytes);
  * negative). */
 cublasStatus_t crm__blas_strided(const void *X, uint64_t one, int64_t stride, int64_t batch, size_t elem);
 
-/* The watchdog of a batch's items, as the PTX engine's over a kernel: the time
- * (monotonic seconds) after which the batch is stopped, from
- * CUDAREM_EMU_KERNEL_TIMEOUT (the server's --emu-kernel-timeout, default 600 s);
+/* The watchdog of a batch's items, the PTX engine's over a kernel
+ * (crm_emu_watchdog.h): the time (monotonic seconds) after which the batch is
+ * stopped;
  * and 1 once it has passed (the call then answers CUBLAS_STATUS_EXECUTION_FAILED,
  * as a GPU's watchdog fails a kernel). A stride of 0 lets a batch of any count fit
  * in one small allocation, so only time bounds it. */

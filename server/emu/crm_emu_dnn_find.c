@@ -5,8 +5,8 @@
  * monotonic clock; the results come sorted by that time, those that failed (their
  * status kept) and those that do not apply after them. */
 #include <stdlib.h>
-#include <time.h>
 #include "server/emu/crm_emu_dnn.h"
+#include "server/emu/crm_emu_watchdog.h"
 
 /* One pass's operands in the roles of the plain search: input (x, dx or x), filter
  * (w, w or dw), output (y, dy or dy), with their data. */
@@ -45,13 +45,6 @@ static cudnnStatus_t crm__find_run(const crm__find *f, int algo)
     }
 }
 
-static double crm__ms_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /* Usable and measured first, by time; then the failed; then those that do not apply. */
 static int crm__perf_order(const void *a, const void *b)
 {
@@ -88,10 +81,9 @@ static cudnnStatus_t crm__find_ex(const crm__find *f, int requested, int *return
     for (int i = 0; i < n; i++) {
         if (all[i].status != CUDNN_STATUS_SUCCESS)
             continue;
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = crm_emu_now();
         all[i].status = crm__find_run(f, (int)all[i].algo);
-        all[i].time = (float)crm__ms_since(&t0);
+        all[i].time = (float)((crm_emu_now() - t0) * 1e3);
     }
     qsort(all, (size_t)n, sizeof all[0], crm__perf_order);
     *returned = n < requested ? n : requested;

@@ -27,7 +27,7 @@ $(BUILD)/tests/check_blaslt_emu: tests/blas/check_blaslt_emu.c tests/unit/crm_ch
 # The program links the real libcublas.so.13 and the runtime $(1); the shim,
 # preloaded, provides cuBLAS and either the runtime or the driver under it.
 define BLAS_RULE
-$(call test_dir,cuda,$(1))/$(2): tests/blas/$(2).cu tests/blas/blas_check.h tests/blas/blas_ref.h tests/cuda/cuda_check.h \
+$(call test_dir,cuda,$(1))/$(2): tests/blas/$(2).cu tests/blas/blas_check.h tests/blas/blas_ref.h tests/blas/blas_compare.h tests/cuda/cuda_check.h \
                                  | $(call test_dir,cuda,$(1))
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -lcublas
 endef

@@ -76,7 +76,6 @@ static const op_t OPS[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
 static const cublasPointerMode_t MODES[] = {CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE};
 static const int COUNT = 3;
 
-static cd nan_cd() { return cd(std::numeric_limits<double>::quiet_NaN(), 0); }
 
 /* Element (i, j) of op(M) for M column-major at a with leading dimension ld. */
 template <typename T> static cd op_at(const T *a, int ld, op_t op, int i, int j)

@@ -105,7 +105,6 @@ template <typename T> static cd tri_of(const hmat<T> &M, bool upper, tri_kind ki
     return kind == HERM ? std::conj(M(j, i)) : M(j, i);
 }
 
-static cd nan_cd() { return cd(std::numeric_limits<double>::quiet_NaN(), 0); }
 
 /* C before a call: random, or NaN when beta is 0 (cuBLAS must not read it then). */
 template <typename T> static hmat<T> c_matrix(int m, int n, cd beta)

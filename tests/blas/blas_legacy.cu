@@ -9,26 +9,9 @@
  * errors: a call before cublasInit, an unknown operation character, and
  * cublasGetError resetting what it read. Prints `PASS blas_legacy`. */
 #include <cublas.h>
-#include <cmath>
-#include <complex>
 #include <vector>
-#include "../cuda/cuda_check.h"
+#include "blas_compare.h"
 
-typedef std::complex<double> cd;
-
-static unsigned rng = 99;
-static double rnd() { rng = rng * 1103515245u + 12345u; return ((rng >> 8) & 0xffff) / 32768.0 - 1.0; }
-
-static void near_at(cd got, cd want, double eps, const char *what, int line)
-{
-    if (std::abs(got - want) > eps * (1.0 + std::abs(want))) {
-        char e[96], g[96];
-        snprintf(e, sizeof e, "(%.9g,%.9g)", want.real(), want.imag());
-        snprintf(g, sizeof g, "(%.9g,%.9g)", got.real(), got.imag());
-        ct_fail(__FILE__, line, what, e, g);
-    }
-}
-#define NEAR(got, want, eps) near_at((got), (want), (eps), #got, __LINE__)
 /* The last legacy call's status, as cublasGetError reads (and resets) it. */
 #define LAST(expected) CT_EQ((int)cublasGetError(), (int)(expected))
 

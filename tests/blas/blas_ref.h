@@ -1,7 +1,8 @@
 /* blas_ref.h -- what the self-checking cuBLAS programs of every precision share
  * (blas_l1.cu, blas_l2.cu): elements of S, D, C and Z as complex doubles, random
  * data, strided vectors in the reference BLAS's order, device copies, scalars and
- * results placed by pointer mode, and comparison with a tolerance by precision. */
+ * results placed by pointer mode, and tolerances by precision (the comparison
+ * itself: blas_compare.h). */
 #ifndef BLAS_REF_H
 #define BLAS_REF_H
 
@@ -10,11 +11,7 @@
 #include <complex>
 #include <vector>
 #include "blas_check.h"
-
-typedef std::complex<double> cd;
-
-static unsigned rng = 777;
-static double rnd() { rng = rng * 1103515245u + 12345u; return ((rng >> 8) & 0xffff) / 32768.0 - 1.0; }
+#include "blas_compare.h"
 
 /* Element access of every precision as a complex double. */
 static cd get(float v) { return cd(v, 0); }
@@ -35,18 +32,6 @@ template <> struct real_of<cuDoubleComplex> { typedef double type; };
 template <typename T> static bool is_complex() { return sizeof(T) == 2 * sizeof(typename real_of<T>::type); }
 template <typename T> static double tol() { return sizeof(typename real_of<T>::type) == 4 ? 2e-4 : 1e-11; }
 
-/* Fails (reporting file:line, the caller's) when got is not want within eps. */
-static void near_at(cd got, cd want, double eps, const char *what, const char *file, int line)
-{
-    if (std::abs(got - want) > eps * (1.0 + std::abs(want))) {
-        char e[96], g[96];
-        snprintf(e, sizeof e, "(%.9g,%.9g)", want.real(), want.imag());
-        snprintf(g, sizeof g, "(%.9g,%.9g)", got.real(), got.imag());
-        ct_fail(file, line, what, e, g);
-    }
-}
-#define near(got, want, eps, what, line) near_at((got), (want), (eps), (what), __FILE__, (line))
-#define NEAR(got, want, eps) near((got), (want), (eps), #got, __LINE__)
 
 /* A strided vector: n elements inc apart, in storage of (n-1)|inc|+1 elements. */
 struct strided {

@@ -18,6 +18,7 @@
 #include "ptx_fast.h"
 #include "ptx_parse.h"
 #include "ptx_printf.h"
+#include "server/emu/crm_emu_watchdog.h"
 
 int crm_ptx_load(const char *text, size_t len, crm_ptx_module **out, char *err, size_t errlen)
 {
@@ -47,22 +48,6 @@ int crm_ptx_runnable(const crm_ptx_module *m, const char *name, char *why, size_
     return f != NULL && f->unsupported == NULL;
 }
 
-/* Seconds a kernel may run on the engine before the watchdog stops it:
- * CUDAREM_EMU_KERNEL_TIMEOUT (the server's --emu-kernel-timeout), default 600. */
-static double ptx__timeout(void)
-{
-    const char *s = getenv("CUDAREM_EMU_KERNEL_TIMEOUT");
-    double v = s != NULL ? strtod(s, NULL) : 0;
-    return v > 0 ? v : 600;
-}
-
-static double ptx__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Every 2^20 instructions: 0, or -1 (a fault) once the kernel ran too long or
  * another block faulted. */
 static int ptx__watchdog(ptx_block *b, const ptx_insn *in)
@@ -71,7 +56,7 @@ static int ptx__watchdog(ptx_block *b, const ptx_insn *in)
         return 0;
     if (__atomic_load_n(b->stop, __ATOMIC_RELAXED))
         return ptx_fault(b, cudaErrorLaunchFailure, in, "stopped: another block faulted");
-    if (ptx__now() - b->started <= b->timeout)
+    if (crm_emu_now() - b->started <= b->timeout)
         return 0;
     return ptx_fault(b, cudaErrorLaunchTimeout, in, "the kernel ran for more than %g s and was stopped",
                      b->timeout);
@@ -472,7 +457,7 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
         snprintf(msg, msglen, "kernel %s: the arguments do not match its %u PTX parameters", name, f->nparams);
         return cudaErrorInvalidValue;
     }
-    ptx__grid g = {.proto = {.m = m, .f = f, .l = l, .started = ptx__now(), .timeout = ptx__timeout()},
+    ptx__grid g = {.proto = {.m = m, .f = f, .l = l, .started = crm_emu_now(), .timeout = crm_emu_watchdog_limit()},
                    .lock = PTHREAD_MUTEX_INITIALIZER, .msg = msg, .msglen = msglen,
                    .out = {.lock = PTHREAD_MUTEX_INITIALIZER}};
     g.proto.out = &g.out;
