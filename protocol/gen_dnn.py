@@ -34,7 +34,8 @@ A descriptor parameter may be annotated too:
   D=desc?        the descriptor may be NULL (cuDNN's optional operands): it travels
                  with a flag D_set, the server passes NULL, and every pointer D
                  lays out must then be NULL too
-A descriptor becomes a backend descriptor once per call; each of the session's
+A call without a handle (cudnnDropoutGetReserveSpaceSize) needs no live handle on
+the server either. A descriptor becomes a backend descriptor once per call; each of the session's
 calls borrows the handler's scratch descriptors (crm_h_dnn.h), so a row may use at
 most CRM_H_DNN_TENSORS tensor descriptors, one filter and CRM_H_DNN_SCALARS scales.
 """
@@ -50,6 +51,7 @@ DESCRIPTORS = {
     "cudnnOpTensorDescriptor_t": ("crm_dnn_optensor", "op"),
     "cudnnLRNDescriptor_t": ("crm_dnn_lrn", "lrn"),
     "cudnnReduceTensorDescriptor_t": ("crm_dnn_reduce", "reduce"),
+    "cudnnDropoutDescriptor_t": ("crm_dnn_dropout", "dropout"),
 }
 DATA_DESCRIPTORS = ("tensor", "filter")  # the ones that lay out device data
 VALUES = {"int": "int", "unsigned": "uint", "double": "double", "float": "float", "size_t": "size"}
@@ -145,7 +147,7 @@ class DnnRow:
         return p
 
     def check(self):
-        if not self.params or self.params[0].kind != "handle":
+        if any(p.kind == "handle" for p in self.params[1:]):
             raise ValueError("%s: the handle must come first" % self.name)
         for p in self.params:
             if p.kind in ("data", "data?", "scale"):
@@ -200,7 +202,10 @@ def gen_client(f, row):
     for p in row.params:  # after the descriptors, whose data types they follow
         if p.kind == "scale":
             checks.append("(st = crm_dnn_scalar(%s, a->%s.dtype, &a->%s))" % (p.name, p.arg, p.name))
-    c.append("    if (%s)\n        return st;" % " ||\n        ".join(checks))
+    if checks:
+        c.append("    if (%s)\n        return st;" % " ||\n        ".join(checks))
+    else:
+        c.append("    (void)st;")
     for p in row.params:
         if p.kind in ("data", "data?", "bytes"):
             c.append("    a->%s = crm_dnn_ptr(%s);" % (p.name, p.name))
@@ -261,7 +266,10 @@ def gen_server(f, row, proto):
     c.append("    if (crm_rt.%s == NULL)\n        return CUDNN_STATUS_NOT_SUPPORTED;" % f.name)
     if perfs:
         c.append("    if (%s < 1)\n        return CUDNN_STATUS_BAD_PARAM;" % perfs.arg)
-    checks = ["(st = crm_h_dnn_begin(&c, session, handle))"]
+    if row.params and row.params[0].kind == "handle":
+        checks = ["(st = crm_h_dnn_begin(&c, session, handle))"]
+    else:
+        checks = ["(st = crm_h_dnn_start(&c, session))"]
     for p in row.params:
         if p.kind == "desc":
             checks += server_build(row, p)

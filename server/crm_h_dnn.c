@@ -67,13 +67,19 @@ cudnnStatus_t crm_srv_cudnnDestroy(crm_session *s, uint64_t handle)
     return crm_rt.cudnnDestroy((cudnnHandle_t)h);
 }
 
+cudnnStatus_t crm_h_dnn_start(crm_h_dnn_call *c, crm_session *s)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    return crm__dnn_loaded() ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;
+}
+
 cudnnStatus_t crm_h_dnn_begin(crm_h_dnn_call *c, crm_session *s, uint64_t handle)
 {
     void *h;
-    memset(c, 0, sizeof *c);
-    c->s = s;
-    if (!crm__dnn_loaded())
-        return CUDNN_STATUS_NOT_SUPPORTED;
+    cudnnStatus_t st = crm_h_dnn_start(c, s);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
     if (crm_session_handle(s, CRM_HANDLE_cudnnHandle_t, handle, &h) != 0)
         return CUDNN_STATUS_BAD_PARAM;
     c->h = (cudnnHandle_t)h;

@@ -32,6 +32,8 @@ typedef struct crm_h_dnn_call {
 /* Starts a call on client handle `handle`: NOT_SUPPORTED when the backend lacks
  * cuDNN, BAD_PARAM for an unknown handle. */
 cudnnStatus_t crm_h_dnn_begin(crm_h_dnn_call *c, crm_session *s, uint64_t handle);
+/* Starts a call that takes no handle (c->h stays NULL): NOT_SUPPORTED without cuDNN. */
+cudnnStatus_t crm_h_dnn_start(crm_h_dnn_call *c, crm_session *s);
 
 /* Backend tensor descriptor for w; when ptr is not 0 (or not `optional`), also
  * checks that its footprint lies in one allocation and sets *dev (may be NULL). */
@@ -50,6 +52,9 @@ cudnnStatus_t crm_h_dnn_act(crm_h_dnn_call *c, const crm_dnn_act *w, cudnnActiva
 cudnnStatus_t crm_h_dnn_op(crm_h_dnn_call *c, const crm_dnn_optensor *w, cudnnOpTensorDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_lrn(crm_h_dnn_call *c, const crm_dnn_lrn *w, cudnnLRNDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnnReduceTensorDescriptor_t *out);
+/* A dropout descriptor over the seeded state w names, which must lie in one
+ * allocation; a descriptor without a state is refused (crm_h_dnn_dropout.c). */
+cudnnStatus_t crm_h_dnn_dropout(crm_h_dnn_call *c, const crm_dnn_dropout *w, cudnnDropoutDescriptor_t *out);
 
 /* Copies n backend algorithm results into the wire's list (crm_h_dnn_conv.c). */
 void crm_h_dnn_perfs(crm_dnn_perfs *out, const cudnnConvolutionFwdAlgoPerf_t *p, int n);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cudnn.h>
 #include "common/crm_dnn_desc.h"
+#include "common/crm_dnn_dropout_desc.h"
 #include "common/crm_dnn_lrn_desc.h"
 #include "common/crm_dnn_reduce_desc.h"
 #include "server/emu/crm_emu.h"
@@ -30,6 +31,7 @@ struct cudnnActivationStruct { crm_dnn_adesc d; };
 struct cudnnOpTensorStruct { crm_dnn_odesc d; };
 struct cudnnLRNStruct { crm_dnn_ldesc d; };
 struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
+struct cudnnDropoutStruct { crm_dnn_ddesc d; };
 
 /* A tensor bound to its memory for one call. */
 typedef struct crm__dview {

@@ -2,7 +2,8 @@
  * nvcc program linked with -lcudnn) runs through the shim against a real
  * cudarem-server on the emulated device, over TCP with the CUDA libraries visible
  * and over a Unix socket with them hidden, and so do tests/dnn/dnn_legacy.cu and
- * dnn_bn_ex.cu (libcudnn.so.9 then comes from build/lib, a link to the shim); and
+ * dnn_bn_ex.cu and dnn_dropout.cu (libcudnn.so.9 then comes from build/lib, a link
+ * to the shim); and
  * descriptor work is shown to cost no round
  * trip by comparing the client's counters (CUDAREM_STATS) of two runs. Each test
  * runs the program built with the shared runtime (build/dnn) and with nvcc's
@@ -112,6 +113,16 @@ START_TEST(test_batch_norm_ex)
 }
 END_TEST
 
+/* Dropout (tests/dnn/dnn_dropout.cu): the state seeded on the device by Set and
+ * advanced by each forward pass, the mask kept for backward, the refusals. */
+START_TEST(test_dropout)
+{
+    char *args[] = {NULL, NULL};
+    unsigned long long trips;
+    free(run_prog(_i, "dnn_dropout", args, 0, 1, &trips));
+}
+END_TEST
+
 static Suite *crm_e2e_dnn_suite(void)
 {
     Suite *s = suite_create("e2e_dnn");
@@ -122,6 +133,7 @@ static Suite *crm_e2e_dnn_suite(void)
     tcase_add_loop_test(tc, test_descriptors_cost_no_round_trip, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_legacy_calls, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_batch_norm_ex, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_dropout, 0, NRUNTIMES);
     suite_add_tcase(s, tc);
     return s;
 }
