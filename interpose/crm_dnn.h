@@ -12,6 +12,7 @@
 #include "common/crm_dnn_dropout_desc.h"
 #include "common/crm_dnn_lrn_desc.h"
 #include "common/crm_dnn_reduce_desc.h"
+#include "common/crm_dnn_st_desc.h"
 
 struct cudnnTensorStruct { crm_dnn_tdesc d; };
 struct cudnnFilterStruct { crm_dnn_fdesc d; };
@@ -22,6 +23,7 @@ struct cudnnOpTensorStruct { crm_dnn_odesc d; };
 struct cudnnLRNStruct { crm_dnn_ldesc d; };
 struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 struct cudnnDropoutStruct { crm_dnn_ddesc d; };
+struct cudnnSpatialTransformerStruct { crm_dnn_sdesc d; };
 
 /* Wire id of a live handle: 0 and *id, or CUDNN_STATUS_BAD_PARAM (NULL, unknown or
  * destroyed handle). */
@@ -45,6 +47,7 @@ cudnnStatus_t crm_dnn_wire_act(const cudnnActivationDescriptor_t d, crm_dnn_act 
 cudnnStatus_t crm_dnn_wire_op(const cudnnOpTensorDescriptor_t d, crm_dnn_optensor *w);
 cudnnStatus_t crm_dnn_wire_lrn(const cudnnLRNDescriptor_t d, crm_dnn_lrn *w);
 cudnnStatus_t crm_dnn_wire_reduce(const cudnnReduceTensorDescriptor_t d, crm_dnn_reduce *w);
+cudnnStatus_t crm_dnn_wire_st(const cudnnSpatialTransformerDescriptor_t d, crm_dnn_st *w);
 cudnnStatus_t crm_dnn_wire_dropout(const cudnnDropoutDescriptor_t d, crm_dnn_dropout *w); /* crm_dnn_dropout.c */
 
 /* Reads a host scaling factor (double for double data, else float) into *out;

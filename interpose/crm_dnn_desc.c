@@ -8,6 +8,7 @@
 #include "common/crm_dnn_desc_api.c.inc"
 #include "common/crm_dnn_lrn_api.c.inc"
 #include "common/crm_dnn_reduce_api.c.inc"
+#include "common/crm_dnn_st_api.c.inc"
 
 cudnnStatus_t crm_dnn_wire_tensor(const cudnnTensorDescriptor_t d, crm_dnn_tensor *w)
 {
@@ -84,6 +85,15 @@ cudnnStatus_t crm_dnn_wire_reduce(const cudnnReduceTensorDescriptor_t d, crm_dnn
         return CUDNN_STATUS_BAD_PARAM;
     *w = (crm_dnn_reduce){.op = d->d.op, .dtype = d->d.dtype, .nan = d->d.nan, .indices = d->d.indices,
                           .itype = d->d.itype};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t crm_dnn_wire_st(const cudnnSpatialTransformerDescriptor_t d, crm_dnn_st *w)
+{
+    if (d == NULL || d->d.sampler < 0)
+        return CUDNN_STATUS_BAD_PARAM;
+    *w = (crm_dnn_st){.sampler = d->d.sampler, .dtype = d->d.dtype, .nbdims = d->d.nbdims};
+    memcpy(w->dims, d->d.dims, sizeof w->dims);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -26,6 +26,8 @@ server's answer, one round trip):
                  otherwise (it travels as double)
   P=bytes(SIZE)  a device workspace of SIZE bytes (a size parameter); size 0
                  passes NULL
+  P=theta(DESC)  a spatial transformer's affine parameters (N x 2 x 3) or its
+  P=grid(DESC)   sampling grid (N x H x W x 2), DESC's data type, packed
 A convolution algorithm query's results (cudnnConvolution*AlgoPerf_t *P with an
 int *returned count beside it) come back in the reply, so the call waits:
   P=perfs(REQ)   at most REQ (an int parameter, at least 1) results, and at most
@@ -52,8 +54,11 @@ DESCRIPTORS = {
     "cudnnLRNDescriptor_t": ("crm_dnn_lrn", "lrn"),
     "cudnnReduceTensorDescriptor_t": ("crm_dnn_reduce", "reduce"),
     "cudnnDropoutDescriptor_t": ("crm_dnn_dropout", "dropout"),
+    "cudnnSpatialTransformerDescriptor_t": ("crm_dnn_st", "st"),
 }
 DATA_DESCRIPTORS = ("tensor", "filter")  # the ones that lay out device data
+ST_ARRAYS = {"theta": "CRM_DNN_ST_THETA", "grid": "CRM_DNN_ST_GRID"}  # a spatial transformer's
+POINTERS = ("data", "data?", "bytes") + tuple(ST_ARRAYS)  # kinds that travel as a devptr
 VALUES = {"int": "int", "unsigned": "uint", "double": "double", "float": "float", "size_t": "size"}
 MAX_TENSORS, MAX_SCALARS = 6, 4  # crm_h_dnn.h's CRM_H_DNN_TENSORS, CRM_H_DNN_SCALARS
 
@@ -88,7 +93,7 @@ class DnnParam:
         elif ctype == "void *":
             if annot is None:
                 raise ValueError("pointer %s needs an annotation" % self.name)
-            m = re.match(r"(data\??|scale|bytes)\((\w+)\)$", annot)
+            m = re.match(r"(data\??|scale|bytes|theta|grid)\((\w+)\)$", annot)
             if not m:
                 raise ValueError("bad annotation %s=%s" % (self.name, annot))
             self.kind, self.arg = m.group(1), m.group(2)
@@ -99,7 +104,7 @@ class DnnParam:
         else:
             raise ValueError("parameter %s of type %r is not carried" % (self.name, ctype))
         self.ctype = ctype
-        if annot is not None and self.kind not in ("data", "data?", "scale", "bytes"):
+        if annot is not None and self.kind not in POINTERS + ("scale",):
             raise ValueError("%s takes no annotation" % self.name)
 
     def wire_specs(self):
@@ -116,7 +121,7 @@ class DnnParam:
             return "in struct:%s %s" % (self.struct, self.name)
         if self.kind == "scale":
             return "in double %s" % self.name
-        if self.kind in ("data", "data?", "bytes"):
+        if self.kind in POINTERS:
             return "in devptr %s" % self.name
         if self.kind == "size_out":
             return "out size %s" % self.name
@@ -154,6 +159,8 @@ class DnnRow:
                 d = self.by_name(p.arg)
                 if d.kind != "desc" or d.builder not in DATA_DESCRIPTORS:
                     raise ValueError("%s: %s must name a tensor or filter descriptor" % (self.name, p.name))
+            if p.kind in ST_ARRAYS and self.by_name(p.arg).builder != "st":
+                raise ValueError("%s: %s must name a spatial transformer descriptor" % (self.name, p.name))
             if p.kind == "bytes" and self.by_name(p.arg).ctype != "size_t":
                 raise ValueError("%s: %s must name a size_t parameter" % (self.name, p.name))
         perfs = [p for p in self.params if p.kind == "perfs"]
@@ -207,7 +214,7 @@ def gen_client(f, row):
     else:
         c.append("    (void)st;")
     for p in row.params:
-        if p.kind in ("data", "data?", "bytes"):
+        if p.kind in POINTERS:
             c.append("    a->%s = crm_dnn_ptr(%s);" % (p.name, p.name))
         elif p.kind == "value":
             c.append("    a->%s = %s;" % (p.name, p.name))
@@ -261,7 +268,7 @@ def gen_server(f, row, proto):
             c.append("    int o_%s = 0;" % p.name)
         if p.kind == "desc":
             c.append("    %s d_%s%s;" % (p.ctype, p.name, " = NULL" if p.optional else ""))
-        elif p.kind in ("data", "data?", "bytes"):
+        elif p.kind in POINTERS:
             c.append("    void *p_%s = NULL;" % p.name)
     c.append("    if (crm_rt.%s == NULL)\n        return CUDNN_STATUS_NOT_SUPPORTED;" % f.name)
     if perfs:
@@ -275,6 +282,8 @@ def gen_server(f, row, proto):
             checks += server_build(row, p)
         elif p.kind == "bytes":
             checks.append("(st = crm_h_dnn_workspace(&c, %s, %s, &p_%s))" % (p.name, p.arg, p.name))
+        elif p.kind in ST_ARRAYS:
+            checks.append("(st = crm_h_dnn_st_ptr(&c, %s, %s, %s, &p_%s))" % (p.arg, p.name, ST_ARRAYS[p.kind], p.name))
     c.append("    if (%s)\n        return st;" % " ||\n        ".join(checks))
     args = []
     for p in row.params:
@@ -282,7 +291,7 @@ def gen_server(f, row, proto):
             args.append("c.h")
         elif p.kind == "desc":
             args.append("d_" + p.name)
-        elif p.kind in ("data", "data?", "bytes"):
+        elif p.kind in POINTERS:
             args.append("p_" + p.name)
         elif p.kind == "scale":
             args.append("crm_h_dnn_scalar(&c, %s, %s->dtype)" % (p.name, p.arg))

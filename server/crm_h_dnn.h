@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include "crm_server_gen.h"
+#include "common/crm_dnn_st_desc.h"
 #include "server/crm_session.h"
 
 #define CRM_H_DNN_TENSORS 6 /* most tensor descriptors one call uses */
@@ -55,6 +56,10 @@ cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnn
 /* A dropout descriptor over the seeded state w names, which must lie in one
  * allocation; a descriptor without a state is refused (crm_h_dnn_dropout.c). */
 cudnnStatus_t crm_h_dnn_dropout(crm_h_dnn_call *c, const crm_dnn_dropout *w, cudnnDropoutDescriptor_t *out);
+/* A spatial transformer descriptor, and the check of one of its arrays (`which`, an
+ * enum crm_dnn_st_array: theta or the grid) at ptr (crm_h_dnn_st.c). */
+cudnnStatus_t crm_h_dnn_st(crm_h_dnn_call *c, const crm_dnn_st *w, cudnnSpatialTransformerDescriptor_t *out);
+cudnnStatus_t crm_h_dnn_st_ptr(crm_h_dnn_call *c, const crm_dnn_st *w, uint64_t ptr, int which, void **dev);
 
 /* Copies n backend algorithm results into the wire's list (crm_h_dnn_conv.c). */
 void crm_h_dnn_perfs(crm_dnn_perfs *out, const cudnnConvolutionFwdAlgoPerf_t *p, int n);

@@ -17,6 +17,7 @@
 #include "common/crm_dnn_dropout_desc.h"
 #include "common/crm_dnn_lrn_desc.h"
 #include "common/crm_dnn_reduce_desc.h"
+#include "common/crm_dnn_st_desc.h"
 #include "server/emu/crm_emu.h"
 
 struct cudnnContext {
@@ -32,6 +33,7 @@ struct cudnnOpTensorStruct { crm_dnn_odesc d; };
 struct cudnnLRNStruct { crm_dnn_ldesc d; };
 struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 struct cudnnDropoutStruct { crm_dnn_ddesc d; };
+struct cudnnSpatialTransformerStruct { crm_dnn_sdesc d; };
 
 /* A tensor bound to its memory for one call. */
 typedef struct crm__dview {

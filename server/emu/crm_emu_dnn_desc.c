@@ -5,3 +5,4 @@
 #include "common/crm_dnn_desc_api.c.inc"
 #include "common/crm_dnn_lrn_api.c.inc"
 #include "common/crm_dnn_reduce_api.c.inc"
+#include "common/crm_dnn_st_api.c.inc"
