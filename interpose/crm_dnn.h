@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cudnn.h>
 #include "crm_api.h"
+#include "common/crm_dnn_ctc_desc.h"
 #include "common/crm_dnn_desc.h"
 #include "common/crm_dnn_dropout_desc.h"
 #include "common/crm_dnn_lrn_desc.h"
@@ -24,6 +25,7 @@ struct cudnnLRNStruct { crm_dnn_ldesc d; };
 struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 struct cudnnDropoutStruct { crm_dnn_ddesc d; };
 struct cudnnSpatialTransformerStruct { crm_dnn_sdesc d; };
+struct cudnnCTCLossStruct { crm_dnn_ctcdesc d; };
 
 /* Wire id of a live handle: 0 and *id, or CUDNN_STATUS_BAD_PARAM (NULL, unknown or
  * destroyed handle). */
@@ -48,6 +50,7 @@ cudnnStatus_t crm_dnn_wire_op(const cudnnOpTensorDescriptor_t d, crm_dnn_optenso
 cudnnStatus_t crm_dnn_wire_lrn(const cudnnLRNDescriptor_t d, crm_dnn_lrn *w);
 cudnnStatus_t crm_dnn_wire_reduce(const cudnnReduceTensorDescriptor_t d, crm_dnn_reduce *w);
 cudnnStatus_t crm_dnn_wire_st(const cudnnSpatialTransformerDescriptor_t d, crm_dnn_st *w);
+cudnnStatus_t crm_dnn_wire_ctc(const cudnnCTCLossDescriptor_t d, crm_dnn_ctc *w);         /* crm_dnn_ctc.c */
 cudnnStatus_t crm_dnn_wire_dropout(const cudnnDropoutDescriptor_t d, crm_dnn_dropout *w); /* crm_dnn_dropout.c */
 
 /* Reads a host scaling factor (double for double data, else float) into *out;

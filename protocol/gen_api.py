@@ -14,8 +14,8 @@ crm_api_names.c (number -> name, for logs), crm_iso_gen.[ch] (protocol/gen_iso.p
 every call that takes a session's objects, for the isolation test), and the three
 layers of cuBLAS's `blas` rows, whose prototypes it reads from DIR's cublas_api.h:
 crm_blas_gen.c, crm_h_blas_gen.c and crm_emu_blas_gen.c (protocol/gen_blas.py), and
-the two of cuDNN's `dnn` rows, whose prototypes it reads from DIR's cudnn_ops.h and
-cudnn_cnn.h: crm_dnn_gen.c and crm_h_dnn_gen.c (protocol/gen_dnn.py).
+the two of cuDNN's `dnn` rows, whose prototypes it reads from DIR's cudnn_ops.h,
+cudnn_cnn.h and cudnn_adv.h: crm_dnn_gen.c and crm_h_dnn_gen.c (protocol/gen_dnn.py).
 
 A spec file may start with directives:
   @library NAME        backend library its server=auto rows call (cudart, cublas, cudnn)
@@ -445,7 +445,7 @@ def main():
     template, outdir, specs = args[0], args[1], args[2:]
     fns, types, loaded = [], [], {}
 
-    proto_headers = {"cublas": "cublas_api.h", "cudnn": "cudnn_ops.h,cudnn_cnn.h"}
+    proto_headers = {"cublas": "cublas_api.h", "cudnn": "cudnn_ops.h,cudnn_cnn.h,cudnn_adv.h"}
 
     def protos(lib):
         if lib not in loaded:

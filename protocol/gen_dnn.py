@@ -11,7 +11,8 @@ gives what the shim and the server need, and gen_api.py writes both:
 
 The emulated device implements cuDNN's own functions (server/emu/crm_emu_dnn*.c),
 so nothing is generated for it. The C prototype comes from the toolkit's
-cudnn_ops.h and cudnn_cnn.h; the row names only what the prototype cannot say.
+cudnn_ops.h, cudnn_cnn.h and cudnn_adv.h; the row names only what the prototype
+cannot say.
 Row syntax:
 
   NUM NAME dnn : ANNOT, ...
@@ -55,6 +56,7 @@ DESCRIPTORS = {
     "cudnnReduceTensorDescriptor_t": ("crm_dnn_reduce", "reduce"),
     "cudnnDropoutDescriptor_t": ("crm_dnn_dropout", "dropout"),
     "cudnnSpatialTransformerDescriptor_t": ("crm_dnn_st", "st"),
+    "cudnnCTCLossDescriptor_t": ("crm_dnn_ctc", "ctc"),
 }
 DATA_DESCRIPTORS = ("tensor", "filter")  # the ones that lay out device data
 ST_ARRAYS = {"theta": "CRM_DNN_ST_THETA", "grid": "CRM_DNN_ST_GRID"}  # a spatial transformer's
@@ -133,7 +135,7 @@ class DnnParam:
 class DnnRow:
     def __init__(self, name, tail, protos):
         if name not in protos:
-            raise ValueError("%s: not declared in cudnn_ops.h or cudnn_cnn.h" % name)
+            raise ValueError("%s: not declared in cudnn_ops.h, cudnn_cnn.h or cudnn_adv.h" % name)
         annots = {}
         for a in (x.strip() for x in tail.split(",") if x.strip()):
             k, _, v = a.partition("=")

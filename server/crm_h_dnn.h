@@ -58,6 +58,8 @@ cudnnStatus_t crm_h_dnn_reduce(crm_h_dnn_call *c, const crm_dnn_reduce *w, cudnn
 cudnnStatus_t crm_h_dnn_dropout(crm_h_dnn_call *c, const crm_dnn_dropout *w, cudnnDropoutDescriptor_t *out);
 /* A spatial transformer descriptor, and the check of one of its arrays (`which`, an
  * enum crm_dnn_st_array: theta or the grid) at ptr (crm_h_dnn_st.c). */
+/* A CTC loss descriptor (crm_h_dnn_ctc.c). */
+cudnnStatus_t crm_h_dnn_ctc(crm_h_dnn_call *c, const crm_dnn_ctc *w, cudnnCTCLossDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_st(crm_h_dnn_call *c, const crm_dnn_st *w, cudnnSpatialTransformerDescriptor_t *out);
 cudnnStatus_t crm_h_dnn_st_ptr(crm_h_dnn_call *c, const crm_dnn_st *w, uint64_t ptr, int which, void **dev);
 

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <cudnn.h>
+#include "common/crm_dnn_ctc_desc.h"
 #include "common/crm_dnn_desc.h"
 #include "common/crm_dnn_dropout_desc.h"
 #include "common/crm_dnn_lrn_desc.h"
@@ -34,6 +35,7 @@ struct cudnnLRNStruct { crm_dnn_ldesc d; };
 struct cudnnReduceTensorStruct { crm_dnn_rdesc d; };
 struct cudnnDropoutStruct { crm_dnn_ddesc d; };
 struct cudnnSpatialTransformerStruct { crm_dnn_sdesc d; };
+struct cudnnCTCLossStruct { crm_dnn_ctcdesc d; };
 
 /* A tensor bound to its memory for one call. */
 typedef struct crm__dview {

@@ -2,8 +2,8 @@
  * nvcc program linked with -lcudnn) runs through the shim against a real
  * cudarem-server on the emulated device, over TCP with the CUDA libraries visible
  * and over a Unix socket with them hidden, and so do tests/dnn/dnn_legacy.cu and
- * dnn_bn_ex.cu, dnn_dropout.cu and dnn_st.cu (libcudnn.so.9 then comes from
- * build/lib, a link to the shim); and
+ * dnn_bn_ex.cu, dnn_dropout.cu, dnn_st.cu and dnn_ctc.cu (libcudnn.so.9 then comes
+ * from build/lib, a link to the shim); and
  * descriptor work is shown to cost no round
  * trip by comparing the client's counters (CUDAREM_STATS) of two runs. Each test
  * runs the program built with the shared runtime (build/dnn) and with nvcc's
@@ -133,6 +133,16 @@ START_TEST(test_spatial_transformer)
 }
 END_TEST
 
+/* The CTC loss (tests/dnn/dnn_ctc.cu): labels from host memory, costs and gradients
+ * against a brute-force reference. */
+START_TEST(test_ctc_loss)
+{
+    char *args[] = {NULL, NULL};
+    unsigned long long trips;
+    free(run_prog(_i, "dnn_ctc", args, 0, 1, &trips));
+}
+END_TEST
+
 static Suite *crm_e2e_dnn_suite(void)
 {
     Suite *s = suite_create("e2e_dnn");
@@ -145,6 +155,7 @@ static Suite *crm_e2e_dnn_suite(void)
     tcase_add_loop_test(tc, test_batch_norm_ex, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_dropout, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_spatial_transformer, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_ctc_loss, 0, NRUNTIMES);
     suite_add_tcase(s, tc);
     return s;
 }

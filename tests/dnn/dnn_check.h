@@ -21,7 +21,7 @@
 typedef std::vector<double> vec;
 
 static unsigned seed = 7;
-static double rnd()
+static inline double rnd()
 {
     seed = seed * 1103515245u + 12345u;
     return ((seed >> 8) & 0xffff) / 32768.0 - 1.0;
@@ -37,7 +37,7 @@ struct tensor {
     int at(int i, int j, int k, int l) const { return ((i * c + j) * h + k) * w + l; }
 };
 
-static tensor make(int n, int c, int h, int w, bool random)
+static inline tensor make(int n, int c, int h, int w, bool random)
 {
     tensor t{n, c, h, w, nullptr, nullptr, vec((size_t)n * c * h * w)};
     CT_DOK(cudnnCreateTensorDescriptor(&t.d));
@@ -50,21 +50,21 @@ static tensor make(int n, int c, int h, int w, bool random)
     return t;
 }
 
-static vec fetch(const tensor &t)
+static inline vec fetch(const tensor &t)
 {
     std::vector<float> f(t.size());
     CT_OK(cudaMemcpy(f.data(), t.dev, f.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return vec(f.begin(), f.end());
 }
 
-static void release(tensor &t)
+static inline void release(tensor &t)
 {
     CT_DOK(cudnnDestroyTensorDescriptor(t.d));
     CT_OK(cudaFree(t.dev));
 }
 
 // The device values of t must match want (relative tolerance for float math).
-static void check(const char *what, const tensor &t, const vec &want)
+static inline void check(const char *what, const tensor &t, const vec &want)
 {
     vec got = fetch(t);
     for (size_t i = 0; i < got.size(); i++) {
@@ -80,7 +80,7 @@ static void check(const char *what, const tensor &t, const vec &want)
 
 // A call cuDNN refuses with `want`: at once, or (the shim sends compute calls
 // asynchronously) at the next synchronisation; the session goes on either way.
-static void expect_refused(const char *what, cudnnStatus_t got, cudnnStatus_t want)
+static inline void expect_refused(const char *what, cudnnStatus_t got, cudnnStatus_t want)
 {
     if (got == CUDNN_STATUS_SUCCESS) {
         if (cudaDeviceSynchronize() == cudaSuccess)
