@@ -62,7 +62,7 @@ DATA_DESCRIPTORS = ("tensor", "filter")  # the ones that lay out device data
 ST_ARRAYS = {"theta": "CRM_DNN_ST_THETA", "grid": "CRM_DNN_ST_GRID"}  # a spatial transformer's
 POINTERS = ("data", "data?", "bytes") + tuple(ST_ARRAYS)  # kinds that travel as a devptr
 VALUES = {"int": "int", "unsigned": "uint", "double": "double", "float": "float", "size_t": "size"}
-MAX_TENSORS, MAX_SCALARS = 6, 4  # crm_h_dnn.h's CRM_H_DNN_TENSORS, CRM_H_DNN_SCALARS
+MAX_TENSORS, MAX_SCALARS = 8, 4  # crm_h_dnn.h's CRM_H_DNN_TENSORS, CRM_H_DNN_SCALARS
 
 
 class DnnParam:

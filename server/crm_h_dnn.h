@@ -15,7 +15,7 @@
 #include "common/crm_dnn_st_desc.h"
 #include "server/crm_session.h"
 
-#define CRM_H_DNN_TENSORS 6 /* most tensor descriptors one call uses */
+#define CRM_H_DNN_TENSORS 8 /* most tensor descriptors one call uses */
 #define CRM_H_DNN_SCALARS 4 /* most scaling factors one call uses */
 
 /* One call's backend handle, borrowed descriptors and scaling factors. */

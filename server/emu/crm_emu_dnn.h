@@ -75,6 +75,18 @@ cudnnStatus_t crm__bn_back_call(
     const cudnnTensorDescriptor_t dzd, void *dz, const cudnnTensorDescriptor_t dxDesc, void *dx,
     const cudnnTensorDescriptor_t pd, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult,
     double epsilon, const void *savedMean, const void *savedInvVariance);
+/* Batch-norm inference, with the Ex forms' residual zd/z (NULL: none) and ReLU. */
+cudnnStatus_t crm__bn_infer(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+                            const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t zd,
+                            const void *z, int relu, const cudnnTensorDescriptor_t yDesc, void *y,
+                            const cudnnTensorDescriptor_t pd, const void *bnScale, const void *bnBias,
+                            const void *estimatedMean, const void *estimatedVariance, double epsilon);
+/* What bnOps asks for (*relu, *add), checked against the activation and whether a
+ * residual is given; and the Ex size queries' answer, 0 (crm_emu_dnn_bn_ex.c). */
+cudnnStatus_t crm__bn_ops(cudnnBatchNormOps_t ops, const cudnnActivationDescriptor_t act, int has_z, int *relu,
+                          int *add);
+cudnnStatus_t crm__bn_size(cudnnHandle_t handle, cudnnBatchNormOps_t ops, const cudnnActivationDescriptor_t act,
+                           int has_z, const cudnnTensorDescriptor_t xd, size_t *size);
 /* 0 when pd is what cudnnDeriveBNTensorDescriptor gives for x in mode. */
 cudnnStatus_t crm__bn_shape(int mode, const crm_dnn_tdesc *x, const crm_dnn_tdesc *pd);
 

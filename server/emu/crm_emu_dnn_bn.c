@@ -210,37 +210,47 @@ CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
                          resultSaveMean, resultSaveInvVariance);
 }
 
+cudnnStatus_t crm__bn_infer(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+                            const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t zd,
+                            const void *z, int relu, const cudnnTensorDescriptor_t yDesc, void *y,
+                            const cudnnTensorDescriptor_t pd, const void *bnScale, const void *bnBias,
+                            const void *estimatedMean, const void *estimatedVariance, double epsilon)
+{
+    crm__bn b;
+    crm__dview vy, vs, vb, vm, vv, vz;
+    const crm__bn_ex ex = {zd != NULL ? &vz : NULL, relu};
+    if (!crm__bn_args_ok(handle, alpha, beta, xDesc, yDesc, pd, epsilon) ||
+        (zd != NULL && !crm__dnn_same_dims(&xDesc->d, &zd->d)))
+        return CUDNN_STATUS_BAD_PARAM;
+    crm__emu_rdlock();
+    cudnnStatus_t st = crm__bn_init(&b, mode, &xDesc->d, x, &pd->d);
+    if (st != CUDNN_STATUS_SUCCESS)
+        goto out;
+    if ((zd != NULL && (st = crm__dnn_bind(&vz, &zd->d, z))) || (st = crm__dnn_bind(&vy, &yDesc->d, y)) ||
+        (st = crm__dnn_bind(&vs, &pd->d, bnScale)) || (st = crm__dnn_bind(&vb, &pd->d, bnBias)) ||
+        (st = crm__dnn_bind(&vm, &pd->d, estimatedMean)) || (st = crm__dnn_bind(&vv, &pd->d, estimatedVariance)))
+        goto free;
+    for (int64_t s = 0; s < b.slots; s++) {
+        b.mean[s] = crm__bn_param(&b, &vm, s);
+        b.invstd[s] = 1.0 / sqrt(crm__bn_param(&b, &vv, s) + epsilon);
+    }
+    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype),
+                  &ex);
+free:
+    crm__bn_free(&b);
+out:
+    crm__emu_unlock();
+    return st;
+}
+
 CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
     const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y,
     const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
     const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
-    crm__bn b;
-    crm__dview vy, vs, vb, vm, vv;
-    const cudnnTensorDescriptor_t pd = bnScaleBiasMeanVarDesc;
-    if (!crm__bn_args_ok(handle, alpha, beta, xDesc, yDesc, pd, epsilon))
-        return CUDNN_STATUS_BAD_PARAM;
-    crm__emu_rdlock();
-    cudnnStatus_t st = crm__bn_init(&b, mode, &xDesc->d, x, &pd->d);
-    if (st != CUDNN_STATUS_SUCCESS)
-        goto out;
-    if ((st = crm__dnn_bind(&vy, &yDesc->d, y)) || (st = crm__dnn_bind(&vs, &pd->d, bnScale)) ||
-        (st = crm__dnn_bind(&vb, &pd->d, bnBias)) || (st = crm__dnn_bind(&vm, &pd->d, estimatedMean)) ||
-        (st = crm__dnn_bind(&vv, &pd->d, estimatedVariance)))
-        goto free;
-    for (int64_t s = 0; s < b.slots; s++) {
-        b.mean[s] = crm__bn_param(&b, &vm, s);
-        b.invstd[s] = 1.0 / sqrt(crm__bn_param(&b, &vv, s) + epsilon);
-    }
-    const crm__bn_ex plain = {NULL, 0};
-    crm__bn_apply(&b, &vy, &vs, &vb, crm__dnn_scalar(alpha, xDesc->d.dtype), crm__dnn_scalar(beta, xDesc->d.dtype),
-                  &plain);
-free:
-    crm__bn_free(&b);
-out:
-    crm__emu_unlock();
-    return st;
+    return crm__bn_infer(handle, mode, alpha, beta, xDesc, x, NULL, NULL, 0, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
+                         bnBias, estimatedMean, estimatedVariance, epsilon);
 }
 
 /* The gradient reaching BN: dy, or through the ReLU (y: its output) dy where y > 0. */

@@ -8,8 +8,8 @@
 
 /* What bnOps asks for: *relu and *add; BAD_PARAM for an unknown bnOps or a missing
  * operand, NOT_SUPPORTED for an activation other than ReLU. */
-static cudnnStatus_t crm__bn_ops(cudnnBatchNormOps_t ops, const cudnnActivationDescriptor_t act, int has_z,
-                                 int *relu, int *add)
+cudnnStatus_t crm__bn_ops(cudnnBatchNormOps_t ops, const cudnnActivationDescriptor_t act, int has_z, int *relu,
+                          int *add)
 {
     *relu = ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION || ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
     *add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
@@ -65,9 +65,8 @@ CRM_EXPORT cudnnStatus_t cudnnBatchNormalizationBackwardEx(
 }
 
 /* The size queries: the emulated device needs neither workspace nor reserve space. */
-static cudnnStatus_t crm__bn_size(cudnnHandle_t handle, cudnnBatchNormOps_t ops,
-                                  const cudnnActivationDescriptor_t act, int has_z, const cudnnTensorDescriptor_t xd,
-                                  size_t *size)
+cudnnStatus_t crm__bn_size(cudnnHandle_t handle, cudnnBatchNormOps_t ops, const cudnnActivationDescriptor_t act,
+                           int has_z, const cudnnTensorDescriptor_t xd, size_t *size)
 {
     int relu, add;
     if (!crm__dnn_handle_ok(handle) || xd == NULL || size == NULL)

@@ -2,8 +2,8 @@
  * nvcc program linked with -lcudnn) runs through the shim against a real
  * cudarem-server on the emulated device, over TCP with the CUDA libraries visible
  * and over a Unix socket with them hidden, and so do tests/dnn/dnn_legacy.cu and
- * dnn_bn_ex.cu, dnn_dropout.cu, dnn_st.cu and dnn_ctc.cu (libcudnn.so.9 then comes
- * from build/lib, a link to the shim); and
+ * dnn_bn_ex.cu, dnn_dropout.cu, dnn_st.cu, dnn_ctc.cu and dnn_norm.cu (libcudnn.so.9
+ * then comes from build/lib, a link to the shim); and
  * descriptor work is shown to cost no round
  * trip by comparing the client's counters (CUDAREM_STATS) of two runs. Each test
  * runs the program built with the shared runtime (build/dnn) and with nvcc's
@@ -143,6 +143,16 @@ START_TEST(test_ctc_loss)
 }
 END_TEST
 
+/* The v8 normalization calls (tests/dnn/dnn_norm.cu) against the batch-norm calls
+ * that compute the same. */
+START_TEST(test_normalization_v8)
+{
+    char *args[] = {NULL, NULL};
+    unsigned long long trips;
+    free(run_prog(_i, "dnn_norm", args, 0, 1, &trips));
+}
+END_TEST
+
 static Suite *crm_e2e_dnn_suite(void)
 {
     Suite *s = suite_create("e2e_dnn");
@@ -156,6 +166,7 @@ static Suite *crm_e2e_dnn_suite(void)
     tcase_add_loop_test(tc, test_dropout, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_spatial_transformer, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_ctc_loss, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_normalization_v8, 0, NRUNTIMES);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,7 @@
 # (check_dnn_emu links libcudarem-emu.so directly), and nvcc cuDNN programs run
 # through the shim against a real server (check_e2e_dnn).
 
-DNN_NAMES := dnn_net dnn_legacy dnn_bn_ex dnn_dropout dnn_st dnn_ctc
+DNN_NAMES := dnn_net dnn_legacy dnn_bn_ex dnn_dropout dnn_st dnn_ctc dnn_norm
 DNN_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,$(DNN_NAMES),$(call test_dir,dnn,$(rt))/$(p)))
 UNIT_TESTS += $(BUILD)/tests/check_dnn_emu
 E2E_TESTS += $(BUILD)/tests/check_e2e_dnn
