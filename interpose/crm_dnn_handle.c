@@ -223,6 +223,11 @@ CRM_EXPORT cudnnStatus_t cudnnGraphVersionCheck(void)
     return CUDNN_STATUS_SUCCESS;
 }
 
+CRM_EXPORT cudnnStatus_t cudnnAdvVersionCheck(void)
+{
+    return CUDNN_STATUS_SUCCESS;
+}
+
 static cudnnStatus_t crm__dnn_max_count(cudnnHandle_t handle, int *count, int n)
 {
     uint64_t id;
