@@ -38,30 +38,41 @@ static cudnnStatus_t crm__st_view(const crm_dnn_sdesc *s, enum crm_dnn_st_array 
     return crm__dnn_bind(v, t, p);
 }
 
+/* Checks the arguments and binds theta and the grid of a grid generator call;
+ * takes the lock, which the caller releases when this succeeds. */
+static cudnnStatus_t crm__st_begin(cudnnHandle_t h, const cudnnSpatialTransformerDescriptor_t s, crm_dnn_tdesc t[2],
+                                   crm__dview *theta, const void *pt, crm__dview *grid, const void *pg)
+{
+    cudnnStatus_t st = crm__st_args(h, s);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    crm__emu_rdlock();
+    if ((st = crm__st_view(&s->d, CRM_DNN_ST_THETA, &t[0], theta, pt)) != CUDNN_STATUS_SUCCESS ||
+        (st = crm__st_view(&s->d, CRM_DNN_ST_GRID, &t[1], grid, pg)) != CUDNN_STATUS_SUCCESS)
+        crm__emu_unlock();
+    return st;
+}
+
 CRM_EXPORT cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle,
                                                             const cudnnSpatialTransformerDescriptor_t stDesc,
                                                             const void *theta, void *grid)
 {
-    crm_dnn_tdesc tt, tg;
+    crm_dnn_tdesc t[2];
     crm__dview vt, vg;
-    cudnnStatus_t st = crm__st_args(handle, stDesc);
+    cudnnStatus_t st = crm__st_begin(handle, stDesc, t, &vt, theta, &vg, grid);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     const int *d = stDesc->d.dims;
-    crm__emu_rdlock();
-    if ((st = crm__st_view(&stDesc->d, CRM_DNN_ST_THETA, &tt, &vt, theta)) == CUDNN_STATUS_SUCCESS &&
-        (st = crm__st_view(&stDesc->d, CRM_DNN_ST_GRID, &tg, &vg, grid)) == CUDNN_STATUS_SUCCESS) {
-        for (int64_t n = 0, o = 0; n < d[0]; n++) {
-            double th[6];
-            for (int k = 0; k < 6; k++)
-                th[k] = crm__dnn_load(&vt, n * 6 + k);
-            for (int h = 0; h < d[2]; h++)
-                for (int w = 0; w < d[3]; w++, o += 2) {
-                    double xs = crm__st_coord(w, d[3]), ys = crm__st_coord(h, d[2]);
-                    crm__dnn_store(&vg, o, th[0] * xs + th[1] * ys + th[2]);
-                    crm__dnn_store(&vg, o + 1, th[3] * xs + th[4] * ys + th[5]);
-                }
-        }
+    for (int64_t n = 0, o = 0; n < d[0]; n++) {
+        double th[6];
+        for (int k = 0; k < 6; k++)
+            th[k] = crm__dnn_load(&vt, n * 6 + k);
+        for (int h = 0; h < d[2]; h++)
+            for (int w = 0; w < d[3]; w++, o += 2) {
+                double xs = crm__st_coord(w, d[3]), ys = crm__st_coord(h, d[2]);
+                crm__dnn_store(&vg, o, th[0] * xs + th[1] * ys + th[2]);
+                crm__dnn_store(&vg, o + 1, th[3] * xs + th[4] * ys + th[5]);
+            }
     }
     crm__emu_unlock();
     return st;
@@ -71,29 +82,25 @@ CRM_EXPORT cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handl
                                                              const cudnnSpatialTransformerDescriptor_t stDesc,
                                                              const void *dgrid, void *dtheta)
 {
-    crm_dnn_tdesc tt, tg;
+    crm_dnn_tdesc t[2];
     crm__dview vt, vg;
-    cudnnStatus_t st = crm__st_args(handle, stDesc);
+    cudnnStatus_t st = crm__st_begin(handle, stDesc, t, &vt, dtheta, &vg, dgrid);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     const int *d = stDesc->d.dims;
-    crm__emu_rdlock();
-    if ((st = crm__st_view(&stDesc->d, CRM_DNN_ST_THETA, &tt, &vt, dtheta)) == CUDNN_STATUS_SUCCESS &&
-        (st = crm__st_view(&stDesc->d, CRM_DNN_ST_GRID, &tg, &vg, dgrid)) == CUDNN_STATUS_SUCCESS) {
-        for (int64_t n = 0, o = 0; n < d[0]; n++) {
-            double dth[6] = {0};
-            for (int h = 0; h < d[2]; h++)
-                for (int w = 0; w < d[3]; w++, o += 2) {
-                    double in[3] = {crm__st_coord(w, d[3]), crm__st_coord(h, d[2]), 1.0};
-                    double gx = crm__dnn_load(&vg, o), gy = crm__dnn_load(&vg, o + 1);
-                    for (int k = 0; k < 3; k++) {
-                        dth[k] += gx * in[k];
-                        dth[3 + k] += gy * in[k];
-                    }
+    for (int64_t n = 0, o = 0; n < d[0]; n++) {
+        double dth[6] = {0};
+        for (int h = 0; h < d[2]; h++)
+            for (int w = 0; w < d[3]; w++, o += 2) {
+                double in[3] = {crm__st_coord(w, d[3]), crm__st_coord(h, d[2]), 1.0};
+                double gx = crm__dnn_load(&vg, o), gy = crm__dnn_load(&vg, o + 1);
+                for (int k = 0; k < 3; k++) {
+                    dth[k] += gx * in[k];
+                    dth[3 + k] += gy * in[k];
                 }
-            for (int k = 0; k < 6; k++)
-                crm__dnn_store(&vt, n * 6 + k, dth[k]);
-        }
+            }
+        for (int k = 0; k < 6; k++)
+            crm__dnn_store(&vt, n * 6 + k, dth[k]);
     }
     crm__emu_unlock();
     return st;

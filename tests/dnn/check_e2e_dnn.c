@@ -103,53 +103,21 @@ START_TEST(test_legacy_calls)
 }
 END_TEST
 
-/* Batch normalisation's Ex forms (tests/dnn/dnn_bn_ex.cu), as PyTorch calls them,
- * with NVIDIA's libraries hidden from the client. */
-START_TEST(test_batch_norm_ex)
-{
-    char *args[] = {NULL, NULL};
-    unsigned long long trips;
-    free(run_prog(_i, "dnn_bn_ex", args, 0, 1, &trips));
-}
-END_TEST
+/* Self-checking programs run with NVIDIA's libraries hidden from the client, each
+ * with both runtimes (iteration _i: runtime _i % NRUNTIMES, program _i / NRUNTIMES):
+ * batch normalisation's Ex forms as PyTorch calls them; dropout (the state seeded
+ * on the device by Set and advanced by each forward pass, the mask kept for
+ * backward); the spatial transformer (grid generator and sampler, both passes);
+ * the CTC loss (labels from host memory, against a brute-force reference); the v8
+ * normalization calls (against the batch-norm calls that compute the same). */
+static const char *const crm__self_checking[] = {"dnn_bn_ex", "dnn_dropout", "dnn_st", "dnn_ctc", "dnn_norm"};
+#define NSELF ((int)(sizeof crm__self_checking / sizeof crm__self_checking[0]))
 
-/* Dropout (tests/dnn/dnn_dropout.cu): the state seeded on the device by Set and
- * advanced by each forward pass, the mask kept for backward, the refusals. */
-START_TEST(test_dropout)
+START_TEST(test_self_checking)
 {
     char *args[] = {NULL, NULL};
     unsigned long long trips;
-    free(run_prog(_i, "dnn_dropout", args, 0, 1, &trips));
-}
-END_TEST
-
-/* The spatial transformer (tests/dnn/dnn_st.cu): grid generator and sampler, both
- * passes, against host references. */
-START_TEST(test_spatial_transformer)
-{
-    char *args[] = {NULL, NULL};
-    unsigned long long trips;
-    free(run_prog(_i, "dnn_st", args, 0, 1, &trips));
-}
-END_TEST
-
-/* The CTC loss (tests/dnn/dnn_ctc.cu): labels from host memory, costs and gradients
- * against a brute-force reference. */
-START_TEST(test_ctc_loss)
-{
-    char *args[] = {NULL, NULL};
-    unsigned long long trips;
-    free(run_prog(_i, "dnn_ctc", args, 0, 1, &trips));
-}
-END_TEST
-
-/* The v8 normalization calls (tests/dnn/dnn_norm.cu) against the batch-norm calls
- * that compute the same. */
-START_TEST(test_normalization_v8)
-{
-    char *args[] = {NULL, NULL};
-    unsigned long long trips;
-    free(run_prog(_i, "dnn_norm", args, 0, 1, &trips));
+    free(run_prog(_i % NRUNTIMES, crm__self_checking[_i / NRUNTIMES], args, 0, 1, &trips));
 }
 END_TEST
 
@@ -162,11 +130,7 @@ static Suite *crm_e2e_dnn_suite(void)
     tcase_add_loop_test(tc, test_network_with_cuda_hidden, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_descriptors_cost_no_round_trip, 0, NRUNTIMES);
     tcase_add_loop_test(tc, test_legacy_calls, 0, NRUNTIMES);
-    tcase_add_loop_test(tc, test_batch_norm_ex, 0, NRUNTIMES);
-    tcase_add_loop_test(tc, test_dropout, 0, NRUNTIMES);
-    tcase_add_loop_test(tc, test_spatial_transformer, 0, NRUNTIMES);
-    tcase_add_loop_test(tc, test_ctc_loss, 0, NRUNTIMES);
-    tcase_add_loop_test(tc, test_normalization_v8, 0, NRUNTIMES);
+    tcase_add_loop_test(tc, test_self_checking, 0, NRUNTIMES * NSELF);
     suite_add_tcase(s, tc);
     return s;
 }

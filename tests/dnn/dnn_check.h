@@ -57,6 +57,22 @@ static inline vec fetch(const tensor &t)
     return vec(f.begin(), f.end());
 }
 
+// n bytes of device memory, NULL for none (a workspace of size 0).
+static inline void *dev_bytes(size_t n)
+{
+    void *p = nullptr;
+    if (n > 0)
+        CT_OK(cudaMalloc(&p, n));
+    return p;
+}
+
+// Replaces t's device values with v (its host copy stays).
+static inline void upload(const tensor &t, const vec &v)
+{
+    std::vector<float> f(v.begin(), v.end());
+    CT_OK(cudaMemcpy(t.dev, f.data(), f.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+
 static inline void release(tensor &t)
 {
     CT_DOK(cudnnDestroyTensorDescriptor(t.d));

@@ -12,20 +12,6 @@
 
 static const double EPS = 1e-5;
 
-static void *dev_bytes(size_t n)
-{
-    void *p = nullptr;
-    if (n > 0)
-        CT_OK(cudaMalloc(&p, n));
-    return p;
-}
-
-static void upload(const tensor &t, const vec &v)
-{
-    std::vector<float> f(v.begin(), v.end());
-    CT_OK(cudaMemcpy(t.dev, f.data(), f.size() * sizeof(float), cudaMemcpyHostToDevice));
-}
-
 struct norm_case {
     cudnnHandle_t h;
     tensor x, z, y, dy, dx, dz, sc, bi, rm, rv, sm, si, dsc, dbi;

@@ -118,7 +118,7 @@ struct farray {
     size_t n;
 };
 
-static farray upload(const vec &v)
+static farray to_device(const vec &v)
 {
     farray a{nullptr, v.size()};
     std::vector<float> f(v.begin(), v.end());
@@ -153,8 +153,8 @@ int main()
     // sampling point lands on a pixel (where the difference quotients would straddle
     // a kink of the bilinear interpolation).
     vec theta = {0.91, 0.23, 0.117, -0.31, 1.07, -0.193, 1.21, -0.13, 0.31, 0.11, 0.83, 0.251};
-    farray th = upload(theta), grid = upload(vec((size_t)N * H * W * 2)), dgrid = upload(vec(grid.n));
-    farray dth = upload(vec(theta.size()));
+    farray th = to_device(theta), grid = to_device(vec((size_t)N * H * W * 2)), dgrid = to_device(vec(grid.n));
+    farray dth = to_device(vec(theta.size()));
     tensor x = make(N, C, HIN, WIN, true), dx = make(N, C, HIN, WIN, false);
     tensor y = make(N, C, H, W, true), dy = make(N, C, H, W, true), wrong = make(N, C, H, W + 1, false);
 
