@@ -6,7 +6,8 @@
 // they are; sequences shorter than the tensor (their gradient is 0 past their end),
 // with repeated labels, with no label, and one that no path can spell (cost
 // infinity, gradient zeroed or left alone as the grad mode says); costs alone.
-// Then the refusals: a blank among the labels, an input longer than the tensor.
+// Then the refusals: a blank among the labels, an input longer than the tensor,
+// costs smaller than the batch.
 // Prints `PASS dnn_ctc`.
 #include <cfloat>
 #include "dnn_check.h"
@@ -204,6 +205,13 @@ int main()
     CT_DNN(cudnnCTCLoss(c.h, c.pd, c.probs, LABELS, LENGTHS, too_long, c.costs, c.pd, c.grads,
                         CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, c.cd, nullptr, 0),
            CUDNN_STATUS_BAD_PARAM);
+    float *few; // costs for fewer sequences than N: refused by the server's check
+    CT_OK(cudaMalloc((void **)&few, (N - 1) * sizeof(float)));
+    expect_refused("costs smaller than N",
+                   cudnnCTCLoss(c.h, c.pd, c.probs, LABELS, LENGTHS, INPUTS, few, c.pd, c.grads,
+                                CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, c.cd, nullptr, 0),
+                   CUDNN_STATUS_BAD_PARAM);
+    CT_OK(cudaFree(few));
     CT_OK(cudaFree(c.probs));
     CT_OK(cudaFree(c.grads));
     CT_OK(cudaFree(c.costs));

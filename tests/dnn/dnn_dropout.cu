@@ -6,7 +6,8 @@
 // the same seed draws the first one again, a descriptor restored over the state
 // goes on from where the state is; a rate of 0 without a state (PyTorch's "no
 // dropout") copies. Then the refusals: a rate outside [0, 1], a state smaller than
-// the query's answer, a reserve space too small, tensors of different shapes.
+// the query's answer or than its allocation, a reserve space too small, tensors of
+// different shapes.
 // Prints `PASS dnn_dropout`.
 #include "dnn_check.h"
 
@@ -114,6 +115,10 @@ static void refusals(drop_case &c)
     CT_DNN(cudnnSetDropoutDescriptor(c.d, c.h, 1.5f, c.states, c.state_bytes, 1), CUDNN_STATUS_BAD_PARAM);
     CT_DNN(cudnnSetDropoutDescriptor(c.d, c.h, -0.1f, c.states, c.state_bytes, 1), CUDNN_STATUS_BAD_PARAM);
     CT_DNN(cudnnSetDropoutDescriptor(c.d, c.h, RATE, c.states, 1, 1), CUDNN_STATUS_BAD_PARAM);
+    void *small; // a state said to be larger than its allocation: refused by the server's check
+    CT_OK(cudaMalloc(&small, 8));
+    CT_DNN(cudnnSetDropoutDescriptor(c.d, c.h, RATE, small, c.state_bytes, 1), CUDNN_STATUS_BAD_PARAM);
+    CT_OK(cudaFree(small));
     expect_refused("reserve space too small",
                    cudnnDropoutForward(c.h, c.d, c.x.d, c.x.dev, c.y.d, c.y.dev, c.reserve, 1),
                    CUDNN_STATUS_BAD_PARAM);

@@ -5,7 +5,8 @@
 // then blended with alpha and beta), dx and the grid's gradient (the latter
 // against central differences of the host sampler), dtheta from that gradient. Some
 // sampling points fall outside the image. Then the refusals: a descriptor of five
-// dimensions, an output of another shape than the descriptor's. Prints `PASS dnn_st`.
+// dimensions, an output of another shape than the descriptor's, a grid larger than
+// its allocation. Prints `PASS dnn_st`.
 #include "dnn_check.h"
 
 static const int N = 2, C = 3, HIN = 5, WIN = 6, H = 4, W = 7;
@@ -183,6 +184,11 @@ int main()
     expect_refused("output of another shape",
                    cudnnSpatialTfSamplerForward(h, sd, &one, x.d, x.dev, grid.dev, &zero, wrong.d, wrong.dev),
                    CUDNN_STATUS_BAD_PARAM);
+    float *tiny; // a grid larger than its allocation: refused by the server's check
+    CT_OK(cudaMalloc((void **)&tiny, 8));
+    expect_refused("grid outside its allocation", cudnnSpatialTfGridGeneratorForward(h, sd, th.dev, tiny),
+                   CUDNN_STATUS_BAD_PARAM);
+    CT_OK(cudaFree(tiny));
     for (tensor *t : {&x, &dx, &y, &dy, &wrong})
         release(*t);
     for (farray *a : {&th, &grid, &dgrid, &dth})
