@@ -3,7 +3,8 @@
  * computed here in double precision: gemvBatched (pointer arrays) and
  * gemvStridedBatched in S, D, C and Z, gemmStridedBatched in all four (S and D
  * also through GemmStridedBatchedEx), Cgemm3mStridedBatched, HgemmStridedBatched,
- * HgemmBatched and GemmBatchedEx, with every operation, mixed-sign increments, a stride of 0
+ * HgemmBatched and GemmBatchedEx, the mixed-precision gemv batches (HSH, HSS, TST,
+ * TSS, both forms), with every operation, mixed-sign increments, a stride of 0
  * (one matrix for every item), padded strides, beta 0 over NaN-filled outputs and
  * both pointer modes, plus argument errors and an empty batch. Prints `PASS
  * blas_batch`; with `64`, the same through the calls' _64 twins (`PASS
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include "blas_ref.h"
 
@@ -326,6 +328,82 @@ static void half_and_ex_batches(cublasHandle_t h)
     }, 1e-5f, __LINE__);
 }
 
+/* A mixed-precision gemv batch, y = 2 op(A) x - y for each item (In: A and x; Out:
+ * y), with padded leading dimension, increments 2 and 3 and both forms (call's
+ * `strided`), against a double reference of the same inputs. */
+template <typename In, typename Out, typename Call>
+static void mixed_gemv(Call call, op_t t, float eps, int line)
+{
+    const int m = 3, n = 4, lda = 5, incx = 2, incy = 3;
+    const int xlen = t == CUBLAS_OP_N ? n : m, ylen = t == CUBLAS_OP_N ? m : n;
+    const int sa = lda * n, sx = xlen * incx, sy = ylen * incy;
+    std::vector<In> A(COUNT * sa), x(COUNT * sx);
+    std::vector<Out> y(COUNT * sy);
+    for (auto &e : A)
+        e = (In)(float)rnd();
+    for (auto &e : x)
+        e = (In)(float)rnd();
+    for (auto &e : y)
+        e = (Out)(float)rnd();
+    for (int strided = 0; strided < 2; strided++) {
+        In *dA = to_dev(A), *dx = to_dev(x);
+        Out *dy = to_dev(y);
+        std::vector<const In *> ins;
+        std::vector<Out *> outs;
+        for (int b = 0; b < COUNT; b++)
+            ins.push_back(dA + b * sa), outs.push_back(dy + b * sy);
+        for (int b = 0; b < COUNT; b++)
+            ins.push_back(dx + b * sx);
+        const In **dIn = to_dev(ins);
+        Out **dOut = to_dev(outs);
+        CB_OK(call(strided, dA, dx, dy, dIn, dIn + COUNT, dOut, m, n, lda, incx, incy, sa, sx, sy));
+        std::vector<Out> got = from_dev(dy, y.size());
+        for (int b = 0; b < COUNT; b++)
+            for (int i = 0; i < ylen; i++) {
+                double acc = 0;
+                for (int j = 0; j < xlen; j++) {
+                    double a = (float)A[b * sa + (t == CUBLAS_OP_N ? i + j * lda : j + i * lda)];
+                    acc += a * (float)x[b * sx + j * incx];
+                }
+                size_t at = b * sy + i * incy;
+                near(cd((float)got[at]), cd(2 * acc - (float)y[at]), eps, "mixed gemv batch item y", line);
+            }
+        for (void *p : {(void *)dA, (void *)dx, (void *)dy, (void *)dIn, (void *)dOut})
+            CT_OK(cudaFree(p));
+    }
+}
+
+#define MIXED_GEMV(NAME, IN, OUT)                                                                                \
+    [&](int strided, IN *A, IN *x, OUT *y, const IN *const *Aa, const IN *const *xa, OUT *const *ya, int m, int n, \
+        int lda, int incx, int incy, long long sa, long long sx, long long sy) {                                \
+        return strided ? V64(cublas##NAME##gemvStridedBatched, h, t, m, n, &two, A, lda, sa, x, incx, sx, &minus,  \
+                             y, incy, sy, COUNT)                                                                 \
+                       : V64(cublas##NAME##gemvBatched, h, t, m, n, &two, Aa, lda, xa, incx, &minus, ya, incy,   \
+                             COUNT);                                                                             \
+    }
+
+static void mixed_gemv_batches(cublasHandle_t h)
+{
+    const float two = 2, minus = -1;
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    for (op_t t : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+        mixed_gemv<__half, __half>(MIXED_GEMV(HSH, __half, __half), t, 2e-2f, __LINE__);
+        mixed_gemv<__half, float>(MIXED_GEMV(HSS, __half, float), t, 1e-5f, __LINE__);
+        mixed_gemv<__nv_bfloat16, __nv_bfloat16>(MIXED_GEMV(TST, __nv_bfloat16, __nv_bfloat16), t, 5e-2f, __LINE__);
+        mixed_gemv<__nv_bfloat16, float>(MIXED_GEMV(TSS, __nv_bfloat16, float), t, 1e-5f, __LINE__);
+    }
+    __half *d;
+    CT_OK(cudaMalloc((void **)&d, 64 * sizeof(__half)));
+    const op_t N = CUBLAS_OP_N;
+    CB_ST(V64(cublasHSHgemvStridedBatched, h, N, 2, 2, &two, d, 2, 4, d, 0, 2, &minus, d, 1, 2, 2),
+          CUBLAS_STATUS_INVALID_VALUE); /* incx 0 */
+    CB_ST(V64(cublasHSHgemvStridedBatched, h, N, 2, 2, &two, d, 1, 4, d, 1, 2, &minus, d, 1, 2, 2),
+          CUBLAS_STATUS_INVALID_VALUE); /* lda < m */
+    CB_ST(V64(cublasHSHgemvStridedBatched, h, N, 2, 2, &two, d + 8, 2, 4, d + 16, -1, 2, &minus, d, 1, 2, 2),
+          CUBLAS_STATUS_NOT_SUPPORTED); /* a GEMM cannot walk x backwards */
+    CT_OK(cudaFree(d));
+}
+
 /* Through the shim only: the last item of a strided operand past its allocation. */
 template <typename T> static void footprint(cublasHandle_t h)
 {
@@ -366,7 +444,9 @@ int main(int argc, char **argv)
         run_gemm<T>(h, false);
         if constexpr (!std::is_same<T, cuDoubleComplex>::value) /* Zgemm3m has no strided batch */
             run_gemm<T>(h, true);
-        if constexpr (std::is_same<T, float>::value)
+        if constexpr (std::is_same<T, float>::value) {
             half_and_ex_batches(h);
+            mixed_gemv_batches(h);
+        }
     });
 }
