@@ -185,6 +185,25 @@ static inline int crm_blas_rot_ex_unsupported(int x, int y, int cs, int exec)
     return !crm_blas_ex_data(x) || y != x || exec != crm_blas_ex_exec(x) || (cs != x && cs != crm_blas_ex_real(x));
 }
 
+/* RotgEx: a and b (and s) of a level-1 Ex type, c of its real type. */
+static inline int crm_blas_rotg_ex_unsupported(int ab, int cs, int exec)
+{
+    return !crm_blas_ex_data(ab) || exec != crm_blas_ex_exec(ab) || cs != crm_blas_ex_real(ab);
+}
+
+/* RotmEx and RotmgEx: real data of one type, the parameters of it or of the
+ * execution type (rotm and rotmg are real calls). */
+static inline int crm_blas_rotm_ex_unsupported(int x, int y, int param, int exec)
+{
+    return !crm_blas_ex_data(x) || crm_blas_ex_real(x) != x || y != x || exec != crm_blas_ex_exec(x) ||
+           (param != x && param != exec);
+}
+
+static inline int crm_blas_rotmg_ex_unsupported(int d1, int d2, int x1, int y1, int param, int exec)
+{
+    return d2 != d1 || x1 != d1 || y1 != d1 || crm_blas_rotm_ex_unsupported(d1, d1, param, exec);
+}
+
 static inline int crm_blas_pair_ex_unsupported(int x, int y)
 {
     return !crm_blas_ex_data(x) || y != x;

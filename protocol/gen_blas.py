@@ -46,7 +46,7 @@ ANNOT, one per pointer parameter (int, int64_t and enum parameters need none):
                       on the client: the call is still sent asynchronously
 vec? is a vector that may be NULL: nothing is then checked or touched.
 An annotation followed by @TYPE (a cudaDataType parameter) is of that data type,
-for the void pointers of the Ex calls: its elements (or the scalar, or the result)
+for the void pointers of the Ex calls: its elements (or the scalars, or the result)
 are crm_blas_type_size(TYPE) bytes each.
 
 A row whose call has a twin with 64-bit integers in cublas_api.h (NAME_64) stands
@@ -139,13 +139,14 @@ class BlasParam:
     def size(self):
         """Bytes of the scalar(s) or result, or of one element of an operand."""
         if self.dtype:
-            return "crm_blas_type_size(%s)" % self.dtype
+            size = "crm_blas_type_size(%s)" % self.dtype
+            return "%d * %s" % (self.count, size) if self.count > 1 else size
         return "%d * sizeof(%s)" % (self.count, self.base) if self.count > 1 else "sizeof(%s)" % self.base
 
     def emu_decl(self):
         """The emulated device's local copy of a scalar or result."""
         if self.dtype:
-            return "_Alignas(16) unsigned char v_%s[16];" % self.name
+            return "_Alignas(16) unsigned char v_%s[%d];" % (self.name, 16 * self.count)
         if self.kind == "result":
             return "%s v_%s;" % (self.base, self.name)
         return "%s v_%s[%d];" % (self.base, self.name, self.count)
@@ -503,8 +504,8 @@ def gen_emu(fn, row):
         c += clear_if_zero(row) if row.zero else []
         c.append("    " + cblas_call(row))
     for p in row.inouts:
-        c.append("    if (crm_st == CUBLAS_STATUS_SUCCESS)\n        crm_st = crm__blas_put_result(handle, %s, v_%s, sizeof v_%s);"
-                 % (p.name, p.name, p.name))
+        c.append("    if (crm_st == CUBLAS_STATUS_SUCCESS)\n        crm_st = crm__blas_put_result(handle, %s, v_%s, %s);"
+                 % (p.name, p.name, p.size()))
     if r:
         c.append("    return crm__blas_end(crm__blas_put_result(handle, %s, &v_%s, %s));"
                  % (r.name, r.name, r.size()))

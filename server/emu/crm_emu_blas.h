@@ -195,6 +195,11 @@ int crm_emu_iamin_ex(int n, const void *x, int xType, int incx);
 void crm_emu_copy_ex(int n, const void *x, int xType, int incx, void *y, int yType, int incy);
 void crm_emu_rot_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy, const void *c, const void *s,
                     int csType, int exec);
+void crm_emu_rotg_ex(void *a, void *b, int abType, void *c, void *s, int csType, int exec);
+void crm_emu_rotm_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy, const void *param,
+                     int paramType, int exec);
+void crm_emu_rotmg_ex(void *d1, int d1Type, void *d2, int d2Type, void *x1, int x1Type, const void *y1, int y1Type,
+                      void *param, int paramType, int exec);
 
 /* Cherk/Csyrk Ex and 3mEx (crm_emu_blas_rankk_ex.c): CBLAS's arguments (its enums
  * as ints), A's and C's data types after their matrices. Out of host memory, C is

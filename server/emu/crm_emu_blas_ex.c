@@ -1,5 +1,6 @@
 /* crm_emu_blas_ex.c -- the emulated device's level-1 Ex calls (AxpyEx, ScalEx,
- * DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx), for the
+ * DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx, RotgEx,
+ * RotmEx, RotmgEx), for the
  * generated rows of protocol/cublas.api: the generated code has checked the
  * arguments, the combination of types (protocol/cublas_shape.h) and both extents.
  *
@@ -7,6 +8,7 @@
  * in double precision (at least the execution type's), and results are rounded to
  * their type once: half and bfloat16 round to nearest even. Increments follow the
  * reference BLAS (a negative one walks the vector from its highest element). */
+#include <cblas.h>
 #include <complex.h>
 #include <math.h>
 #include "server/emu/crm_emu_blas.h"
@@ -151,4 +153,63 @@ void crm_emu_rot_ex(int n, void *x, int xType, int incx, void *y, int yType, int
         crm__ex_put(xType, x, i, n, incx, cos * xv + sin * yv);
         crm__ex_put(yType, y, i, n, incy, cos * yv - conj(sin) * xv);
     }
+}
+
+/* rotg in double (complex data: zrotg, which leaves b as it was). */
+void crm_emu_rotg_ex(void *a, void *b, int abType, void *c, void *s, int csType, int exec)
+{
+    double complex av = crm__elem_get(abType, a, 0), bv = crm__elem_get(abType, b, 0), sv;
+    double cv;
+    (void)exec;
+    if (crm_blas_ex_real(abType) == abType) {
+        double ar = creal(av), br = creal(bv), sr;
+        cblas_drotg(&ar, &br, &cv, &sr);
+        av = ar, bv = br, sv = sr;
+    } else {
+        cblas_zrotg(&av, &bv, &cv, &sv);
+    }
+    crm__elem_put(abType, a, 0, av);
+    crm__elem_put(abType, b, 0, bv);
+    crm__elem_put(csType, c, 0, cv);
+    crm__elem_put(abType, s, 0, sv);
+}
+
+/* The modified rotation H of rotm's parameters (flag, h11, h21, h12, h22), as
+ * {h11, h12, h21, h22}. */
+static void crm__rotm_matrix(const double p[5], double h[4])
+{
+    double flag = p[0];
+    h[0] = flag == 0.0 || flag == -2.0 ? 1.0 : p[1];
+    h[3] = flag == 0.0 || flag == -2.0 ? 1.0 : p[4];
+    h[1] = flag == 1.0 ? 1.0 : flag == -2.0 ? 0.0 : p[3];
+    h[2] = flag == 1.0 ? -1.0 : flag == -2.0 ? 0.0 : p[2];
+}
+
+void crm_emu_rotm_ex(int n, void *x, int xType, int incx, void *y, int yType, int incy, const void *param,
+                     int paramType, int exec)
+{
+    double p[5], h[4];
+    (void)exec;
+    for (int i = 0; i < 5; i++)
+        p[i] = creal(crm__elem_get(paramType, param, i));
+    crm__rotm_matrix(p, h);
+    for (int i = 0; i < n; i++) {
+        double xv = creal(crm__ex_get(xType, x, i, n, incx)), yv = creal(crm__ex_get(yType, y, i, n, incy));
+        crm__ex_put(xType, x, i, n, incx, h[0] * xv + h[1] * yv);
+        crm__ex_put(yType, y, i, n, incy, h[2] * xv + h[3] * yv);
+    }
+}
+
+void crm_emu_rotmg_ex(void *d1, int d1Type, void *d2, int d2Type, void *x1, int x1Type, const void *y1, int y1Type,
+                      void *param, int paramType, int exec)
+{
+    double v1 = creal(crm__elem_get(d1Type, d1, 0)), v2 = creal(crm__elem_get(d2Type, d2, 0));
+    double vx = creal(crm__elem_get(x1Type, x1, 0)), vy = creal(crm__elem_get(y1Type, y1, 0)), p[5];
+    (void)exec;
+    cblas_drotmg(&v1, &v2, &vx, vy, p);
+    crm__elem_put(d1Type, d1, 0, v1);
+    crm__elem_put(d2Type, d2, 0, v2);
+    crm__elem_put(x1Type, x1, 0, vx);
+    for (int i = 0; i < 5; i++)
+        crm__elem_put(paramType, param, i, p[i]);
 }

@@ -1,7 +1,6 @@
 /* blas_ex.cu -- self-checking program of cuBLAS's level-1 Ex calls (AxpyEx,
- * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx),
- * and of
- * CherkEx, Cherk3mEx, CsyrkEx, Csyrk3mEx, CgemmEx and Cgemm3mEx (inputs complex
+ * ScalEx, DotEx, DotcEx, Nrm2Ex, AsumEx, IamaxEx, IaminEx, CopyEx, SwapEx, RotEx,
+ * RotgEx, RotmEx, RotmgEx), and of CherkEx, Cherk3mEx, CsyrkEx, Csyrk3mEx, CgemmEx and Cgemm3mEx (inputs complex
  * 8-bit or float), for each
  * data type cuBLAS computes them in (half, bfloat16, float, double, complex float
  * and double, with their execution types), against references computed here in
@@ -174,6 +173,88 @@ static void rotations(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
         if (d.real == d.t)
             break;
     }
+}
+
+/* Reference rotg (BLAS's definition): a <- r, b <- z for real data; complex data
+ * keeps b. */
+static void ref_rotg(cd &a, cd &b, double &c, cd &s, bool complex)
+{
+    if (!complex) {
+        double ar = a.real(), br = b.real(), roe = std::fabs(ar) > std::fabs(br) ? ar : br;
+        double r = std::copysign(std::hypot(ar, br), roe);
+        c = ar / r, s = br / r;
+        b = std::fabs(ar) > std::fabs(br) ? s : c != 0 ? cd(1 / c) : cd(1);
+        a = r;
+        return;
+    }
+    double norm = std::hypot(std::abs(a), std::abs(b));
+    cd alpha = a / std::abs(a);
+    c = std::abs(a) / norm;
+    s = alpha * std::conj(b) / norm;
+    a = alpha * norm;
+}
+
+/* RotgEx in every type against BLAS's definition; RotmEx (real types, each flag,
+ * parameters of the data's and of the execution type) against rotm's matrix;
+ * RotmgEx against Srotmg/Drotmg given the same (rounded) values. */
+static void rotation_ex_family(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
+{
+    cd a = rounded(d.t, cd(3, d.complex ? 1 : 0)), b = rounded(d.t, cd(4, d.complex ? -2 : 0)), s;
+    double c;
+    tscalar ta(d.t, a), tb(d.t, b), tc(d.real, 0), ts(d.t, 0);
+    CB_OK(cublasRotgEx(h, ta.at(pm), tb.at(pm), d.t, tc.at(pm), ts.at(pm), d.real, d.exec));
+    cd got_a = ta.value(pm), got_b = tb.value(pm), got_c = tc.value(pm), got_s = ts.value(pm);
+    ref_rotg(a, b, c, s, d.complex);
+    near(got_a, a, 4 * d.eps, "RotgEx a", __LINE__);
+    near(got_b, b, 4 * d.eps, "RotgEx b", __LINE__);
+    near(got_c, cd(c), 4 * d.eps, "RotgEx c", __LINE__);
+    near(got_s, s, 4 * d.eps, "RotgEx s", __LINE__);
+    if (d.complex)
+        return;
+    const strided sx{5, 2}, sy{5, -1};
+    for (double flag : {-1.0, 0.0, 1.0, -2.0})
+        for (cudaDataType pt : {d.t, d.exec}) {
+            tvec x(d, sx), y(d, sy);
+            double p[5] = {flag, 0.5, -0.25, 0.75, 1.5}, m[4];
+            alignas(16) unsigned char ph[5 * 8];
+            for (int i = 0; i < 5; i++)
+                store(pt, ph, i, p[i]);
+            void *pd;
+            CT_OK(cudaMalloc(&pd, sizeof ph));
+            CT_OK(cudaMemcpy(pd, ph, sizeof ph, cudaMemcpyHostToDevice));
+            CB_OK(V64(cublasRotmEx, h, sx.n, x.dev, d.t, sx.inc, y.dev, d.t, sy.inc,
+                      pm == CUBLAS_POINTER_MODE_HOST ? (void *)ph : pd, pt, d.exec));
+            m[0] = flag == 0 || flag == -2 ? 1 : p[1], m[3] = flag == 0 || flag == -2 ? 1 : p[4];
+            m[1] = flag == 1 ? 1 : flag == -2 ? 0 : p[3], m[2] = flag == 1 ? -1 : flag == -2 ? 0 : p[2];
+            std::vector<unsigned char> xa = x.back(), ya = y.back();
+            for (int i = 0; i < sx.n; i++) {
+                near(x.got(xa, i), m[0] * x.at(i) + m[1] * y.at(i), d.eps, "RotmEx x", __LINE__);
+                near(y.got(ya, i), m[2] * x.at(i) + m[3] * y.at(i), d.eps, "RotmEx y", __LINE__);
+            }
+            CT_OK(cudaFree(pd));
+        }
+    /* RotmgEx against the S or D call on the same values (rotmg's own test is blas_l1's) */
+    double v[4] = {rounded(d.t, 2.0).real(), rounded(d.t, 3.0).real(), rounded(d.t, 1.5).real(),
+                   rounded(d.t, -0.5).real()};
+    tscalar d1(d.t, v[0]), d2(d.t, v[1]), x1(d.t, v[2]), y1(d.t, v[3]);
+    std::vector<unsigned char> param(5 * d.size);
+    void *pd;
+    CT_OK(cudaMalloc(&pd, param.size()));
+    CB_OK(cublasRotmgEx(h, d1.at(pm), d.t, d2.at(pm), d.t, x1.at(pm), d.t, y1.at(pm), d.t,
+                        pm == CUBLAS_POINTER_MODE_HOST ? (void *)param.data() : pd, d.t, d.exec));
+    if (pm == CUBLAS_POINTER_MODE_DEVICE)
+        CT_OK(cudaMemcpy(param.data(), pd, param.size(), cudaMemcpyDeviceToHost));
+    double r[4] = {v[0], v[1], v[2], v[3]}, rp[5];
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    CB_OK(cublasDrotmg_v2(h, &r[0], &r[1], &r[2], &r[3], rp));
+    CB_OK(cublasSetPointerMode(h, pm));
+    near(d1.value(pm), cd(r[0]), 4 * d.eps, "RotmgEx d1", __LINE__);
+    near(d2.value(pm), cd(r[1]), 4 * d.eps, "RotmgEx d2", __LINE__);
+    near(x1.value(pm), cd(r[2]), 4 * d.eps, "RotmgEx x1", __LINE__);
+    for (int i = 0; i < 5; i++)
+        if (rp[0] != -2.0 || i == 0) /* flag -2: the rest unread */
+            near(load(d.t, param.data(), i), cd(rp[i]), 4 * d.eps, "RotmgEx param", __LINE__);
+    CT_OK(cudaFree(pd));
 }
 
 static void reductions(cublasHandle_t h, const dtype &d, cublasPointerMode_t pm)
@@ -412,6 +493,11 @@ static void refusals(cublasHandle_t h)
           CUBLAS_STATUS_NOT_SUPPORTED);
     CB_ST(V64(cublasRotEx, h, 4, d, CUDA_R_16F, 1, d, CUDA_R_16F, 1, &one, &one, CUDA_R_16F, CUDA_R_16F),
           CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(V64(cublasRotmEx, h, 4, d, CUDA_C_32F, 1, d, CUDA_C_32F, 1, r, CUDA_R_32F, CUDA_C_32F),
+          CUBLAS_STATUS_NOT_SUPPORTED); /* rotm is real */
+    CB_ST(cublasRotgEx(h, r, r + 1, CUDA_C_32F, r + 2, r + 3, CUDA_C_32F, CUDA_C_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+    CB_ST(cublasRotmgEx(h, r, CUDA_R_32F, r + 1, CUDA_R_64F, r + 2, CUDA_R_32F, r + 3, CUDA_R_32F, d, CUDA_R_32F,
+                        CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
     const cuComplex cone = make_cuComplex(1, 0);
     CB_ST(V64(cublasCsyrkEx, h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, 2, 2, &cone, d, CUDA_C_32F, 2, &cone, d,
               CUDA_C_32F, 2), CUBLAS_STATUS_INVALID_VALUE);
@@ -438,6 +524,7 @@ int main(int argc, char **argv)
         for (const dtype &d : TYPES) {
             updates(h, d, pm);
             rotations(h, d, pm);
+            rotation_ex_family(h, d, pm);
             reductions(h, d, pm);
             extremes(h, d, pm);
         }
