@@ -206,6 +206,8 @@ void crm_emu_rotmg_ex(void *d1, int d1Type, void *d2, int d2Type, void *x1, int 
     double v1 = creal(crm__elem_get(d1Type, d1, 0)), v2 = creal(crm__elem_get(d2Type, d2, 0));
     double vx = creal(crm__elem_get(x1Type, x1, 0)), vy = creal(crm__elem_get(y1Type, y1, 0)), p[5];
     (void)exec;
+    for (int i = 0; i < 5; i++) /* the entries the flag leaves unset keep their values */
+        p[i] = creal(crm__elem_get(paramType, param, i));
     cblas_drotmg(&v1, &v2, &vx, vy, p);
     crm__elem_put(d1Type, d1, 0, v1);
     crm__elem_put(d2Type, d2, 0, v2);

@@ -244,16 +244,19 @@ static void rotation_ex_family(cublasHandle_t h, const dtype &d, cublasPointerMo
                         pm == CUBLAS_POINTER_MODE_HOST ? (void *)param.data() : pd, d.t, d.exec));
     if (pm == CUBLAS_POINTER_MODE_DEVICE)
         CT_OK(cudaMemcpy(param.data(), pd, param.size(), cudaMemcpyDeviceToHost));
-    double r[4] = {v[0], v[1], v[2], v[3]}, rp[5];
+    double r[4] = {v[0], v[1], v[2], v[3]}, rp[5] = {0};
     CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     CB_OK(cublasDrotmg_v2(h, &r[0], &r[1], &r[2], &r[3], rp));
     CB_OK(cublasSetPointerMode(h, pm));
     near(d1.value(pm), cd(r[0]), 4 * d.eps, "RotmgEx d1", __LINE__);
     near(d2.value(pm), cd(r[1]), 4 * d.eps, "RotmgEx d2", __LINE__);
     near(x1.value(pm), cd(r[2]), 4 * d.eps, "RotmgEx x1", __LINE__);
-    for (int i = 0; i < 5; i++)
-        if (rp[0] != -2.0 || i == 0) /* flag -2: the rest unread */
+    for (int i = 0; i < 5; i++) { /* the flag says which of h11, h21, h12, h22 it set */
+        bool set = i == 0 || rp[0] == -1.0 || (rp[0] == 0.0 && (i == 2 || i == 3)) ||
+                   (rp[0] == 1.0 && (i == 1 || i == 4));
+        if (set)
             near(load(d.t, param.data(), i), cd(rp[i]), 4 * d.eps, "RotmgEx param", __LINE__);
+    }
     CT_OK(cudaFree(pd));
 }
 
