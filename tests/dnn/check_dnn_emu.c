@@ -830,6 +830,72 @@ START_TEST(test_batchnorm_training_inference_backward)
 }
 END_TEST
 
+/* The rules of the dropout, spatial transformer and CTC loss descriptors, and of
+ * the CTC loss's host arrays (common/crm_dnn_*_desc.h, shared with the shim). */
+START_TEST(test_dropout_st_ctc_rules)
+{
+    cudnnDropoutDescriptor_t dd;
+    float rate;
+    void *states;
+    unsigned long long seed;
+    CK_DOK(cudnnCreateDropoutDescriptor(&dd));
+    CK_DNN(cudnnSetDropoutDescriptor(dd, h, 1.5f, NULL, 0, 1), CUDNN_STATUS_BAD_PARAM);
+    CK_DNN(cudnnSetDropoutDescriptor(dd, h, NAN, NULL, 0, 1), CUDNN_STATUS_BAD_PARAM);
+    CK_DNN(cudnnRestoreDropoutDescriptor(dd, h, 0.5f, (void *)16, 0, 1), CUDNN_STATUS_BAD_PARAM); /* no bytes */
+    CK_DNN(cudnnSetDropoutDescriptor(dd, NULL, 0.5f, NULL, 0, 1), CUDNN_STATUS_BAD_PARAM);       /* no handle */
+    CK_DOK(cudnnSetDropoutDescriptor(dd, h, 0.25f, NULL, 0, 9)); /* the rate alone */
+    CK_DOK(cudnnGetDropoutDescriptor(dd, h, &rate, &states, &seed));
+    ck_assert(rate == 0.25f && states == NULL && seed == 9);
+    CK_DOK(cudnnDestroyDropoutDescriptor(dd));
+
+    cudnnSpatialTransformerDescriptor_t sd;
+    const int dims[5] = {2, 3, 4, 5, 1};
+    CK_DOK(cudnnCreateSpatialTransformerDescriptor(&sd));
+    CK_DNN(cudnnSetSpatialTransformerNdDescriptor(sd, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 5, dims),
+           CUDNN_STATUS_BAD_PARAM);
+    CK_DNN(cudnnSetSpatialTransformerNdDescriptor(sd, (cudnnSamplerType_t)1, CUDNN_DATA_FLOAT, 4, dims),
+           CUDNN_STATUS_BAD_PARAM);
+    CK_DNN(cudnnSetSpatialTransformerNdDescriptor(sd, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_INT8, 4, dims),
+           CUDNN_STATUS_NOT_SUPPORTED);
+    CK_DNN(cudnnSpatialTfGridGeneratorForward(h, sd, NULL, NULL), CUDNN_STATUS_BAD_PARAM); /* never set */
+    CK_DOK(cudnnSetSpatialTransformerNdDescriptor(sd, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_DOUBLE, 4, dims));
+    CK_DOK(cudnnDestroySpatialTransformerDescriptor(sd));
+
+    cudnnCTCLossDescriptor_t cd;
+    cudnnDataType_t dt;
+    cudnnLossNormalizationMode_t norm;
+    cudnnCTCGradMode_t gm;
+    int maxl;
+    CK_DOK(cudnnCreateCTCLossDescriptor(&cd));
+    CK_DOK(cudnnGetCTCLossDescriptor_v9(cd, &dt, &norm, &gm, &maxl)); /* Create's defaults */
+    ck_assert(dt == CUDNN_DATA_FLOAT && norm == CUDNN_LOSS_NORMALIZATION_NONE && gm == CUDNN_CTC_ZERO_OOB_GRADIENTS);
+    CK_DNN(cudnnSetCTCLossDescriptor(cd, CUDNN_DATA_DOUBLE), CUDNN_STATUS_NOT_SUPPORTED);
+    CK_DNN(cudnnSetCTCLossDescriptor_v9(cd, CUDNN_DATA_FLOAT, (cudnnLossNormalizationMode_t)2,
+                                        CUDNN_CTC_ZERO_OOB_GRADIENTS, 8), CUDNN_STATUS_BAD_PARAM);
+    CK_DNN(cudnnSetCTCLossDescriptor_v9(cd, CUDNN_DATA_FLOAT, CUDNN_LOSS_NORMALIZATION_SOFTMAX,
+                                        CUDNN_CTC_ZERO_OOB_GRADIENTS, 0), CUDNN_STATUS_BAD_PARAM);
+    /* T = 3 steps, N = 2 sequences, A = 4 symbols */
+    cudnnTensorDescriptor_t pd;
+    const int pdims[3] = {3, 2, 4}, pstr[3] = {8, 4, 1};
+    size_t ws;
+    CK_DOK(cudnnCreateTensorDescriptor(&pd));
+    CK_DOK(cudnnSetTensorNdDescriptor(pd, CUDNN_DATA_FLOAT, 3, pdims, pstr));
+    const int lens[2] = {1, 2}, ins[2] = {3, 2}, ok[3] = {1, 2, 3}, blank[3] = {1, 0, 3}, big[3] = {1, 2, 4};
+    const int long_in[2] = {3, 4}, long_label[2] = {257, 0};
+    CK_DOK(cudnnGetCTCLossWorkspaceSize(h, pd, pd, ok, lens, ins, CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, cd, &ws));
+    CK_DNN(cudnnGetCTCLossWorkspaceSize(h, pd, pd, blank, lens, ins, CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, cd, &ws),
+           CUDNN_STATUS_BAD_PARAM); /* the blank among the labels */
+    CK_DNN(cudnnGetCTCLossWorkspaceSize(h, pd, pd, big, lens, ins, CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, cd, &ws),
+           CUDNN_STATUS_BAD_PARAM); /* a label past the alphabet */
+    CK_DNN(cudnnGetCTCLossWorkspaceSize(h, pd, pd, ok, lens, long_in, CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, cd, &ws),
+           CUDNN_STATUS_BAD_PARAM); /* an input longer than T */
+    CK_DNN(cudnnGetCTCLossWorkspaceSize(h, pd, pd, ok, long_label, ins, CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, cd, &ws),
+           CUDNN_STATUS_BAD_PARAM); /* more labels than cuDNN takes */
+    CK_DOK(cudnnDestroyTensorDescriptor(pd));
+    CK_DOK(cudnnDestroyCTCLossDescriptor(cd));
+}
+END_TEST
+
 static Suite *crm_dnn_emu_suite(void)
 {
     Suite *s = suite_create("dnn_emu");
@@ -837,6 +903,7 @@ static Suite *crm_dnn_emu_suite(void)
     tcase_add_checked_fixture(d, setup, teardown);
     tcase_add_test(d, test_tensor_descriptor_rules);
     tcase_add_test(d, test_filter_conv_pool_descriptor_rules);
+    tcase_add_test(d, test_dropout_st_ctc_rules);
     suite_add_tcase(s, d);
     TCase *c = tcase_create("compute");
     tcase_add_checked_fixture(c, setup, teardown);
