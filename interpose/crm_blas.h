@@ -11,6 +11,7 @@
 #ifndef CRM_BLAS_H
 #define CRM_BLAS_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,5 +82,17 @@ cublasStatus_t crm_blas_result(void *p, size_t size, const void *value, size_t c
 
 
 #define CRM_BLAS_DEV(p) ((uint64_t)(uintptr_t)(p))
+
+/* 1 when each of the n values fits in int: a _64 call narrowing to its 32-bit
+ * form (the GEMM family travels in 32 bits) answers NOT_SUPPORTED otherwise. */
+static inline int crm_blas_fit_int(int n, const int64_t v[])
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] < INT_MIN || v[i] > INT_MAX)
+            return 0;
+    return 1;
+}
+#define CRM_BLAS_FIT_INT(...) \
+    crm_blas_fit_int((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
 
 #endif

@@ -7,22 +7,12 @@
  * call; one beyond int (a dimension or leading dimension past 2^31) answers
  * CUBLAS_STATUS_NOT_SUPPORTED. The half batches are GemmBatchedEx and
  * GemmStridedBatchedEx with half data computing in half, as Hgemm runs as GemmEx. */
-#include <limits.h>
 #include "interpose/crm_blas.h"
 #include "interpose/crm_export.h"
 
-/* 1 when each of the n values fits in int. */
-static int crm__fit(int n, const int64_t v[])
-{
-    for (int i = 0; i < n; i++)
-        if (v[i] < INT_MIN || v[i] > INT_MAX)
-            return 0;
-    return 1;
-}
-#define CRM__FIT(...) crm__fit((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
 #define CRM__NARROW(...)                                  \
     do {                                                  \
-        if (!CRM__FIT(__VA_ARGS__))                       \
+        if (!CRM_BLAS_FIT_INT(__VA_ARGS__))               \
             return CUBLAS_STATUS_NOT_SUPPORTED;           \
     } while (0)
 

@@ -13,7 +13,6 @@
  * GEMM cannot walk a vector backwards, so a negative increment answers
  * CUBLAS_STATUS_NOT_SUPPORTED (logged once); a _64 value beyond int too, as for the
  * rest of the family (crm_blas_gemm64.c). */
-#include <limits.h>
 #include "common/crm_log.h"
 #include "interpose/crm_blas.h"
 #include "interpose/crm_export.h"
@@ -32,11 +31,7 @@ static cublasStatus_t crm__gemv_args(cublasOperation_t t, int64_t m, int64_t n, 
             crm_warn("mixed-precision gemv batches with a negative increment are not supported");
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-    int64_t v[] = {m, n, lda, incx, incy, count};
-    for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (v[i] > INT_MAX)
-            return CUBLAS_STATUS_NOT_SUPPORTED;
-    return CUBLAS_STATUS_SUCCESS;
+    return CRM_BLAS_FIT_INT(m, n, lda, incx, incy, count) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 /* The GEMM's shape: B's operation and the lengths of y and x. */
@@ -69,7 +64,8 @@ static cublasStatus_t crm__gemv_strided(cublasHandle_t h, cublasOperation_t t, i
                                       CUBLAS_GEMM_DEFAULT);
 }
 
-/* One name's four exports: Batched and StridedBatched, with int and int64_t. */
+/* One name's four exports: Batched and StridedBatched, with int64_t, and their
+ * int forms calling them. */
 #define CRM__GEMV_BATCHED_ARGS(I)                                                                                \
     cublasHandle_t handle, cublasOperation_t trans, I m, I n, const float *alpha, const uint16_t *const Aarray[], \
         I lda, const uint16_t *const xarray[], I incx, const float *beta, OUT_T *const yarray[], I incy,          \
@@ -79,13 +75,6 @@ static cublasStatus_t crm__gemv_strided(cublasHandle_t h, cublasOperation_t t, i
         long long int strideA, const uint16_t *x, I incx, long long int stridex, const float *beta, OUT_T *y, I incy, \
         long long int stridey, I batchCount
 #define CRM__GEMV_MIXED(NAME, IN, OUT)                                                                          \
-    CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched(CRM__GEMV_BATCHED_ARGS(int));                          \
-    CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched(CRM__GEMV_BATCHED_ARGS(int))                           \
-    {                                                                                                          \
-        return crm__gemv_batched(handle, trans, m, n, alpha, (const void *const *)Aarray, lda,                 \
-                                 (const void *const *)xarray, incx, beta, (void *const *)yarray, incy,         \
-                                 batchCount, IN, OUT);                                                         \
-    }                                                                                                          \
     CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched_64(CRM__GEMV_BATCHED_ARGS(int64_t));                   \
     CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched_64(CRM__GEMV_BATCHED_ARGS(int64_t))                    \
     {                                                                                                          \
@@ -93,17 +82,23 @@ static cublasStatus_t crm__gemv_strided(cublasHandle_t h, cublasOperation_t t, i
                                  (const void *const *)xarray, incx, beta, (void *const *)yarray, incy,         \
                                  batchCount, IN, OUT);                                                         \
     }                                                                                                          \
-    CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched(CRM__GEMV_STRIDED_ARGS(int));                   \
-    CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched(CRM__GEMV_STRIDED_ARGS(int))                    \
+    CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched(CRM__GEMV_BATCHED_ARGS(int));                          \
+    CRM_EXPORT cublasStatus_t cublas##NAME##gemvBatched(CRM__GEMV_BATCHED_ARGS(int))                           \
     {                                                                                                          \
-        return crm__gemv_strided(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, \
-                                 stridey, batchCount, IN, OUT);                                                \
+        return cublas##NAME##gemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta,       \
+                                            yarray, incy, batchCount);                                         \
     }                                                                                                          \
     CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched_64(CRM__GEMV_STRIDED_ARGS(int64_t));            \
     CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched_64(CRM__GEMV_STRIDED_ARGS(int64_t))             \
     {                                                                                                          \
         return crm__gemv_strided(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, \
                                  stridey, batchCount, IN, OUT);                                                \
+    }                                                                                                          \
+    CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched(CRM__GEMV_STRIDED_ARGS(int));                   \
+    CRM_EXPORT cublasStatus_t cublas##NAME##gemvStridedBatched(CRM__GEMV_STRIDED_ARGS(int))                    \
+    {                                                                                                          \
+        return cublas##NAME##gemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx,       \
+                                                   stridex, beta, y, incy, stridey, batchCount);               \
     }
 
 #define OUT_T uint16_t

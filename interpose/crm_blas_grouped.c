@@ -49,8 +49,7 @@ static cublasStatus_t crm__grouped_check(const crm__grouped *g)
         if (crm_blas_gemm_check(g->ta[i], g->tb[i], v[0], v[1], v[2], v[3], v[4], v[5]) != CUBLAS_STATUS_SUCCESS ||
             v[6] < 0)
             return CUBLAS_STATUS_INVALID_VALUE;
-        for (int j = 0; j < 7; j++)
-            wide |= v[j] > INT_MAX;
+        wide |= !crm_blas_fit_int(7, v);
     }
     return wide ? CUBLAS_STATUS_NOT_SUPPORTED : CUBLAS_STATUS_SUCCESS;
 }

@@ -20,21 +20,21 @@ cudnnStatus_t crm_dnn_wire_ctc(const cudnnCTCLossDescriptor_t d, crm_dnn_ctc *w)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* The label block for the T x N x A problem of probs (crm_dnn_ctc_desc.h): a malloc'd
- * block in *out, to be freed. NOT_SUPPORTED beyond what one message carries. */
+/* The label block for the T x N x A problem of probs (crm_dnn_ctc_desc.h), after
+ * the host arrays pass cuDNN's rules: a malloc'd block in *out, to be freed.
+ * NOT_SUPPORTED beyond what one message carries. */
 static cudnnStatus_t crm__ctc_block(const crm_dnn_tensor *probs, const int *labels, const int *label_lengths,
                                     const int *input_lengths, crm_bytes *out)
 {
-    int T = probs->dims[0], N = probs->dims[1], A = probs->dims[2];
-    size_t total = 0, nlabels;
+    int N = probs->dims[1];
+    size_t total;
     if (!crm_dnn_ctc_shape_ok(probs->dims, probs->nbdims) || labels == NULL || label_lengths == NULL ||
         input_lengths == NULL)
         return CUDNN_STATUS_BAD_PARAM;
-    for (int i = 0; i < N; i++) {
-        if (label_lengths[i] < 0 || label_lengths[i] > CRM_DNN_CTC_MAX_LABEL)
-            return CUDNN_STATUS_BAD_PARAM;
-        total += (size_t)label_lengths[i];
-    }
+    cudnnStatus_t st = crm_dnn_ctc_arrays_check(labels, label_lengths, input_lengths, probs->dims[0], N,
+                                                probs->dims[2], &total);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
     size_t n = 2 * (size_t)N + total;
     if (n > CRM_BYTES_MAX / sizeof(int)) {
         crm_warn("cudnnCTCLoss: %zu labels and lengths exceed one message (%d bytes): not supported", n,
@@ -47,11 +47,6 @@ static cudnnStatus_t crm__ctc_block(const crm_dnn_tensor *probs, const int *labe
     memcpy(block, label_lengths, (size_t)N * sizeof(int));
     memcpy(block + N, input_lengths, (size_t)N * sizeof(int));
     memcpy(block + 2 * N, labels, total * sizeof(int));
-    cudnnStatus_t st = crm_dnn_ctc_labels_check(block, n, T, N, A, &nlabels);
-    if (st != CUDNN_STATUS_SUCCESS) {
-        free(block);
-        return st;
-    }
     *out = (crm_bytes){.crm_bytes_len = (u_int)(n * sizeof(int)), .crm_bytes_val = (char *)block};
     return CUDNN_STATUS_SUCCESS;
 }

@@ -156,6 +156,8 @@ class DnnRow:
     def check(self):
         if any(p.kind == "handle" for p in self.params[1:]):
             raise ValueError("%s: the handle must come first" % self.name)
+        if not any(p.kind in ("handle", "desc") for p in self.params):
+            raise ValueError("%s: a call without a handle needs a descriptor" % self.name)
         for p in self.params:
             if p.kind in ("data", "data?", "scale"):
                 d = self.by_name(p.arg)
@@ -211,10 +213,7 @@ def gen_client(f, row):
     for p in row.params:  # after the descriptors, whose data types they follow
         if p.kind == "scale":
             checks.append("(st = crm_dnn_scalar(%s, a->%s.dtype, &a->%s))" % (p.name, p.arg, p.name))
-    if checks:
-        c.append("    if (%s)\n        return st;" % " ||\n        ".join(checks))
-    else:
-        c.append("    (void)st;")
+    c.append("    if (%s)\n        return st;" % " ||\n        ".join(checks))
     for p in row.params:
         if p.kind in POINTERS:
             c.append("    a->%s = crm_dnn_ptr(%s);" % (p.name, p.name))

@@ -33,7 +33,9 @@ typedef struct crm__ctc_call {
     int n;                       /* sequences */
 } crm__ctc_call;
 
-/* Descriptors, label block and (when not 0) the probabilities' and gradients' memory. */
+/* Descriptors, label block, and with probs_dev the probabilities' memory (which
+ * must be given) and the gradients' (which may be 0); the workspace query passes
+ * NULL for both. k->block is always set, NULL on failure before it exists. */
 static cudnnStatus_t crm__ctc_begin(crm__ctc_call *k, crm_session *s, uint64_t handle, const crm_dnn_tensor *probs,
                                     uint64_t probs_ptr, void **probs_dev, int grads_set, const crm_dnn_tensor *grads,
                                     uint64_t grads_ptr, void **grads_dev, const crm_bytes *labels,
@@ -43,7 +45,7 @@ static cudnnStatus_t crm__ctc_begin(crm__ctc_call *k, crm_session *s, uint64_t h
     cudnnStatus_t st;
     memset(k, 0, sizeof *k);
     if ((st = crm_h_dnn_begin(&k->c, s, handle)) || (st = crm_h_dnn_ctc(&k->c, ctc, &k->ctc)) ||
-        (st = crm_h_dnn_tensor(&k->c, probs, probs_ptr, probs_ptr == 0, &k->probs, probs_dev)))
+        (st = crm_h_dnn_tensor(&k->c, probs, probs_ptr, probs_dev == NULL, &k->probs, probs_dev)))
         return st;
     if (grads_set && (st = crm_h_dnn_tensor(&k->c, grads, grads_ptr, 1, &k->grads, grads_dev)))
         return st;
@@ -67,10 +69,8 @@ cudnnStatus_t crm_srv_cudnnCTCLoss(crm_session *s, uint64_t handle, const crm_dn
 {
     crm__ctc_call k;
     void *p_probs = NULL, *p_grads = NULL, *p_costs, *p_ws;
-    memset(&k, 0, sizeof k);
-    cudnnStatus_t st = probs == 0 ? CUDNN_STATUS_BAD_PARAM
-                                  : crm__ctc_begin(&k, s, handle, probsDesc, probs, &p_probs, grads_set,
-                                                   gradientsDesc, gradients, &p_grads, labels, ctcLossDesc);
+    cudnnStatus_t st = crm__ctc_begin(&k, s, handle, probsDesc, probs, &p_probs, grads_set, gradientsDesc, gradients,
+                                      &p_grads, labels, ctcLossDesc);
     if (st == CUDNN_STATUS_SUCCESS)
         st = crm_h_dnn_workspace(&k.c, costs, (uint64_t)k.n * sizeof(float), &p_costs);
     if (st == CUDNN_STATUS_SUCCESS && costs == 0)
