@@ -9,6 +9,7 @@
 #include "protocol/crm_payload.h"
 #include "protocol/crm_chan.h"
 #include "protocol/crm_zlive.h"
+#include "protocol/crm_zshape.h"
 
 #define CRM_PIECE (1u << 30)             /* XDR_GETBYTES/PUTBYTES take a u_int */
 #define CRM_SAMPLE (64u << 10)           /* bytes of a chunk compressed to judge it */
@@ -56,6 +57,7 @@ typedef struct crm__codec_tls {
     char *plain;             /* CRM_PAYLOAD_CHUNK bytes: gathered or decompressed */
     char *stored;            /* stored_cap bytes: compressed */
     size_t stored_cap;
+    crm_zshape shape;        /* the parameter set this thread's payloads compress with */
 } crm__codec_tls;
 
 static pthread_key_t crm__tls_key;
@@ -157,6 +159,8 @@ static bool_t crm__put_chunk(XDR *xdrs, uint32_t kind, uint32_t raw_len, const c
 typedef struct crm__zenc {
     ZSTD_CCtx *cctx;
     int level;
+    int set;                 /* the parameter set (CRM_ZSHAPE_*) */
+    crm_zshape *shape;       /* the choice of set, checked on samples; NULL: keep set */
     char *gather;            /* CRM_PAYLOAD_CHUNK bytes */
     char *out;               /* ZSTD_compressBound(CRM_PAYLOAD_CHUNK) bytes */
     size_t out_cap;
@@ -167,17 +171,67 @@ typedef struct crm__zenc {
     crm_zlive zl;            /* the live choice, with chan */
 } crm__zenc;
 
-/* Compresses one chunk if a sample of it compresses; returns stored size or 0 (raw). */
-static size_t crm__try_compress(crm__zenc *z, const char *data, size_t len)
+/* Compresses len bytes into z->out with the level and parameter set of z; the
+ * size, or a zstd error code. */
+static size_t crm__zcompress(crm__zenc *z, int set, const char *data, size_t len)
 {
-    size_t sample = len < CRM_SAMPLE ? len : CRM_SAMPLE;
-    size_t got = ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, sample, z->level);
-    if (ZSTD_isError(got) || (double)got > CRM_SAMPLE_GAIN * (double)sample) {
+    ZSTD_CCtx_reset(z->cctx, ZSTD_reset_parameters);
+    ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, z->level);
+    if (set == CRM_ZSHAPE_LEAN) {
+        ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_strategy, ZSTD_fast);
+        ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_minMatch, 7);
+        ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_hashLog, 8);
+    }
+    return ZSTD_compress2(z->cctx, z->out, z->out_cap, data, len);
+}
+
+/* Compresses a chunk's sample with the set in use, and with the other set too
+ * when the choice of set asks (it then uses the smaller). The size, or a zstd
+ * error code; z->out holds the sample compressed with z->set. */
+static size_t crm__compress_sample(crm__zenc *z, const char *data, size_t sample)
+{
+    size_t got = crm__zcompress(z, z->set, data, sample);
+    if (z->shape == NULL || ZSTD_isError(got) || !crm_zshape_due(z->shape, sample, got))
+        return got;
+    size_t other = crm__zcompress(z, !z->set, data, sample);
+    if (ZSTD_isError(other))
+        return other;
+    int was = z->set;
+    crm_zshape_checked(z->shape, sample, was == CRM_ZSHAPE_LEVEL ? got : other, was == CRM_ZSHAPE_LEVEL ? other : got);
+    z->set = z->shape->set;
+    return crm__zcompress(z, z->set, data, sample);
+}
+
+static size_t crm__sample_len(size_t len)
+{
+    return len < CRM_SAMPLE ? len : CRM_SAMPLE;
+}
+
+/* Compresses the sample of a chunk, with the set the choice of set says. */
+static size_t crm__sample_chunk(crm__zenc *z, const char *data, size_t len)
+{
+    if (z->shape != NULL)
+        z->set = z->shape->set;
+    return crm__compress_sample(z, data, crm__sample_len(len));
+}
+
+/* Compresses the chunk whose sample came to `sampled` if the sample shrank
+ * enough; returns stored size or 0 (raw). */
+static size_t crm__finish_chunk(crm__zenc *z, const char *data, size_t len, size_t sampled)
+{
+    size_t sample = crm__sample_len(len);
+    if (ZSTD_isError(sampled) || (double)sampled > CRM_SAMPLE_GAIN * (double)sample) {
         z->skip = z->chan == NULL ? CRM_SKIP_AFTER_MISS : 0; /* the live choice tries again itself */
         return 0;
     }
-    got = sample == len ? got : ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, len, z->level);
+    size_t got = sample == len ? sampled : crm__zcompress(z, z->set, data, len);
     return ZSTD_isError(got) || got >= len ? 0 : got;
+}
+
+/* Compresses one chunk if a sample of it compresses; returns stored size or 0 (raw). */
+static size_t crm__try_compress(crm__zenc *z, const char *data, size_t len)
+{
+    return crm__finish_chunk(z, data, len, crm__sample_chunk(z, data, len));
 }
 
 /* ---- a second compressor --------------------------------------------------------
@@ -261,7 +315,7 @@ static int crm__helper_start(void)
 
 /* Gives the helper chunk [off, off+len) of the rows; FALSE when it cannot take it. */
 static bool_t crm__helper_give(const char *src, uint64_t pitch, uint64_t width, uint64_t height, uint64_t off,
-                               uint32_t len, int level)
+                               uint32_t len, int level, int set)
 {
     pthread_mutex_lock(&crm__h.lock);
     bool_t ok = crm__helper_start() && crm__h.state == 0;
@@ -273,6 +327,7 @@ static bool_t crm__helper_give(const char *src, uint64_t pitch, uint64_t width, 
         crm__h.off = off;
         crm__h.len = len;
         crm__h.z.level = level;
+        crm__h.z.set = set;
         crm__h.state = 1;
         pthread_cond_broadcast(&crm__h.changed);
     }
@@ -347,7 +402,7 @@ static int crm__plan(crm__zenc *z, uint64_t len)
 static void crm__probe(crm__zenc *z, const char *data, size_t len)
 {
     size_t sample = len < CRM_SAMPLE ? len : CRM_SAMPLE;
-    size_t got = ZSTD_compressCCtx(z->cctx, z->out, z->out_cap, data, sample, z->level);
+    size_t got = crm__zcompress(z, z->set, data, sample);
     crm_zlive_comp(&z->zl, sample, ZSTD_isError(got) || got > sample ? sample : got, 0);
 }
 
@@ -361,11 +416,12 @@ static bool_t crm__put_zstd(XDR *xdrs, crm__zenc *z, const char *src, uint64_t p
         uint32_t len = crm__chunk_len(total, off), len2 = off + len < total ? crm__chunk_len(total, off + len) : 0;
         int what = crm__plan(z, (uint64_t)len + len2);
         int trying = what == CRM_ZLIVE_COMPRESS;
-        int helped = trying && z->tries > 1 && len2 > 0 &&
-                     crm__helper_give(src, pitch, width, height, off + len, len2, z->level);
         uint64_t t0 = crm__now_ns();
         const char *data = crm__gather(src, pitch, width, height, off, len, z->gather), *data2 = NULL, *out2 = NULL;
-        size_t stored = trying ? crm__try_compress(z, data, len) : 0, stored2 = 0;
+        size_t sampled = trying ? crm__sample_chunk(z, data, len) : 0; /* first: it may change the set */
+        int helped = trying && z->tries > 1 && len2 > 0 &&
+                     crm__helper_give(src, pitch, width, height, off + len, len2, z->level, z->set);
+        size_t stored = trying ? crm__finish_chunk(z, data, len, sampled) : 0, stored2 = 0;
         if (what == CRM_ZLIVE_PROBE)
             crm__probe(z, data, len);
         if (helped)
@@ -461,6 +517,7 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
         return FALSE;
     int zlevel = level & CRM_LEVEL_MASK;
     crm__zenc z = {.cctx = tls->cctx, .level = zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel,
+                   .set = tls->shape.set, .shape = &tls->shape,
                    .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st,
                    .tries = (level & CRM_LEVEL_PROBE) ? CRM_PROBE_CHUNKS : ~0u,
                    .chan = (level & CRM_LEVEL_LIVE) ? crm__live_channel(xdrs) : NULL};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "crm_api.h"
+#include <zstd.h>
 #include "protocol/crm_bulk.h"
 #include "tests/unit/crm_check.h"
 
@@ -886,6 +887,71 @@ START_TEST(test_zstd_incompressible_travels_raw_at_little_cost)
 }
 END_TEST
 
+/* Random bytes of a 4-letter alphabet: 2 bits of entropy per byte, few repeats. */
+static char *four_letters(size_t n)
+{
+    char *buf = malloc(n);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    ck_assert(buf != NULL);
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        buf[i] = "ACGT"[s & 3];
+    }
+    return buf;
+}
+
+/* Sentences that repeat with small changes, as text and records do. */
+static char *sentences(size_t n)
+{
+    static const char *words[] = {"the ", "device ", "copies ", "a ", "tensor ", "to ", "host ", "memory ",
+                                  "while ", "stream ", "seven ", "waits; "};
+    char *buf = malloc(n);
+    uint64_t s = 88172645463325252ull;
+    ck_assert(buf != NULL);
+    for (size_t i = 0; i < n;) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        const char *w = words[s % 12];
+        for (size_t k = 0; w[k] != '\0' && i < n; k++)
+            buf[i++] = w[k];
+    }
+    return buf;
+}
+
+/* zstd at `level` with its own parameters, chunk by chunk: what the encoder
+ * would send if it never chose the LEAN set. */
+static size_t level_only_bytes(const char *src, size_t n, int level)
+{
+    size_t total = 0, cap = ZSTD_compressBound(CRM_PAYLOAD_CHUNK);
+    char *out = malloc(cap);
+    ck_assert(out != NULL);
+    for (size_t off = 0; off < n; off += CRM_PAYLOAD_CHUNK) {
+        size_t len = n - off < CRM_PAYLOAD_CHUNK ? n - off : CRM_PAYLOAD_CHUNK;
+        size_t got = ZSTD_compress(out, cap, src + off, len, level);
+        ck_assert(!ZSTD_isError(got));
+        total += got;
+    }
+    free(out);
+    return total;
+}
+
+/* The encoder picks the LEAN set on few-letter data (level 1 alone stops near
+ * 3.2x) and keeps the level's own set on text, where LEAN would lose. */
+START_TEST(test_zstd_parameter_set_follows_the_data)
+{
+    size_t n = 8 * CRM_PAYLOAD_CHUNK;
+    char *low = four_letters(n), *text = sentences(n);
+    u_int low_len = zstd_round_trip(low, n, n, 1, 1, n);
+    ck_assert_uint_lt(low_len, (u_int)(n / 3.6));
+    ck_assert_uint_lt(low_len, (u_int)(level_only_bytes(low, n, 1) * 0.9));
+    u_int text_len = zstd_round_trip(text, n, n, 1, 1, n);
+    ck_assert_uint_le(text_len, (u_int)(level_only_bytes(text, n, 1) * 1.01) + 8 * 12 + HDR_H2D);
+    low_len = zstd_round_trip(low, n, n, 1, 1, n); /* and back: the choice is not stuck */
+    ck_assert_uint_lt(low_len, (u_int)(n / 3.6));
+    free(low);
+    free(text);
+}
+END_TEST
+
 /* Hand-made payload words; each case must be rejected without a crash. */
 static int zstd_bad_payload_rejected(const uint32_t *words, size_t count, uint64_t total)
 {
@@ -937,6 +1003,7 @@ Suite *crm_wire_suite(void)
     tcase_add_test(th, test_zstd_zeros_shrink_and_round_trip);
     tcase_add_test(th, test_zstd_pitched_rows_round_trip);
     tcase_add_test(th, test_zstd_incompressible_travels_raw_at_little_cost);
+    tcase_add_test(th, test_zstd_parameter_set_follows_the_data);
     tcase_add_test(th, test_zstd_malformed_chunks_rejected);
     tcase_add_test(th, test_h2d_zero_length);
     tcase_add_test(th, test_h2d_oversized_or_overflowing_is_rejected);
