@@ -35,6 +35,7 @@
 
 static const size_t BC_BATCH_BYTES = 32u << 20; /* bytes one timed batch moves */
 static const int BC_BATCH_MAX = 256;            /* copies in one batch at most */
+static const int BC_MIN_TIME_BATCHES = 200;     /* batches BENCH_MIN_SECONDS may add up to */
 
 static double bc_now(void)
 {
@@ -208,20 +209,34 @@ static void bc_fill(unsigned char *buf, size_t n, const char *data)
         buf[i] = low ? (unsigned char)(i & 3) : (unsigned char)(i * 131);
 }
 
-/* Median over `batches` timed batches of k copies (after one untimed copy), in
- * GB/s; each batch ends with cudaDeviceSynchronize, so queued copies count in full. */
+/* Seconds of timed batches a measurement runs at least (BENCH_MIN_SECONDS, default
+ * 0): a fast copy (compressed zeros: a few ms) is repeated until its median stands
+ * on enough batches to be judged, a slow one runs its `batches` only. */
+static double bc_min_seconds(void)
+{
+    const char *v = getenv("BENCH_MIN_SECONDS");
+    double s = v != NULL ? atof(v) : 0.0;
+    return s > 0.0 && s < 60.0 ? s : 0.0;
+}
+
+/* Median over `batches` timed batches of k copies (after one untimed copy), or
+ * more until BENCH_MIN_SECONDS have passed, in GB/s; each batch ends with
+ * cudaDeviceSynchronize, so queued copies count in full. */
 static double bc_copy_rate(void *dst, const void *src, size_t len, cudaMemcpyKind kind, int batches)
 {
     int k = (int)std::max<size_t>(1, std::min<size_t>(BC_BATCH_BYTES / len, BC_BATCH_MAX));
+    double min_s = bc_min_seconds(), spent = 0.0;
     std::vector<double> t;
     BC_CHECK(cudaMemcpy(dst, src, len, kind));
     BC_CHECK(cudaDeviceSynchronize());
-    for (int b = 0; b < batches; b++) {
+    for (int b = 0; b < batches || (spent < min_s && b < BC_MIN_TIME_BATCHES); b++) {
         double t0 = bc_now();
         for (int i = 0; i < k; i++)
             BC_CHECK(cudaMemcpy(dst, src, len, kind));
         BC_CHECK(cudaDeviceSynchronize());
-        t.push_back((bc_now() - t0) / k);
+        double took = bc_now() - t0;
+        spent += took;
+        t.push_back(took / k);
     }
     return (double)len / bc_quantile(t, 0.5) / 1e9;
 }

@@ -54,7 +54,7 @@ PROFILES = {
                     ptx_elements=1 << 20,
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=32 * MIB,
                     shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=3, tensors=True,
-                    shaped_rounds=5,
+                    shaped_rounds=5, shaped_min_seconds=0.3,
                     load_clients=32, load_seconds=30),
 }
 RATE_GBPS = {"1gbit": 0.125, "10gbit": 1.25}   # link rate in GB/s (10^9 bytes)
@@ -1038,6 +1038,7 @@ class Bench:
 
     def sec_shaped(self):
         out = {"size": self.p["shaped_size"], "batches": self.p["shaped_batches"], "rounds": self.p["shaped_rounds"],
+               "min_seconds": self.p.get("shaped_min_seconds", 0),
                "rates": {}}
         self.res["shaped"] = out
         try:
@@ -1116,7 +1117,9 @@ class Bench:
                     for kind, data in kinds.items():
                         for _ in range(self.p["shaped_rounds"]):
                             for mode in SHAPED_MODES:
-                                d = self.copy_run(self.env(crm_addr, extra={"CUDAREM_COMPRESS": mode}),
+                                extra = {"CUDAREM_COMPRESS": mode,
+                                         "BENCH_MIN_SECONDS": str(self.p.get("shaped_min_seconds", 0))}
+                                d = self.copy_run(self.env(crm_addr, extra=extra),
                                                   "bench_cuda copy %s %s %s" % (rate, mode, kind), data=data,
                                                   sizes=[size], batches=batches, dirs="h2d_pinned,d2h_pinned",
                                                   argv_prefix=in_cli)
@@ -1165,9 +1168,10 @@ class Bench:
                     g2 = 1 - min(a["h2d_pinned_GBps"][0] / f["h2d_pinned_GBps"][0],
                                  a["d2h_pinned_GBps"][0] / f["d2h_pinned_GBps"][0])
         out["auto_vs_best"] = [{"where": w, "ratio": r} for r, w in worst]
-        table("6. shaped links (veth between two network namespaces, tbf both ways), %s copies, GB/s, best of %d rounds; "
+        table("6. shaped links (veth between two network namespaces, tbf both ways), %s copies, GB/s, best of %d rounds, "
+              "each the median of %d copies or more, repeated for at least %.1f s; "
               "x = H2D / link rate; spread = (best - worst) / best over the rounds"
-              % (fmt_size(out["size"]), out.get("rounds", 1)), ["link", "path", "data", "H2D pinned", "D2H pinned", "x link",
+              % (fmt_size(out["size"]), out.get("rounds", 1), out.get("batches", 1), out.get("min_seconds", 0)), ["link", "path", "data", "H2D pinned", "D2H pinned", "x link",
                                                                  "spread H2D / D2H"], rows)
         self.goal("compressible data (%s) >= %.0fx link rate on 1 Gbit/s (auto)" % (", ".join(g1) or "none", GOAL_COMPRESS_X),
                   min(g1.values()) >= GOAL_COMPRESS_X if g1 else None,
@@ -1369,9 +1373,11 @@ class Bench:
                 for kind in sh.get("data", []):
                     rows.append([rate, kind] + [f2(self.shaped_rate(o, m, kind, d)) for d in ("h2d", "d2h")
                                                 for m in SHAPED_MODES])
-            lines += ["**Shaped links** (%s copies over a tbf-shaped veth, GB/s; link 1 Gbit/s = 0.125 GB/s; weights, "
+            lines += ["**Shaped links** (%s copies over a tbf-shaped veth, GB/s, best of %d rounds, each the median of "
+                      "%d copies or more over at least %.1f s; link 1 Gbit/s = 0.125 GB/s; weights, "
                       "activations and gradients are float32 tensors of a small network trained with PyTorch, "
-                      "benchmarks/make_tensors.py)" % fmt_size(sh["size"]), "",
+                      "benchmarks/make_tensors.py)" % (fmt_size(sh["size"]), sh.get("rounds", 1), sh.get("batches", 1),
+                                                       sh.get("min_seconds", 0)), "",
                       md_table(["link", "data"] + ["%s %s" % (d, m) for d in ("H2D", "D2H") for m in SHAPED_MODES], rows), ""]
         elif sh.get("skipped"):
             lines += ["**Shaped links**: skipped (%s)" % sh.get("reason"), ""]
