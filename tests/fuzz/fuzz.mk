@@ -23,7 +23,7 @@ FUZZ_SERVER  := $(filter-out server/main.c,$(wildcard server/*.c)) $(SERVER_GEN_
                 $(addprefix common/,crm_log.c crm_rangemap.c crm_idmap.c crm_addr.c crm_auth.c crm_digest.c) \
                 $(FUZZ_PARSERS)
 FUZZ_REQUEST_SEEDS := $(wildcard tests/fuzz/seeds/request/*)
-FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_zlive.c protocol/crm_sockio.c protocol/crm_bulk.c \
+FUZZ_CHAN_SRCS := protocol/crm_chan.c protocol/crm_payload.c protocol/crm_zlive.c protocol/crm_zshape.c protocol/crm_sockio.c protocol/crm_bulk.c \
                   protocol/crm_tls.c
 FUZZ_CHAN_SEEDS := $(wildcard tests/fuzz/seeds/chan/*)
 
