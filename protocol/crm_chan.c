@@ -78,11 +78,9 @@ static bool_t crm__send_frame(crm_chan *c, uint32_t type, uint32_t len, uint32_t
 }
 
 /* Reads exactly n bytes: first what was read ahead, then straight into dst when
- * the rest is large, else through the read-ahead buffer. Each read polls the
- * socket a while before sleeping, payload bytes too: over TCP a payload arrives
- * in segments, and a reader that sleeps between them pays a wake-up for each
- * (device-to-host copies of 256 KiB-1 MiB over TCP loopback ran 20 % slower). */
-static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
+ * the rest is large, else through the read-ahead buffer; spin: a frame header,
+ * which polls the socket a while before sleeping. */
+static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n, int spin)
 {
     while (n > 0 && !c->broken) {
         if (c->ipos < c->ilen) {
@@ -95,7 +93,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
         }
         int direct = n >= CRM_CHAN_DIRECT;
         size_t want = direct ? (n > (1u << 30) ? (1u << 30) : n) : CRM_CHAN_BUF;
-        ssize_t got = crm_sock_read_once(c->fd, direct ? dst : c->ibuf, want, 1);
+        ssize_t got = crm_sock_read_once(c->fd, direct ? dst : c->ibuf, want, spin);
         if (got < 0 && crm__interrupted(c))
             continue;
         if (got <= 0) {
@@ -116,7 +114,7 @@ static bool_t crm__read_exact(crm_chan *c, char *dst, uint64_t n)
 static bool_t crm__read_frame(crm_chan *c, uint32_t *type, uint32_t *len, uint32_t *offset)
 {
     uint32_t hdr[3];
-    if (!crm__read_exact(c, (char *)hdr, sizeof hdr))
+    if (!crm__read_exact(c, (char *)hdr, sizeof hdr, 1))
         return FALSE;
     *type = ntohl(hdr[0]);
     *len = ntohl(hdr[1]);
@@ -255,7 +253,7 @@ static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
             return FALSE;
         u_int take = n < c->fleft ? n : c->fleft;
         if (c->ftype == CRM_FRAME_INLINE) {
-            if (!crm__read_exact(c, dst, take))
+            if (!crm__read_exact(c, dst, take, 0))
                 return FALSE;
         } else {
             memcpy(dst, c->ring + c->foff, take);
