@@ -132,7 +132,8 @@ enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *ar
 int crm_rpc_goodbye(crm_rpc *r)
 {
     struct pollfd p = {.fd = r->fd, .events = POLLIN};
-    if (r->goodbye[0] == '\0' && r->xdrs.x_ops != NULL && poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+    if (r->goodbye[0] == '\0' && r->xdrs.x_ops != NULL && poll(&p, 1, CRM_GOODBYE_WAIT_MS) == 1 &&
+        (p.revents & POLLIN))
         crm__read_reply(r, (xdrproc_t)(void (*)(void))xdr_void, NULL); /* a goodbye sent while we were not reading */
     return r->goodbye[0] != '\0';
 }

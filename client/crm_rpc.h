@@ -28,7 +28,11 @@ enum clnt_stat crm_rpc_call(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *ar
  * once it is written: RPC_SUCCESS, or why not (the stream must be dropped then). */
 enum clnt_stat crm_rpc_post(crm_rpc *r, uint32_t proc, xdrproc_t xargs, void *args);
 /* After a failed call: 1 when the server said why it ended the session (in the
- * reply awaited, or in a message already waiting on the socket), in r->goodbye. */
+ * reply awaited, or in a message on the socket), in r->goodbye. A session that
+ * stops while it sends a payload breaks the data channel a moment before its
+ * goodbye reaches the RPC socket, so this waits up to CRM_GOODBYE_WAIT_MS for one;
+ * a server that died closes the socket, which ends the wait at once. */
+#define CRM_GOODBYE_WAIT_MS 1000
 int crm_rpc_goodbye(crm_rpc *r);
 /* Frees the record stream's buffers. */
 void crm_rpc_fini(crm_rpc *r);
