@@ -185,34 +185,40 @@ static size_t crm__zcompress(crm__zenc *z, int set, const char *data, size_t len
     return ZSTD_compress2(z->cctx, z->out, z->out_cap, data, len);
 }
 
-/* Compresses a chunk's sample with the set in use, and with the other set too
- * when the choice of set asks (it then uses the smaller). The size, or a zstd
- * error code; z->out holds the sample compressed with z->set. */
-static size_t crm__compress_sample(crm__zenc *z, const char *data, size_t sample)
-{
-    size_t got = crm__zcompress(z, z->set, data, sample);
-    if (z->shape == NULL || ZSTD_isError(got) || !crm_zshape_due(z->shape, sample, got))
-        return got;
-    size_t other = crm__zcompress(z, !z->set, data, sample);
-    if (ZSTD_isError(other))
-        return other;
-    int was = z->set;
-    crm_zshape_checked(z->shape, sample, was == CRM_ZSHAPE_LEVEL ? got : other, was == CRM_ZSHAPE_LEVEL ? other : got);
-    z->set = z->shape->set;
-    return crm__zcompress(z, z->set, data, sample);
-}
-
 static size_t crm__sample_len(size_t len)
 {
     return len < CRM_SAMPLE ? len : CRM_SAMPLE;
 }
 
-/* Compresses the sample of a chunk, with the set the choice of set says. */
+/* A check of the choice of set: the sample, which came to `got` with the set in
+ * use, is compressed with the other set too, and the smaller wins. Returns the
+ * chosen set's size (or a zstd error code). z->out holds the chosen set's bytes
+ * when the sample is the whole chunk (len), whose stored bytes they are; a
+ * longer chunk is compressed anew and needs only the size. */
+static size_t crm__check_shape(crm__zenc *z, const char *data, size_t sample, size_t len, size_t got)
+{
+    int was = z->set;
+    size_t other = crm__zcompress(z, !was, data, sample);
+    if (ZSTD_isError(other))
+        return other;
+    crm_zshape_checked(z->shape, sample, was == CRM_ZSHAPE_LEVEL ? got : other, was == CRM_ZSHAPE_LEVEL ? other : got);
+    z->set = z->shape->set;
+    if (z->set != was)
+        return other; /* z->out holds its bytes */
+    return sample < len ? got : crm__zcompress(z, was, data, sample);
+}
+
+/* Compresses the sample of a chunk with the set the choice of set says, checking
+ * the choice when it is due. The size, or a zstd error code. */
 static size_t crm__sample_chunk(crm__zenc *z, const char *data, size_t len)
 {
+    size_t sample = crm__sample_len(len);
     if (z->shape != NULL)
         z->set = z->shape->set;
-    return crm__compress_sample(z, data, crm__sample_len(len));
+    size_t got = crm__zcompress(z, z->set, data, sample);
+    if (z->shape == NULL || ZSTD_isError(got) || !crm_zshape_due(z->shape, sample, got))
+        return got;
+    return crm__check_shape(z, data, sample, len, got);
 }
 
 /* Compresses the chunk whose sample came to `sampled` if the sample shrank

@@ -872,15 +872,20 @@ START_TEST(test_zstd_pitched_rows_round_trip)
 }
 END_TEST
 
+/* The next value of a xorshift generator: test data that repeats nothing. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
 START_TEST(test_zstd_incompressible_travels_raw_at_little_cost)
 {
     size_t n = 2 * CRM_PAYLOAD_CHUNK;
     char *noise = malloc(n);
     uint64_t s = 88172645463325252ull;
-    for (size_t i = 0; i < n; i++) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        noise[i] = (char)s;
-    }
+    for (size_t i = 0; i < n; i++)
+        noise[i] = (char)next_random(&s);
     u_int len = zstd_round_trip(noise, n, n, 1, 1, n);
     ck_assert_uint_le(len, HDR_H2D + n + 2 * 12); /* chunk headers only */
     free(noise);
@@ -893,10 +898,8 @@ static char *four_letters(size_t n)
     char *buf = malloc(n);
     uint64_t s = 0x9e3779b97f4a7c15ull;
     ck_assert(buf != NULL);
-    for (size_t i = 0; i < n; i++) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        buf[i] = "ACGT"[s & 3];
-    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = "ACGT"[next_random(&s) & 3];
     return buf;
 }
 
@@ -909,8 +912,7 @@ static char *sentences(size_t n)
     uint64_t s = 88172645463325252ull;
     ck_assert(buf != NULL);
     for (size_t i = 0; i < n;) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        const char *w = words[s % 12];
+        const char *w = words[next_random(&s) % 12];
         for (size_t k = 0; w[k] != '\0' && i < n; k++)
             buf[i++] = w[k];
     }
