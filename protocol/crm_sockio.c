@@ -21,6 +21,21 @@ static int crm__again(const crm_sockio_policy *p)
 }
 
 static uint64_t crm__spin_ns;
+static volatile const sig_atomic_t *crm__stop; /* crm_sock_stop_on */
+
+void crm_sock_stop_on(volatile const sig_atomic_t *flag)
+{
+    crm__stop = flag;
+}
+
+/* Whether the stop flag is set; errno EINTR when it is. */
+static int crm__stopped(void)
+{
+    if (crm__stop == NULL || !*crm__stop)
+        return 0;
+    errno = EINTR;
+    return 1;
+}
 static pthread_once_t crm__spin_once = PTHREAD_ONCE_INIT;
 
 uint64_t crm_sock_spin_parse(const char *value, long cores)
@@ -73,6 +88,8 @@ static ssize_t crm__spin(int fd, void *buf, size_t len, int flags)
         spin = 0;
     }
     for (;;) { /* one look at least, polling or not */
+        if (crm__stopped())
+            return -1;
         ssize_t got = recv(fd, buf, len, flags);
         if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             crm__misses = 0;
@@ -112,14 +129,14 @@ ssize_t crm_sock_read_once(int fd, void *buf, size_t len, int poll)
     if (crm_tls_on(fd)) {
         if (poll)
             crm_sock_spin_wait(fd); /* then the session reads what came, or sleeps */
-        return crm_tls_read(fd, buf, len);
+        return crm__stopped() ? -1 : crm_tls_read(fd, buf, len);
     }
     if (poll) {
         ssize_t got = crm_sock_spin_recv(fd, buf, len);
         if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
             return got;
     }
-    return recv(fd, buf, len, 0);
+    return crm__stopped() ? -1 : recv(fd, buf, len, 0);
 }
 
 ssize_t crm_sock_read(int fd, void *buf, size_t len, const crm_sockio_policy *p)

@@ -18,6 +18,7 @@
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_shm.h"
 #include "protocol/crm_shm_guard.h"
+#include "protocol/crm_sockio.h"
 #include "protocol/crm_tls.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_auth_srv.h"
@@ -421,6 +422,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     sigaction(SIGUSR1, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     crm_shm_guard_install(&crm__stopping); /* a client's shrunk region ends its session, not the process */
+    crm_sock_stop_on(&crm__stopping);      /* a stop that lands while a read polls ends that read */
     crm_shm_guard_reset();
     memset(s, 0, sizeof *s);
     crm__stopping = 0; /* one process may serve sessions one after another (tests/fuzz) */

@@ -16,6 +16,9 @@ static crm_sockio_policy crm__policy(const crm_srv_rpc *r)
     return p;
 }
 
+/* A read that gave up because the session stops leaves the stream alive: the
+ * client is still there, and the goodbye that tells it why must still go out
+ * (a stop signal most often lands while the session waits for the next call). */
 static int crm__readit(void *handle, void *buf, int len)
 {
     crm_srv_rpc *r = handle;
@@ -23,7 +26,8 @@ static int crm__readit(void *handle, void *buf, int len)
     ssize_t got = crm_sock_read(r->fd, buf, (size_t)len, &p);
     if (got > 0)
         return (int)got;
-    r->dead = 1;
+    if (got == 0 || !*r->stopping)
+        r->dead = 1;
     return -1;
 }
 
@@ -89,7 +93,8 @@ int crm_srv_rpc_next(crm_srv_rpc *r, uint32_t *proc)
         call.rm_call.cb_verf.oa_base = verf;
         r->xdrs.x_op = XDR_DECODE;
         if (!xdrrec_skiprecord(&r->xdrs) || !xdr_callmsg(&r->xdrs, &call) || call.rm_direction != CALL) {
-            r->dead = 1; /* end of stream, or bytes that are not a call: this session is over */
+            if (!*r->stopping)
+                r->dead = 1; /* end of stream, or bytes that are not a call: this session is over */
             break;
         }
         r->xid = call.rm_xid;

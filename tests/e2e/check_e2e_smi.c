@@ -4,7 +4,8 @@
  * `cudarem-smi --json` run as ops lists her session with its user, peer, calls,
  * bytes and memory, and the emulated device with its name and memory; run as
  * alice it is refused, saying why; `--end` as ops ends her session, her program
- * fails with a CUDA error and a line saying an administrator ended it, the server logs who ended it and counts it; the text
+ * fails with a CUDA error and a line saying an administrator ended it, busy or
+ * idle between calls; the server logs who ended it and counts it; the text
  * view shows the same session; an unreachable server makes the exit status 1 and
  * its JSON entry an error; a Unix-socket peer admitted by uid and running as the
  * server's user is an administrator without a token. --metrics serves what a
@@ -96,12 +97,13 @@ static long long json_number(const char *at, const char *key)
     return p ? atoll(p + strlen(quoted)) : -1;
 }
 
-/* Starts alice's copyloop and waits until it copies. */
-static void start_alice(e2e_proc *p)
+/* Starts alice's copyloop, idle pause_ms between its copies, and waits until it copies. */
+static void start_alice(e2e_proc *p, int pause_ms)
 {
-    char prog[E2E_PATH_LEN];
+    char prog[E2E_PATH_LEN], pause[16];
     e2e_build_path("cuda/copyloop", prog, sizeof prog);
-    char *argv[] = {prog, NULL};
+    snprintf(pause, sizeof pause, "%d", pause_ms);
+    char *argv[] = {prog, "0", pause, NULL};
     e2e_proc_opts o = {srv.tcp_addr, 1, 0};
     setenv("CUDAREM_TOKEN", alice, 1);
     ck_assert_int_eq(e2e_spawn(p, dir, "alice", prog, argv, &o), 0);
@@ -109,11 +111,31 @@ static void start_alice(e2e_proc *p)
     ck_assert_msg(e2e_wait_output(p, "started", 20000) == 0, "alice's copyloop did not start");
 }
 
+/* Ends session id as ops: alice's program fails with a CUDA error and says that
+ * an administrator ended her session (the server's goodbye, which the shim prints). */
+static void end_as_ops(e2e_proc *prog, long long id)
+{
+    char ids[32], *out, *err;
+    snprintf(ids, sizeof ids, "%lld", id);
+    int rc = run_smi("smi-end", ops, (char *[]){"-s", srv.tcp_addr, "--end", ids, NULL}, &out, &err);
+    ck_assert_msg(rc == 0, "--end: %s", err);
+    free(out);
+    free(err);
+    ck_assert_int_eq(e2e_wait(prog, 20000), 0);
+    ck_assert_msg(WIFEXITED(prog->status) && WEXITSTATUS(prog->status) == 3, "alice's program did not fail");
+    char *told = e2e_read_file(prog->err_path);
+    int said = strstr(told, "ended this session: an administrator ended it") != NULL;
+    if (!said)
+        e2e_dump("alice's stderr", told, 2000);
+    free(told);
+    ck_assert_msg(said, "alice's program was not told an administrator ended her session");
+}
+
 START_TEST(test_admin_sees_and_ends_a_session)
 {
     e2e_proc prog;
     char *out, *err;
-    start_alice(&prog);
+    start_alice(&prog, 0);
     e2e_sleep_ms(300); /* a few batches, so the counters are published */
     int rc = run_smi("smi-json", ops, (char *[]){"--server", srv.tcp_addr, "--json", NULL}, &out, &err);
     if (rc != 0)
@@ -140,20 +162,7 @@ START_TEST(test_admin_sees_and_ends_a_session)
     free(out);
     free(err);
 
-    char ids[32];
-    snprintf(ids, sizeof ids, "%lld", id);
-    rc = run_smi("smi-end", ops, (char *[]){"-s", srv.tcp_addr, "--end", ids, NULL}, &out, &err);
-    ck_assert_msg(rc == 0, "--end: %s", err);
-    free(out);
-    free(err);
-    ck_assert_int_eq(e2e_wait(&prog, 20000), 0);
-    ck_assert_msg(WIFEXITED(prog.status) && WEXITSTATUS(prog.status) == 3, "alice's program did not fail");
-    char *told = e2e_read_file(prog.err_path); /* the server said why, and the shim says it */
-    int said = strstr(told, "ended this session: an administrator ended it") != NULL;
-    if (!said)
-        e2e_dump("alice's stderr", told, 2000);
-    free(told);
-    ck_assert_msg(said, "alice's program was not told an administrator ended her session");
+    end_as_ops(&prog, id);
     char *log = e2e_read_file(srv.log_path);
     ck_assert_msg(strstr(log, "ended by administrator ops") != NULL, "no log line");
     free(log);
@@ -166,11 +175,29 @@ START_TEST(test_admin_sees_and_ends_a_session)
 }
 END_TEST
 
+/* An idle program is told too: its session waits for the next call when the
+ * administrator's signal comes, and the read that gives up must leave the
+ * stream open for the goodbye (before, such a program only saw a lost server). */
+START_TEST(test_admin_ends_an_idle_session)
+{
+    e2e_proc prog;
+    char *out, *err;
+    start_alice(&prog, 300);
+    int rc = run_smi("smi-idle", ops, (char *[]){"-s", srv.tcp_addr, "--json", NULL}, &out, &err);
+    ck_assert_int_eq(rc, 0);
+    long long id = json_number(strstr(out, "\"sessions\": [{"), "id");
+    free(out);
+    free(err);
+    ck_assert_int_gt(id, 0);
+    end_as_ops(&prog, id);
+}
+END_TEST
+
 START_TEST(test_a_user_is_refused)
 {
     e2e_proc prog;
     char *out, *err;
-    start_alice(&prog);
+    start_alice(&prog, 0);
     int rc = run_smi("smi-alice", alice, (char *[]){"-s", srv.tcp_addr, NULL}, &out, &err);
     ck_assert_int_eq(rc, 1);
     ck_assert_msg(strstr(err, "only an administrator") != NULL, "stderr: %s", err);
@@ -220,7 +247,7 @@ START_TEST(test_metrics_parse)
     snprintf(script, sizeof script, "%s/tests/python/metrics_check.py", E2E_SOURCE_DIR);
     snprintf(url, sizeof url, "http://%s/metrics", metrics + 4);
     ck_assert_msg(access(python, X_OK) == 0, "no Python environment at %s (run tools/python-env.sh)", python);
-    start_alice(&prog);
+    start_alice(&prog, 0);
     e2e_sleep_ms(300);
     char *argv[] = {python, script, url, "alice", NULL};
     e2e_proc_opts o = {NULL, 0, 0};
@@ -292,7 +319,7 @@ START_TEST(test_dashboard)
     e2e_proc prog;
     char url[96], shot[E2E_PATH_LEN], shot_arg[E2E_PATH_LEN + 16], out[65536], row[48];
     struct stat st;
-    start_alice(&prog);
+    start_alice(&prog, 0);
     snprintf(url, sizeof url, "http://%s/", http + 4);
     e2e_build_path("tests/dashboard.png", shot, sizeof shot);
     unlink(shot);
@@ -339,6 +366,7 @@ static Suite *smi_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_admin_sees_and_ends_a_session);
+    tcase_add_test(tc, test_admin_ends_an_idle_session);
     tcase_add_test(tc, test_a_user_is_refused);
     tcase_add_test(tc, test_unix_peer_and_unreachable_server);
     tcase_add_test(tc, test_metrics_parse);

@@ -1,6 +1,7 @@
 /* check_sockio.c -- unit tests of the socket reads' polling (protocol/crm_sockio.c):
  * what a poll returns when bytes are there, come late, never come or the peer has
- * gone; the poll that takes nothing (TLS); a read that outlasts its poll still gets its bytes; CUDAREM_SPIN_US's values. */
+ * gone; the poll that takes nothing (TLS); a read that outlasts its poll still gets its bytes; CUDAREM_SPIN_US's values;
+ * a stop flag (crm_sock_stop_on) that ends reads, whether they poll or sleep. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -103,6 +104,31 @@ START_TEST(test_read_outlasts_poll)
 }
 END_TEST
 
+/* A set stop flag ends a read at once, with EINTR as a signal would: a read that
+ * would sleep, and a poll even when bytes wait (a stop signal that lands during a
+ * poll interrupts no system call); those bytes stay for the read after the flag
+ * clears. */
+START_TEST(test_stop_flag_ends_reads)
+{
+    static volatile sig_atomic_t stop = 1;
+    open_pair();
+    crm_sock_stop_on(&stop);
+    char buf[16];
+    for (int poll = 0; poll < 2; poll++) {
+        errno = 0;
+        ck_assert_int_eq(crm_sock_read_once(sv[1], buf, sizeof buf, poll), -1);
+        ck_assert_int_eq(errno, EINTR);
+    }
+    ck_assert_int_eq(write(sv[0], "kept", 4), 4);
+    ck_assert_int_eq(crm_sock_spin_recv(sv[1], buf, sizeof buf), -1);
+    stop = 0;
+    ck_assert_int_eq(crm_sock_read_once(sv[1], buf, sizeof buf, 1), 4);
+    ck_assert(memcmp(buf, "kept", 4) == 0);
+    crm_sock_stop_on(NULL);
+    close_pair();
+}
+END_TEST
+
 /* CUDAREM_SPIN_US: the poll's length, 0 for none, capped; the default for a value
  * that is not a count of microseconds, or none: 50 us with two cores, 0 with one. */
 START_TEST(test_spin_setting)
@@ -130,6 +156,7 @@ static Suite *sockio_suite(void)
     tcase_add_test(tc, test_spin_wait);
     tcase_add_loop_test(tc, test_read_outlasts_poll, 0, 2);
     tcase_add_test(tc, test_spin_setting);
+    tcase_add_test(tc, test_stop_flag_ends_reads);
     suite_add_tcase(s, tc);
     return s;
 }
