@@ -20,7 +20,6 @@ static int crm__again(const crm_sockio_policy *p)
     return (errno == EAGAIN || errno == EWOULDBLOCK) && p != NULL && p->retry_timeouts;
 }
 
-static uint64_t crm__spin_ns;
 static volatile const sig_atomic_t *crm__stop; /* crm_sock_stop_on */
 
 void crm_sock_stop_on(volatile const sig_atomic_t *flag)
@@ -36,6 +35,8 @@ static int crm__stopped(void)
     errno = EINTR;
     return 1;
 }
+
+static uint64_t crm__spin_ns;
 static pthread_once_t crm__spin_once = PTHREAD_ONCE_INIT;
 
 uint64_t crm_sock_spin_parse(const char *value, long cores)
