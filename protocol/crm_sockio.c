@@ -10,16 +10,6 @@
 #include "protocol/crm_sockio.h"
 #include "protocol/crm_tls.h"
 
-/* Whether a call that failed with errno may be made again. */
-static int crm__again(const crm_sockio_policy *p)
-{
-    if (p != NULL && p->stop != NULL && *p->stop)
-        return 0;
-    if (errno == EINTR)
-        return 1;
-    return (errno == EAGAIN || errno == EWOULDBLOCK) && p != NULL && p->retry_timeouts;
-}
-
 static volatile const sig_atomic_t *crm__stop; /* crm_sock_stop_on */
 
 void crm_sock_stop_on(volatile const sig_atomic_t *flag)
@@ -34,6 +24,18 @@ static int crm__stopped(void)
         return 0;
     errno = EINTR;
     return 1;
+}
+
+/* Whether a call that failed with errno may be made again: not once the stop flag
+ * is set, whoever reads or writes (a loop that retried would spin, since every
+ * read then fails at once). */
+static int crm__again(const crm_sockio_policy *p)
+{
+    if (crm__stop != NULL && *crm__stop)
+        return 0;
+    if (errno == EINTR)
+        return 1;
+    return (errno == EAGAIN || errno == EWOULDBLOCK) && p != NULL && p->retry_timeouts;
 }
 
 static uint64_t crm__spin_ns;

@@ -12,10 +12,10 @@
 #include <sys/types.h>
 
 /* When to retry a read or write that returned early: interrupted (EINTR), or
- * timed out (EAGAIN). NULL: retry interruptions, give up on a timeout. */
+ * timed out (EAGAIN). NULL: retry interruptions, give up on a timeout. Neither is
+ * retried once the stop flag (crm_sock_stop_on) is set. */
 typedef struct crm_sockio_policy {
     int retry_timeouts;                 /* 1: a timeout is a wake-up, not a failure */
-    volatile const sig_atomic_t *stop;  /* when non-NULL and set: give up instead */
 } crm_sockio_policy;
 
 /* How long a reader polls its socket before it sleeps in the kernel
@@ -47,7 +47,8 @@ int crm_sock_spin_wait(int fd);
 
 /* A flag that, once set, ends every poll and read of this process: they return
  * -1 with errno EINTR instead of polling or sleeping, as a read that the setting
- * signal interrupted does (NULL: none). A session's server process gives its stop
+ * signal interrupted does, and a read or write that failed is not retried (NULL:
+ * none). A session's server process gives its stop
  * flag, so a stop signal that lands while a read polls is not lost: otherwise
  * the read would go on to sleep for bytes that a stalled client never sends. */
 void crm_sock_stop_on(volatile const sig_atomic_t *flag);

@@ -9,12 +9,9 @@
 
 #define CRM_WAKE_MS 500 /* an idle read wakes this often to notice SIGTERM */
 
-/* Reads and writes wake every CRM_WAKE_MS to notice SIGTERM, and give up then. */
-static crm_sockio_policy crm__policy(const crm_srv_rpc *r)
-{
-    crm_sockio_policy p = {1, r->stopping};
-    return p;
-}
+/* Reads and writes wake every CRM_WAKE_MS to notice SIGTERM, and give up then
+ * (crm_session_run gives the socket layer the session's stop flag). */
+static const crm_sockio_policy crm__policy = {.retry_timeouts = 1};
 
 /* A read that gave up because the session stops leaves the stream alive: the
  * client is still there, and the goodbye that tells it why must still go out
@@ -22,8 +19,7 @@ static crm_sockio_policy crm__policy(const crm_srv_rpc *r)
 static int crm__readit(void *handle, void *buf, int len)
 {
     crm_srv_rpc *r = handle;
-    crm_sockio_policy p = crm__policy(r);
-    ssize_t got = crm_sock_read(r->fd, buf, (size_t)len, &p);
+    ssize_t got = crm_sock_read(r->fd, buf, (size_t)len, &crm__policy);
     if (got > 0)
         return (int)got;
     if (got == 0 || !*r->stopping)
@@ -34,8 +30,7 @@ static int crm__readit(void *handle, void *buf, int len)
 static int crm__writeit(void *handle, void *buf, int len)
 {
     crm_srv_rpc *r = handle;
-    crm_sockio_policy p = crm__policy(r);
-    if (crm_sock_write_all(r->fd, buf, (size_t)len, &p) == 0)
+    if (crm_sock_write_all(r->fd, buf, (size_t)len, &crm__policy) == 0)
         return len;
     r->dead = 1;
     return -1;

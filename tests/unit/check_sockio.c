@@ -106,8 +106,9 @@ END_TEST
 
 /* A set stop flag ends a read at once, with EINTR as a signal would: a read that
  * would sleep, and a poll even when bytes wait (a stop signal that lands during a
- * poll interrupts no system call); those bytes stay for the read after the flag
- * clears. */
+ * poll interrupts no system call), and a whole read gives up instead of retrying
+ * (it would spin); writes still go (the goodbye). The bytes stay for the read after
+ * the flag clears. */
 START_TEST(test_stop_flag_ends_reads)
 {
     static volatile sig_atomic_t stop = 1;
@@ -121,6 +122,12 @@ START_TEST(test_stop_flag_ends_reads)
     }
     ck_assert_int_eq(write(sv[0], "kept", 4), 4);
     ck_assert_int_eq(crm_sock_spin_recv(sv[1], buf, sizeof buf), -1);
+    crm_sockio_policy wake = {.retry_timeouts = 1};
+    ck_assert_int_eq(crm_sock_read(sv[1], buf, sizeof buf, NULL), -1); /* not retried forever */
+    ck_assert_int_eq(crm_sock_read(sv[1], buf, sizeof buf, &wake), -1);
+    ck_assert_int_eq(errno, EINTR);
+    ck_assert_int_eq(crm_sock_write_all(sv[1], "bye", 3, &wake), 0); /* the goodbye still goes */
+    ck_assert_int_eq(read(sv[0], buf, sizeof buf), 3);
     stop = 0;
     ck_assert_int_eq(crm_sock_read_once(sv[1], buf, sizeof buf, 1), 4);
     ck_assert(memcmp(buf, "kept", 4) == 0);
