@@ -487,6 +487,9 @@ class Bench:
             rows.append(["<<<>>> launch", "n/a (kernel launches not available)", "", "", ""])
         table("2. asynchronous calls (%d calls in batches of %d, each batch + cudaStreamSynchronize; remote over TCP)" % (n, batch),
               ["call", "remote us/call", "remote calls/s (incl. sync)", "local us/call", "round trips besides syncs"], rows)
+        if k.get("available") and k.get("queued_round_trips", 0) != 0:   # which call made the difference
+            log("  launch round trips by call: setup run (0 launches): %s; %d launches: %s"
+                % (k["round_trips_by_call"]["setup"], k["remote"]["n"], k["round_trips_by_call"]["launches"]))
         if "round_trips_total" in out:
             log("  round trips: %d in all = %d setup/teardown + %d synchronises + %d for %d queued calls"
                 % (out["round_trips_total"], out["round_trips_setup"], r["synchronises"], q, 2 * n))
@@ -524,7 +527,7 @@ class Bench:
                                         self.prog("bench_kernel_emu.so")], lp)
                 if not wait_for_line(lp, "serving the", srv):
                     return {"available": False, "reason": "cudarem-server --emu-kernels did not start"}
-            stats = []
+            stats, by_call = [], []
             for k, a in ((0, argv[:1] + ["0"] + argv[2:]), (n, argv)):
                 path = os.path.join(self.tmp, "stats-kernel-%d.json" % k)
                 rc, d, err = run_json(a, env=self.env(addr, stats=path), timeout=300, ok_codes=(0, 4))
@@ -532,12 +535,15 @@ class Bench:
                     return {"available": False, "reason": "launch failed: %s" % err.strip()[-200:]}
                 try:
                     with open(path) as f:
-                        stats.append(json.load(f)["round_trips"])
+                        st = json.load(f)
+                    stats.append(st["round_trips"])
+                    by_call.append(st.get("round_trips_by_call", ""))
                 except (OSError, ValueError, KeyError):
                     stats.append(None)
             out = {"available": True, "remote": d}
             if None not in stats:   # beyond setup (n = 0) and one synchronise per batch
                 out["queued_round_trips"] = stats[1] - stats[0] - d["synchronises"]
+                out["round_trips_by_call"] = {"setup": by_call[0], "launches": by_call[1]}
             # In process, the emulated device finds the CPU twin through CUDAREM_EMU_KERNELS.
             local_env = self.env(local=True, extra=None if self.gpu else {"CUDAREM_EMU_KERNELS": self.prog("bench_kernel_emu.so")})
             rc, dl, err = run_json(argv, env=local_env, timeout=300, ok_codes=(0, 1, 4))
