@@ -487,6 +487,8 @@ class Bench:
             rows.append(["<<<>>> launch", "n/a (kernel launches not available)", "", "", ""])
         table("2. asynchronous calls (%d calls in batches of %d, each batch + cudaStreamSynchronize; remote over TCP)" % (n, batch),
               ["call", "remote us/call", "remote calls/s (incl. sync)", "local us/call", "round trips besides syncs"], rows)
+        if k.get("local_reason"):
+            log("  <<<>>> launch, local: n/a: %s" % k["local_reason"])
         if k.get("available") and k.get("queued_round_trips", 0) != 0:   # which call made the difference
             log("  launch round trips by call: setup run (0 launches): %s; %d launches: %s"
                 % (k["round_trips_by_call"]["setup"], k["remote"]["n"], k["round_trips_by_call"]["launches"]))
@@ -548,6 +550,11 @@ class Bench:
             local_env = self.env(local=True, extra=None if self.gpu else {"CUDAREM_EMU_KERNELS": self.prog("bench_kernel_emu.so")})
             rc, dl, err = run_json(argv, env=local_env, timeout=300, ok_codes=(0, 1, 4))
             out["local"] = dl if rc == 0 else None
+            if rc != 0:
+                out["local_reason"] = "the local run failed (exit %d%s)%s" % (
+                    rc, ", the counter the kernel bumps did not move" if dl and not dl.get("verified") else "",
+                    "" if self.gpu else "; in process, nvcc's host stubs call __cudaLaunchKernel in NVIDIA's "
+                    "runtime, which the emulated device library does not take over, so the kernel never runs")
             return out
         finally:
             if srv is not None:
