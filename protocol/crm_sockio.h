@@ -48,9 +48,9 @@ int crm_sock_spin_wait(int fd);
 /* A flag that, once set, ends every poll and read of this process: they return
  * -1 with errno EINTR instead of polling or sleeping, as a read that the setting
  * signal interrupted does, and a read or write that failed is not retried (NULL:
- * none). A session's server process gives its stop
- * flag, so a stop signal that lands while a read polls is not lost: otherwise
- * the read would go on to sleep for bytes that a stalled client never sends. */
+ * none). A session's server process gives its stop flag, so a stop signal that
+ * lands while a read polls is not lost: otherwise the read would go on to sleep
+ * for bytes that a stalled client never sends. */
 void crm_sock_stop_on(volatile const sig_atomic_t *flag);
 
 /* One read of at most len bytes, sleeping until some come, after a poll when
