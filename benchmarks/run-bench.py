@@ -551,10 +551,9 @@ class Bench:
             rc, dl, err = run_json(argv, env=local_env, timeout=300, ok_codes=(0, 1, 4))
             out["local"] = dl if rc == 0 else None
             if rc != 0:
-                out["local_reason"] = "the local run failed (exit %d%s)%s" % (
+                out["local_reason"] = "the local run failed (exit %d%s): %s" % (
                     rc, ", the counter the kernel bumps did not move" if dl and not dl.get("verified") else "",
-                    "" if self.gpu else "; in process, nvcc's host stubs call __cudaLaunchKernel in NVIDIA's "
-                    "runtime, which the emulated device library does not take over, so the kernel never runs")
+                    err.strip()[-200:])
             return out
         finally:
             if srv is not None:

@@ -6,7 +6,7 @@
 CUDART_LIB    ?= $(CUDA_HOME)/lib64/libcudart.so.13
 CUDA_ERR_HDR  := $(CUDA_HOME)/include/driver_types.h
 
-COMMON_OBJS   := $(BUILD)/obj/common/crm_errors.o
+COMMON_OBJS   := $(BUILD)/obj/common/crm_errors.o $(BUILD)/obj/common/crm_launch_cfg.o
 
 $(BUILD)/obj/common:
 	mkdir -p $@
@@ -17,4 +17,7 @@ $(GEN)/crm_errors_table.h: tools/gen_errors.py $(CUDA_ERR_HDR) | $(GEN)
 	mv $@.tmp $@
 
 $(BUILD)/obj/common/crm_errors.o: common/crm_errors.c common/crm_errors.h $(GEN)/crm_errors_table.h | $(BUILD)/obj/common
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP
+
+$(BUILD)/obj/common/crm_launch_cfg.o: common/crm_launch_cfg.c common/crm_launch_cfg.h | $(BUILD)/obj/common
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP

@@ -1,11 +1,12 @@
 /* crm_rt_module.c -- the registration entry points nvcc-built programs call from
  * their constructors and stubs (CUDA 13 ABI, crt/host_runtime.h): fatbinaries,
- * kernels, variables, and the per-thread launch configuration of <<<>>>. None of
- * them contacts the server: modules are shipped at their first use. */
+ * kernels and variables (the per-thread <<<>>> configuration: common/crm_launch_cfg.c).
+ * None of them contacts the server: modules are shipped at their first use. */
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
+#include "common/crm_launch_cfg.h"
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
 
@@ -72,38 +73,11 @@ CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPt
               "the program cannot use it", deviceName ? deviceName : "?");
 }
 
-/* The <<<grid, block, shmem, stream>>> of launches being set up, per thread
- * (nested when a kernel argument expression itself launches a kernel). */
-#define CRM__CONFIG_DEPTH 16
-
-typedef struct crm__config {
-    dim3 grid, block;
-    size_t shmem;
-    cudaStream_t stream;
-} crm__config;
-
-static _Thread_local crm__config crm__configs[CRM__CONFIG_DEPTH];
-static _Thread_local unsigned crm__nconfigs;
-
-CRM_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
-                                                struct CUstream_st *stream)
+/* How a refused <<<>>> configuration (common/crm_launch_cfg.c) becomes this
+ * thread's last error. */
+cudaError_t crm_launch_cfg_error(cudaError_t err)
 {
-    if (crm__nconfigs == CRM__CONFIG_DEPTH)
-        return 1; /* the launch is skipped */
-    crm__configs[crm__nconfigs++] = (crm__config){gridDim, blockDim, sharedMem, stream};
-    return 0;
-}
-
-CRM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream)
-{
-    if (crm__nconfigs == 0)
-        return crm_set_error(cudaErrorMissingConfiguration);
-    crm__config *c = &crm__configs[--crm__nconfigs];
-    *gridDim = c->grid;
-    *blockDim = c->block;
-    *sharedMem = c->shmem;
-    *(cudaStream_t *)stream = c->stream;
-    return cudaSuccess;
+    return crm_set_error(err);
 }
 
 /* The kernel handle the stub of hostFun launches with; never contacts the server. */

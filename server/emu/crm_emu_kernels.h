@@ -42,6 +42,11 @@ struct CUkern_st {
  * NULL when lib has no PTX or it could not be prepared (lib->engine_err says why). */
 crm_ptx_module *crm__lib_engine(struct CUlib_st *lib);
 
+/* The kernel that func stands for when it is a host stub nvcc's program registered
+ * (crm_emu_register.c; NULL when its module cannot run here), else func itself.
+ * Called without the emulated device's lock. */
+const void *crm__stub_kernel(const void *func);
+
 /* 1 when k is a live kernel handle (lock held). */
 int crm__kernel_live(const struct CUkern_st *k);
 

@@ -111,7 +111,7 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
 
 static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream)
 {
-    struct CUkern_st *k = (struct CUkern_st *)func;
+    struct CUkern_st *k = (struct CUkern_st *)crm__stub_kernel(func);
     crm__emu_rdlock();
     cudaError_t err = crm__kernel_live(k) ? crm__stream_check(stream, NULL) : cudaErrorInvalidDeviceFunction;
     crm__emu_unlock();
@@ -131,7 +131,8 @@ static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, si
     return cudaSuccess;
 }
 
-/* func is a cudaKernel_t from cudaLibraryGetKernel (there are no host stubs here). */
+/* func is a cudaKernel_t (cudaLibraryGetKernel, __cudaGetKernel) or a host stub nvcc's
+ * program registered. */
 CRM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                         cudaStream_t stream)
 {
@@ -172,6 +173,7 @@ CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
 /* The kernel handle func, or NULL (cudaErrorInvalidDeviceFunction). */
 static struct CUkern_st *crm__kernel(const void *func)
 {
+    func = crm__stub_kernel(func);
     crm__emu_rdlock();
     struct CUkern_st *k = crm__kernel_live(func) ? (struct CUkern_st *)func : NULL;
     crm__emu_unlock();

@@ -8,7 +8,8 @@
  * default static runtime (build/kernels-static), over TCP and over a Unix socket,
  * with CPU kernels, and over a Unix socket on the PTX engine.
  * The cache test runs a program twice and requires the second session to ship no
- * fatbinary. */
+ * fatbinary. Some programs also run in process on the emulated device
+ * (LD_PRELOAD=libcudarem-emu.so), the local baseline `make bench` compares with. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -253,6 +254,50 @@ START_TEST(test_cache)
 }
 END_TEST
 
+/* The emulated device in process (LD_PRELOAD=libcudarem-emu.so, no server): the
+ * programs' <<<>>> launches reach it through nvcc's registration calls and run on
+ * their CPU implementations, or with none given on the PTX engine (index i: program
+ * i / 2, engine when i is odd). Shared runtime only: a static runtime keeps those
+ * calls inside the program. */
+static const char *const inproc_programs[] = {"vadd", "saxpy", "scalars", "loop"};
+#define NINPROC ((int)(sizeof inproc_programs / sizeof inproc_programs[0]))
+
+START_TEST(test_in_process)
+{
+    char dir[64], path[E2E_PATH_LEN], emu[E2E_PATH_LEN], cpu[E2E_PATH_LEN], preload[2 * E2E_PATH_LEN + 2];
+    char rel[64], pass[64];
+    const char *name = inproc_programs[_i / 2];
+    int engine = _i % 2;
+    e2e_proc p;
+    e2e_proc_opts o = {NULL, 0, 0};
+    char *argv[] = {path, NULL};
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    e2e_build_path("libcudarem-emu.so", emu, sizeof emu);
+    snprintf(preload, sizeof preload, "%s%s%s", E2E_SAN ? E2E_ASAN_LIB : "", E2E_SAN ? " " : "", emu);
+    setenv("LD_PRELOAD", preload, 1);
+    if (E2E_SAN)
+        setenv("ASAN_OPTIONS", "detect_leaks=0", 1); /* the nvcc program is not instrumented */
+    if (!engine)
+        setenv("CUDAREM_EMU_KERNELS", e2e_build_path("kernels/libktest_cpu_kernels.so", cpu, sizeof cpu), 1);
+    snprintf(rel, sizeof rel, "kernels/%s", name);
+    e2e_build_path(rel, path, sizeof path);
+    int spawned = e2e_run(&p, dir, name, path, argv, &o) == 0;
+    unsetenv("LD_PRELOAD");
+    unsetenv("CUDAREM_EMU_KERNELS");
+    char *out = e2e_read_file(p.out_path), *err = e2e_read_file(p.err_path);
+    snprintf(pass, sizeof pass, "PASS %s\n", name);
+    int ok = spawned && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, pass);
+    if (!ok) {
+        e2e_dump("program stdout", out, 4000);
+        e2e_dump("program stderr", err, 3000);
+    }
+    free(out);
+    free(err);
+    e2e_dir_remove(dir);
+    ck_assert_msg(ok, "%s in process (%s) did not pass", name, engine ? "PTX engine" : "CPU kernels");
+}
+END_TEST
+
 static Suite *kernels_suite(void)
 {
     Suite *s = suite_create("e2e_kernels");
@@ -264,6 +309,7 @@ static Suite *kernels_suite(void)
     tcase_add_loop_test(tc, test_badlaunch, 0, NVARIANTS);
     tcase_add_loop_test(tc, test_printf_and_assert, 0, NVARIANTS);
     tcase_add_test(tc, test_cache);
+    tcase_add_loop_test(tc, test_in_process, 0, NINPROC * 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,37 @@
+/* crm_launch_cfg.c -- the per-thread stack of <<<>>> configurations and the two
+ * registration entry points over it (CUDA 13 ABI, crt/host_runtime.h). */
+#include "common/crm_launch_cfg.h"
+
+#define CRM__LAUNCH_CFG_EXPORT __attribute__((visibility("default")))
+
+typedef struct crm__launch_cfg {
+    dim3 grid, block;
+    size_t shmem;
+    cudaStream_t stream;
+} crm__launch_cfg;
+
+static _Thread_local crm__launch_cfg crm__cfgs[CRM_LAUNCH_CFG_DEPTH];
+static _Thread_local unsigned crm__ncfgs;
+
+/* 1 refuses the launch, which the stub then skips. */
+CRM__LAUNCH_CFG_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                            struct CUstream_st *stream)
+{
+    if (crm__ncfgs == CRM_LAUNCH_CFG_DEPTH)
+        return 1;
+    crm__cfgs[crm__ncfgs++] = (crm__launch_cfg){gridDim, blockDim, sharedMem, stream};
+    return 0;
+}
+
+CRM__LAUNCH_CFG_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                                              void *stream)
+{
+    if (crm__ncfgs == 0)
+        return crm_launch_cfg_error(cudaErrorMissingConfiguration);
+    const crm__launch_cfg *c = &crm__cfgs[--crm__ncfgs];
+    *gridDim = c->grid;
+    *blockDim = c->block;
+    *sharedMem = c->shmem;
+    *(cudaStream_t *)stream = c->stream;
+    return cudaSuccess;
+}
