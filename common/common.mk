@@ -6,7 +6,10 @@
 CUDART_LIB    ?= $(CUDA_HOME)/lib64/libcudart.so.13
 CUDA_ERR_HDR  := $(CUDA_HOME)/include/driver_types.h
 
-COMMON_OBJS   := $(BUILD)/obj/common/crm_errors.o $(BUILD)/obj/common/crm_launch_cfg.o
+# crm_launch_cfg.o and crm_symbol_copy.o: the entry points of common/crm_stub_rt.h,
+# for the two libraries that define its hooks (the shim, the emulated device).
+COMMON_OBJS   := $(BUILD)/obj/common/crm_errors.o $(BUILD)/obj/common/crm_launch_cfg.o \
+                 $(BUILD)/obj/common/crm_symbol_copy.o
 
 $(BUILD)/obj/common:
 	mkdir -p $@
@@ -19,5 +22,6 @@ $(GEN)/crm_errors_table.h: tools/gen_errors.py $(CUDA_ERR_HDR) | $(GEN)
 $(BUILD)/obj/common/crm_errors.o: common/crm_errors.c common/crm_errors.h $(GEN)/crm_errors_table.h | $(BUILD)/obj/common
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP
 
-$(BUILD)/obj/common/crm_launch_cfg.o: common/crm_launch_cfg.c common/crm_launch_cfg.h | $(BUILD)/obj/common
+$(BUILD)/obj/common/crm_launch_cfg.o $(BUILD)/obj/common/crm_symbol_copy.o: $(BUILD)/obj/common/%.o: common/%.c \
+                                                                             common/crm_stub_rt.h | $(BUILD)/obj/common
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP

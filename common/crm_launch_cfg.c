@@ -1,8 +1,9 @@
-/* crm_launch_cfg.c -- the per-thread stack of <<<>>> configurations and the two
- * registration entry points over it (CUDA 13 ABI, crt/host_runtime.h). */
-#include "common/crm_launch_cfg.h"
+/* crm_launch_cfg.c -- the per-thread stack of <<<>>> configurations that nvcc's
+ * launch stubs push and pop (CUDA 13 ABI, crt/host_runtime.h): nested when a kernel
+ * argument expression itself launches a kernel. */
+#include "common/crm_stub_rt.h"
 
-#define CRM__LAUNCH_CFG_EXPORT __attribute__((visibility("default")))
+#define CRM__EXPORT __attribute__((visibility("default")))
 
 typedef struct crm__launch_cfg {
     dim3 grid, block;
@@ -14,8 +15,8 @@ static _Thread_local crm__launch_cfg crm__cfgs[CRM_LAUNCH_CFG_DEPTH];
 static _Thread_local unsigned crm__ncfgs;
 
 /* 1 refuses the launch, which the stub then skips. */
-CRM__LAUNCH_CFG_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
-                                                            struct CUstream_st *stream)
+CRM__EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                 struct CUstream_st *stream)
 {
     if (crm__ncfgs == CRM_LAUNCH_CFG_DEPTH)
         return 1;
@@ -23,11 +24,10 @@ CRM__LAUNCH_CFG_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 b
     return 0;
 }
 
-CRM__LAUNCH_CFG_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
-                                                              void *stream)
+CRM__EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream)
 {
     if (crm__ncfgs == 0)
-        return crm_launch_cfg_error(cudaErrorMissingConfiguration);
+        return crm_stub_rt_error(cudaErrorMissingConfiguration);
     const crm__launch_cfg *c = &crm__cfgs[--crm__ncfgs];
     *gridDim = c->grid;
     *blockDim = c->block;

@@ -1,7 +1,7 @@
 /* crm_rt_kernels.c -- exported kernel calls: launches (cudaLaunchKernel,
  * cudaLaunchKernelExC, the __cudaLaunchKernel of <<<>>> stubs, and their _ptsz
- * twins), function attributes and occupancy, and the symbol calls
- * (cudaMemcpyTo/FromSymbol*, cudaGetSymbolAddress/Size).
+ * twins), function attributes and occupancy, and where a __device__ variable lives
+ * (crm_stub_rt_symbol, for the symbol calls of common/crm_symbol_copy.c).
  *
  * A launch is checked here as a local GPU checks it at the call (unknown function,
  * geometry against the cached device properties), then its parameters are packed
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "common/crm_stub_rt.h"
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_kattr.h"
@@ -17,11 +18,6 @@
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 #include "interpose/crm_rt_launch.h"
-
-/* The shim's own copy functions (interpose/crm_rt_copy.c). */
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                 cudaStream_t stream);
 
 /* cudaErrorInvalidConfiguration when the geometry exceeds the device's limits. */
 static cudaError_t crm__check_config(dim3 g, dim3 b)
@@ -255,115 +251,20 @@ CRM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlo
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
 }
 
-/* Device address of symbol + offset for count bytes; cudaErrorInvalidSymbol for an
- * unknown symbol, cudaErrorInvalidValue when the range passes its end. */
-static cudaError_t crm__symbol_at(const void *symbol, size_t count, size_t offset, void **out)
+/* The __device__ variable at host address symbol (common/crm_symbol_copy.c): its
+ * size, and with resolve its device address (shipping its module at first use). */
+cudaError_t crm_stub_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
 {
     crm_kvar *v = crm_modules_var(symbol);
-    uint64_t addr;
-    size_t size;
+    uint64_t at;
     if (v == NULL)
         return cudaErrorInvalidSymbol;
-    cudaError_t err = crm_modules_var_resolve(v, &addr, &size);
-    if (err != cudaSuccess)
-        return err;
-    if (offset > size || count > size - offset)
-        return cudaErrorInvalidValue;
-    *out = (void *)(uintptr_t)(addr + offset);
-    return cudaSuccess;
-}
-
-/* Copies to a symbol: host or device source (cudaMemcpyDefault decides from src). */
-static cudaError_t crm__to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
-                                  enum cudaMemcpyKind kind, cudaStream_t stream, int async, int ptds)
-{
-    void *dst;
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return crm_set_error(cudaErrorInvalidMemcpyDirection);
-    cudaError_t err = crm__symbol_at(symbol, count, offset, &dst);
-    if (err != cudaSuccess)
-        return crm_set_error(err);
-    if (async)
-        return ptds ? cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : cudaMemcpyAsync(dst, src, count, kind, stream);
-    return ptds ? cudaMemcpy_ptds(dst, src, count, kind) : cudaMemcpy(dst, src, count, kind);
-}
-
-static cudaError_t crm__from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                    enum cudaMemcpyKind kind, cudaStream_t stream, int async, int ptds)
-{
-    void *src;
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return crm_set_error(cudaErrorInvalidMemcpyDirection);
-    cudaError_t err = crm__symbol_at(symbol, count, offset, &src);
-    if (err != cudaSuccess)
-        return crm_set_error(err);
-    if (async)
-        return ptds ? cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) : cudaMemcpyAsync(dst, src, count, kind, stream);
-    return ptds ? cudaMemcpy_ptds(dst, src, count, kind) : cudaMemcpy(dst, src, count, kind);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
-                                          enum cudaMemcpyKind kind)
-{
-    return crm__to_symbol(symbol, src, count, offset, kind, NULL, 0, CRM_PTDS_OFF);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count, size_t offset,
-                                               enum cudaMemcpyKind kind)
-{
-    return crm__to_symbol(symbol, src, count, offset, kind, NULL, 0, CRM_PTDS_ON);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                               enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return crm__to_symbol(symbol, src, count, offset, kind, stream, 1, CRM_PTDS_OFF);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count, size_t offset,
-                                                    enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return crm__to_symbol(symbol, src, count, offset, kind, stream, 1, CRM_PTDS_ON);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                            enum cudaMemcpyKind kind)
-{
-    return crm__from_symbol(dst, symbol, count, offset, kind, NULL, 0, CRM_PTDS_OFF);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
-                                                 enum cudaMemcpyKind kind)
-{
-    return crm__from_symbol(dst, symbol, count, offset, kind, NULL, 0, CRM_PTDS_ON);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                                 enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return crm__from_symbol(dst, symbol, count, offset, kind, stream, 1, CRM_PTDS_OFF);
-}
-
-CRM_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count, size_t offset,
-                                                      enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return crm__from_symbol(dst, symbol, count, offset, kind, stream, 1, CRM_PTDS_ON);
-}
-
-CRM_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
-{
-    if (devPtr == NULL)
-        return crm_set_error(cudaErrorInvalidValue);
-    return crm_set_error(crm__symbol_at(symbol, 0, 0, devPtr));
-}
-
-CRM_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
-{
-    crm_kvar *v = crm_modules_var(symbol);
-    if (size == NULL)
-        return crm_set_error(cudaErrorInvalidValue);
-    if (v == NULL)
-        return crm_set_error(cudaErrorInvalidSymbol);
-    *size = crm_modules_var_size(v);
-    return cudaSuccess;
+    if (!resolve) {
+        *size = crm_modules_var_size(v);
+        return cudaSuccess;
+    }
+    cudaError_t err = crm_modules_var_resolve(v, &at, size);
+    if (err == cudaSuccess)
+        *addr = (void *)(uintptr_t)at;
+    return err;
 }

@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
-#include "common/crm_launch_cfg.h"
+#include "common/crm_stub_rt.h"
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
 
@@ -73,9 +73,8 @@ CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPt
               "the program cannot use it", deviceName ? deviceName : "?");
 }
 
-/* How a refused <<<>>> configuration (common/crm_launch_cfg.c) becomes this
- * thread's last error. */
-cudaError_t crm_launch_cfg_error(cudaError_t err)
+/* How the entry points of common/crm_stub_rt.h set this thread's last error. */
+cudaError_t crm_stub_rt_error(cudaError_t err)
 {
     return crm_set_error(err);
 }

@@ -111,9 +111,13 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
 
 static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream)
 {
-    struct CUkern_st *k = (struct CUkern_st *)crm__stub_kernel(func);
+    const void *kernel;
+    cudaError_t err = crm__stub_kernel(func, &kernel);
+    struct CUkern_st *k = (struct CUkern_st *)kernel;
+    if (err != cudaSuccess)
+        return err;
     crm__emu_rdlock();
-    cudaError_t err = crm__kernel_live(k) ? crm__stream_check(stream, NULL) : cudaErrorInvalidDeviceFunction;
+    err = crm__kernel_live(k) ? crm__stream_check(stream, NULL) : cudaErrorInvalidDeviceFunction;
     crm__emu_unlock();
     if (err == cudaSuccess)
         err = crm__check_config(k, g, b, shmem);
@@ -173,7 +177,8 @@ CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
 /* The kernel handle func, or NULL (cudaErrorInvalidDeviceFunction). */
 static struct CUkern_st *crm__kernel(const void *func)
 {
-    func = crm__stub_kernel(func);
+    if (crm__stub_kernel(func, &func) != cudaSuccess)
+        return NULL;
     crm__emu_rdlock();
     struct CUkern_st *k = crm__kernel_live(func) ? (struct CUkern_st *)func : NULL;
     crm__emu_unlock();

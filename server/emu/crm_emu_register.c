@@ -2,16 +2,17 @@
  * from their constructors and launch stubs (CUDA 13 ABI, crt/host_runtime.h), for
  * the emulated device in process (LD_PRELOAD=libcudarem-emu.so): a registered
  * fatbinary becomes a library at its first use, a host stub names its kernel, and
- * __cudaLaunchKernel launches on the emulated device (the per-thread <<<>>>
- * configuration: common/crm_launch_cfg.c). Without them NVIDIA's runtime takes
- * these calls, and a kernel launched with <<<>>> never runs. __device__ variables
- * (__cudaRegisterVar) stay NVIDIA's: cudaMemcpyToSymbol of one fails here. */
+ * __cudaLaunchKernel launches on the emulated device, and a __device__ variable's
+ * host address names its global (the <<<>>> configuration and the symbol copies
+ * over these: common/crm_stub_rt.h). Without them NVIDIA's runtime takes these
+ * calls, and a kernel launched with <<<>>> never runs. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/crm_image.h"
-#include "common/crm_launch_cfg.h"
+#include "common/crm_stub_rt.h"
 #include "server/emu/crm_emu_kernels.h"
 
 /* What __cudaRegisterFatBinary hands out: the program keeps &handle. */
@@ -22,12 +23,15 @@ typedef struct crm__fatreg {
     cudaError_t load_err;     /* why loading failed (then lib stays NULL) */
 } crm__fatreg;
 
-/* A kernel's host stub and what it stands for. */
+/* A kernel's host stub, or a __device__ variable's host shadow, and what it
+ * stands for. */
 typedef struct crm__stub {
-    const void *host_fun;
+    const void *host_fun;     /* the stub's or the variable's host address */
     crm__fatreg *reg;
     char *name;
-    cudaKernel_t kernel;      /* looked up at its first use */
+    cudaKernel_t kernel;      /* a kernel's, looked up at its first use */
+    int is_var;
+    size_t size;              /* a variable's, as registered */
 } crm__stub;
 
 static pthread_mutex_t crm__stubs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -79,72 +83,105 @@ CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     free(r);
 }
 
+/* Remembers what the host address at stands for in the module of handle. */
+static void crm__add(void **handle, const void *at, const char *name, int is_var, size_t size)
+{
+    if (handle == NULL || at == NULL || name == NULL)
+        return;
+    pthread_mutex_lock(&crm__stubs_lock);
+    crm__stub *grown = realloc(crm__stubs, (crm__nstubs + 1) * sizeof *grown);
+    char *copy = strdup(name);
+    if (grown != NULL)
+        crm__stubs = grown;
+    if (grown != NULL && copy != NULL)
+        crm__stubs[crm__nstubs++] = (crm__stub){at, (crm__fatreg *)handle, copy, NULL, is_var, size};
+    else
+        free(copy);
+    pthread_mutex_unlock(&crm__stubs_lock);
+}
+
 CRM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
                                        const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim,
                                        dim3 *gDim, int *wSize)
 {
     (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
-    if (fatCubinHandle == NULL || hostFun == NULL || deviceName == NULL)
-        return;
-    pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *grown = realloc(crm__stubs, (crm__nstubs + 1) * sizeof *grown);
-    char *name = strdup(deviceName);
-    if (grown != NULL)
-        crm__stubs = grown;
-    if (grown != NULL && name != NULL)
-        crm__stubs[crm__nstubs++] = (crm__stub){hostFun, (crm__fatreg *)fatCubinHandle, name, NULL};
-    else
-        free(name);
-    pthread_mutex_unlock(&crm__stubs_lock);
+    crm__add(fatCubinHandle, hostFun, deviceName, 0, 0);
 }
 
-/* The stub registered for host_fun (lock held), NULL when none. */
-static crm__stub *crm__find(const void *host_fun)
+CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName,
+                                  int ext, size_t size, int constant, int global)
+{
+    (void)deviceAddress, (void)ext, (void)constant, (void)global;
+    crm__add(fatCubinHandle, hostVar, deviceName, 1, size);
+}
+
+/* What was registered at host address at, a kernel or a variable (lock held);
+ * NULL when nothing. */
+static crm__stub *crm__find(const void *at, int is_var)
 {
     for (size_t i = 0; i < crm__nstubs; i++)
-        if (crm__stubs[i].host_fun == host_fun)
+        if (crm__stubs[i].host_fun == at && crm__stubs[i].is_var == is_var)
             return &crm__stubs[i];
     return NULL;
 }
 
-/* Loads s's library and finds its kernel, once (lock held). */
-static cudaError_t crm__resolve(crm__stub *s)
+/* Loads r's library, once (lock held). */
+static cudaError_t crm__load(crm__fatreg *r)
 {
-    crm__fatreg *r = s->reg;
-    if (s->kernel != NULL)
-        return cudaSuccess;
     if (r->lib == NULL && r->load_err == cudaSuccess) {
         r->load_err = r->image == NULL ? cudaErrorInvalidKernelImage
                                        : cudaLibraryLoadData(&r->lib, r->image, NULL, NULL, 0, NULL, NULL, 0);
         if (r->load_err != cudaSuccess)
             r->lib = NULL;
     }
-    if (r->lib == NULL)
-        return r->load_err;
-    return cudaLibraryGetKernel(&s->kernel, r->lib, s->name);
+    return r->lib != NULL ? cudaSuccess : r->load_err;
 }
 
-const void *crm__stub_kernel(const void *func)
+/* Loads s's library and finds its kernel, once (lock held). */
+static cudaError_t crm__resolve(crm__stub *s)
+{
+    if (s->kernel != NULL)
+        return cudaSuccess;
+    cudaError_t err = crm__load(s->reg);
+    return err != cudaSuccess ? err : cudaLibraryGetKernel(&s->kernel, s->reg->lib, s->name);
+}
+
+cudaError_t crm_stub_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
 {
     pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *s = crm__find(func);
-    const void *k = s != NULL && crm__resolve(s) == cudaSuccess ? (const void *)s->kernel : NULL;
+    crm__stub *s = crm__find(symbol, 1);
+    cudaError_t err = s != NULL ? cudaSuccess : cudaErrorInvalidSymbol;
+    if (s != NULL && !resolve)
+        *size = s->size;
+    else if (s != NULL && (err = crm__load(s->reg)) == cudaSuccess)
+        err = cudaLibraryGetGlobal(addr, size, s->reg->lib, s->name);
     pthread_mutex_unlock(&crm__stubs_lock);
-    return s != NULL ? k : func;
+    return err;
 }
 
-/* The kernel handle the stub of hostFun launches with. */
+cudaError_t crm__stub_kernel(const void *func, const void **kernel)
+{
+    pthread_mutex_lock(&crm__stubs_lock);
+    crm__stub *s = crm__find(func, 0);
+    cudaError_t err = s != NULL ? crm__resolve(s) : cudaSuccess;
+    *kernel = s == NULL ? func : err == cudaSuccess ? (const void *)s->kernel : NULL;
+    pthread_mutex_unlock(&crm__stubs_lock);
+    return err;
+}
+
+/* The kernel handle the stub of hostFun launches with: its kernel, or the stub
+ * itself when the kernel cannot run here, so that its launch fails saying why
+ * (a GPU refuses a kernel without code for it at the launch, not before). */
 CRM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
     if (kernel == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
     pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *s = crm__find(hostFun);
-    cudaError_t err = s != NULL ? crm__resolve(s) : cudaErrorInvalidDeviceFunction;
-    if (err == cudaSuccess)
-        *kernel = s->kernel;
+    crm__stub *s = crm__find(hostFun, 0);
+    if (s != NULL)
+        *kernel = crm__resolve(s) == cudaSuccess ? s->kernel : (cudaKernel_t)(uintptr_t)hostFun;
     pthread_mutex_unlock(&crm__stubs_lock);
-    return crm__emu_ret(err);
+    return s != NULL ? cudaSuccess : crm__emu_ret(cudaErrorInvalidDeviceFunction);
 }
 
 CRM_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
@@ -165,9 +202,8 @@ CRM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim
     return cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
-/* How a refused <<<>>> configuration (common/crm_launch_cfg.c) becomes this
- * thread's last error. */
-cudaError_t crm_launch_cfg_error(cudaError_t err)
+/* How the entry points of common/crm_stub_rt.h set this thread's last error. */
+cudaError_t crm_stub_rt_error(cudaError_t err)
 {
     return crm__emu_ret(err);
 }

@@ -255,11 +255,12 @@ START_TEST(test_cache)
 END_TEST
 
 /* The emulated device in process (LD_PRELOAD=libcudarem-emu.so, no server): the
- * programs' <<<>>> launches reach it through nvcc's registration calls and run on
- * their CPU implementations, or with none given on the PTX engine (index i: program
- * i / 2, engine when i is odd). Shared runtime only: a static runtime keeps those
- * calls inside the program. */
-static const char *const inproc_programs[] = {"vadd", "saxpy", "scalars", "loop"};
+ * programs' <<<>>> launches and __device__ variables reach it through nvcc's
+ * registration calls, and kernels run on their CPU implementations, or with none
+ * given on the PTX engine (index i: program i / 2, engine when i is odd). Shared
+ * runtime only: a static runtime keeps those calls inside the program. */
+static const char *const inproc_programs[] = {"vadd",    "saxpy",    "scalars", "loop",
+                                              "symbols", "multi_tu", "kprintf", "badlaunch"};
 #define NINPROC ((int)(sizeof inproc_programs / sizeof inproc_programs[0]))
 
 START_TEST(test_in_process)
