@@ -1,11 +1,11 @@
 /* crm_emu_register.c -- the registration entry points that nvcc-built programs call
  * from their constructors and launch stubs (CUDA 13 ABI, crt/host_runtime.h), for
  * the emulated device in process (LD_PRELOAD=libcudarem-emu.so): a registered
- * fatbinary becomes a library at its first use, a host stub names its kernel, and
- * __cudaLaunchKernel launches on the emulated device, and a __device__ variable's
- * host address names its global (the <<<>>> configuration and the symbol copies
- * over these: common/crm_stub_rt.h). Without them NVIDIA's runtime takes these
- * calls, and a kernel launched with <<<>>> never runs. */
+ * fatbinary becomes a library at its first use, a host stub names its kernel and
+ * a __device__ variable's host address its global, and __cudaLaunchKernel launches
+ * on the emulated device (the <<<>>> configuration and the symbol copies over
+ * these: common/crm_stub_rt.h). Without them NVIDIA's runtime takes these calls,
+ * and a kernel launched with <<<>>> never runs. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ typedef struct crm__fatreg {
 /* A kernel's host stub, or a __device__ variable's host shadow, and what it
  * stands for. */
 typedef struct crm__stub {
-    const void *host_fun;     /* the stub's or the variable's host address */
+    const void *host_addr;    /* the stub's or the variable's host address */
     crm__fatreg *reg;
     char *name;
     cudaKernel_t kernel;      /* a kernel's, looked up at its first use */
@@ -120,7 +120,7 @@ CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *de
 static crm__stub *crm__find(const void *at, int is_var)
 {
     for (size_t i = 0; i < crm__nstubs; i++)
-        if (crm__stubs[i].host_fun == at && crm__stubs[i].is_var == is_var)
+        if (crm__stubs[i].host_addr == at && crm__stubs[i].is_var == is_var)
             return &crm__stubs[i];
     return NULL;
 }
