@@ -37,29 +37,32 @@ static cudaError_t crm__copy(void *dst, const void *src, size_t count, enum cuda
     return how & CRM__PTDS ? cudaMemcpy_ptds(dst, src, count, kind) : cudaMemcpy(dst, src, count, kind);
 }
 
-/* Copies to a symbol: host or device source (cudaMemcpyDefault decides from src). */
+/* Copies count bytes between symbol + offset and mem: to the symbol from host or
+ * device memory when to, else from it (cudaMemcpyDefault decides from mem). */
+static cudaError_t crm__symbol_copy(int to, const void *symbol, void *mem, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream, int how)
+{
+    void *at;
+    enum cudaMemcpyKind plain = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != plain && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return crm_stub_rt_error(cudaErrorInvalidMemcpyDirection);
+    cudaError_t err = crm__symbol_at(symbol, count, offset, &at);
+    if (err != cudaSuccess)
+        return crm_stub_rt_error(err);
+    return to ? crm__copy(at, mem, count, kind, stream, how) : crm__copy(mem, at, count, kind, stream, how);
+}
+
+/* The source of a copy to a symbol: only read. */
 static cudaError_t crm__to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
                                   enum cudaMemcpyKind kind, cudaStream_t stream, int how)
 {
-    void *dst;
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return crm_stub_rt_error(cudaErrorInvalidMemcpyDirection);
-    cudaError_t err = crm__symbol_at(symbol, count, offset, &dst);
-    if (err != cudaSuccess)
-        return crm_stub_rt_error(err);
-    return crm__copy(dst, src, count, kind, stream, how);
+    return crm__symbol_copy(1, symbol, (void *)(uintptr_t)src, count, offset, kind, stream, how);
 }
 
 static cudaError_t crm__from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
                                     enum cudaMemcpyKind kind, cudaStream_t stream, int how)
 {
-    void *src;
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return crm_stub_rt_error(cudaErrorInvalidMemcpyDirection);
-    cudaError_t err = crm__symbol_at(symbol, count, offset, &src);
-    if (err != cudaSuccess)
-        return crm_stub_rt_error(err);
-    return crm__copy(dst, src, count, kind, stream, how);
+    return crm__symbol_copy(0, symbol, dst, count, offset, kind, stream, how);
 }
 
 CRM__EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
