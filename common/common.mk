@@ -6,7 +6,7 @@
 CUDART_LIB    ?= $(CUDA_HOME)/lib64/libcudart.so.13
 CUDA_ERR_HDR  := $(CUDA_HOME)/include/driver_types.h
 
-# crm_launch_cfg.o and crm_symbol_copy.o: the entry points of common/crm_stub_rt.h,
+# crm_launch_cfg.o and crm_symbol_copy.o: the entry points of common/crm_nvcc_rt.h,
 # for the two libraries that define its hooks (the shim, the emulated device).
 COMMON_OBJS   := $(BUILD)/obj/common/crm_errors.o $(BUILD)/obj/common/crm_launch_cfg.o \
                  $(BUILD)/obj/common/crm_symbol_copy.o
@@ -23,5 +23,5 @@ $(BUILD)/obj/common/crm_errors.o: common/crm_errors.c common/crm_errors.h $(GEN)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP
 
 $(BUILD)/obj/common/crm_launch_cfg.o $(BUILD)/obj/common/crm_symbol_copy.o: $(BUILD)/obj/common/%.o: common/%.c \
-                                                                             common/crm_stub_rt.h | $(BUILD)/obj/common
+                                                                             common/crm_nvcc_rt.h | $(BUILD)/obj/common
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@ -MMD -MP

@@ -1,7 +1,7 @@
 /* crm_launch_cfg.c -- the per-thread stack of <<<>>> configurations that nvcc's
- * launch stubs push and pop (CUDA 13 ABI, crt/host_runtime.h): nested when a kernel
+ * launch code pushes and pops (CUDA 13 ABI, crt/host_runtime.h): nested when a kernel
  * argument expression itself launches a kernel. */
-#include "common/crm_stub_rt.h"
+#include "common/crm_nvcc_rt.h"
 
 #define CRM__EXPORT __attribute__((visibility("default")))
 
@@ -14,7 +14,7 @@ typedef struct crm__launch_cfg {
 static _Thread_local crm__launch_cfg crm__cfgs[CRM_LAUNCH_CFG_DEPTH];
 static _Thread_local unsigned crm__ncfgs;
 
-/* 1 refuses the launch, which the stub then skips. */
+/* 1 refuses the launch, which the program's launch code then skips. */
 CRM__EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                                  struct CUstream_st *stream)
 {
@@ -27,7 +27,7 @@ CRM__EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, si
 CRM__EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream)
 {
     if (crm__ncfgs == 0)
-        return crm_stub_rt_error(cudaErrorMissingConfiguration);
+        return crm_nvcc_rt_error(cudaErrorMissingConfiguration);
     const crm__launch_cfg *c = &crm__cfgs[--crm__ncfgs];
     *gridDim = c->grid;
     *blockDim = c->block;

@@ -1,8 +1,8 @@
 /* crm_symbol_copy.c -- copies to and from a program's __device__ variables, named
  * by their host addresses (cudaMemcpyToSymbol and kin, cudaGetSymbolAddress and
- * cudaGetSymbolSize), over the linking library's crm_stub_rt_symbol and its copies. */
+ * cudaGetSymbolSize), over the linking library's crm_nvcc_rt_symbol and its copies. */
 #include <stdint.h>
-#include "common/crm_stub_rt.h"
+#include "common/crm_nvcc_rt.h"
 
 #define CRM__EXPORT __attribute__((visibility("default")))
 
@@ -19,7 +19,7 @@ static cudaError_t crm__symbol_at(const void *symbol, size_t count, size_t offse
 {
     void *addr = NULL;
     size_t size = 0;
-    cudaError_t err = crm_stub_rt_symbol(symbol, 1, &addr, &size);
+    cudaError_t err = crm_nvcc_rt_symbol(symbol, 1, &addr, &size);
     if (err != cudaSuccess)
         return err;
     if (offset > size || count > size - offset)
@@ -45,10 +45,10 @@ static cudaError_t crm__symbol_copy(int to, const void *symbol, void *mem, size_
     void *at;
     enum cudaMemcpyKind plain = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (kind != plain && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return crm_stub_rt_error(cudaErrorInvalidMemcpyDirection);
+        return crm_nvcc_rt_error(cudaErrorInvalidMemcpyDirection);
     cudaError_t err = crm__symbol_at(symbol, count, offset, &at);
     if (err != cudaSuccess)
-        return crm_stub_rt_error(err);
+        return crm_nvcc_rt_error(err);
     return to ? crm__copy(at, mem, count, kind, stream, how) : crm__copy(mem, at, count, kind, stream, how);
 }
 
@@ -116,14 +116,14 @@ CRM__EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *sy
 CRM__EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     if (devPtr == NULL)
-        return crm_stub_rt_error(cudaErrorInvalidValue);
-    return crm_stub_rt_error(crm__symbol_at(symbol, 0, 0, devPtr));
+        return crm_nvcc_rt_error(cudaErrorInvalidValue);
+    return crm_nvcc_rt_error(crm__symbol_at(symbol, 0, 0, devPtr));
 }
 
 /* The size the program registered: the module need not be loaded. */
 CRM__EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     if (size == NULL)
-        return crm_stub_rt_error(cudaErrorInvalidValue);
-    return crm_stub_rt_error(crm_stub_rt_symbol(symbol, 0, NULL, size));
+        return crm_nvcc_rt_error(cudaErrorInvalidValue);
+    return crm_nvcc_rt_error(crm_nvcc_rt_symbol(symbol, 0, NULL, size));
 }

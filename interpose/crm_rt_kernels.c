@@ -1,7 +1,7 @@
 /* crm_rt_kernels.c -- exported kernel calls: launches (cudaLaunchKernel,
- * cudaLaunchKernelExC, the __cudaLaunchKernel of <<<>>> stubs, and their _ptsz
+ * cudaLaunchKernelExC, the __cudaLaunchKernel of <<<>>> launches, and their _ptsz
  * twins), function attributes and occupancy, and where a __device__ variable lives
- * (crm_stub_rt_symbol, for the symbol calls of common/crm_symbol_copy.c).
+ * (crm_nvcc_rt_symbol, for the symbol calls of common/crm_symbol_copy.c).
  *
  * A launch is checked here as a local GPU checks it at the call (unknown function,
  * geometry against the cached device properties), then its parameters are packed
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-#include "common/crm_stub_rt.h"
+#include "common/crm_nvcc_rt.h"
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_kattr.h"
@@ -253,7 +253,7 @@ CRM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlo
 
 /* The __device__ variable at host address symbol (common/crm_symbol_copy.c): its
  * size, and with resolve its device address (shipping its module at first use). */
-cudaError_t crm_stub_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
+cudaError_t crm_nvcc_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
 {
     crm_kvar *v = crm_modules_var(symbol);
     uint64_t at;

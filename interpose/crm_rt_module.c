@@ -1,12 +1,12 @@
 /* crm_rt_module.c -- the registration entry points nvcc-built programs call from
- * their constructors and stubs (CUDA 13 ABI, crt/host_runtime.h): fatbinaries,
+ * their constructors and launch code (CUDA 13 ABI, crt/host_runtime.h): fatbinaries,
  * kernels and variables (the per-thread <<<>>> configuration: common/crm_launch_cfg.c).
  * None of them contacts the server: modules are shipped at their first use. */
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
-#include "common/crm_stub_rt.h"
+#include "common/crm_nvcc_rt.h"
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
 
@@ -73,13 +73,13 @@ CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPt
               "the program cannot use it", deviceName ? deviceName : "?");
 }
 
-/* How the entry points of common/crm_stub_rt.h set this thread's last error. */
-cudaError_t crm_stub_rt_error(cudaError_t err)
+/* How the entry points of common/crm_nvcc_rt.h set this thread's last error. */
+cudaError_t crm_nvcc_rt_error(cudaError_t err)
 {
     return crm_set_error(err);
 }
 
-/* The kernel handle the stub of hostFun launches with; never contacts the server. */
+/* The kernel handle a <<<>>> launch of hostFun uses; never contacts the server. */
 CRM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
     crm_kfunc *f = crm_modules_func(hostFun);

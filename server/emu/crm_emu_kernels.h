@@ -42,10 +42,10 @@ struct CUkern_st {
  * NULL when lib has no PTX or it could not be prepared (lib->engine_err says why). */
 crm_ptx_module *crm__lib_engine(struct CUlib_st *lib);
 
-/* The kernel that func stands for in *kernel when it is a host stub nvcc's program
- * registered (crm_emu_register.c), else func itself: cudaSuccess, or why the stub's
+/* The kernel that func stands for in *kernel when it is a host function nvcc's
+ * program registered (crm_emu_register.c), else func itself: cudaSuccess, or why its
  * kernel cannot run here (*kernel NULL). Called without the emulated device's lock. */
-cudaError_t crm__stub_kernel(const void *func, const void **kernel);
+cudaError_t crm__host_kernel(const void *func, const void **kernel);
 
 /* 1 when k is a live kernel handle (lock held). */
 int crm__kernel_live(const struct CUkern_st *k);

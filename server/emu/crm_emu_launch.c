@@ -112,7 +112,7 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
 static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream)
 {
     const void *kernel;
-    cudaError_t err = crm__stub_kernel(func, &kernel);
+    cudaError_t err = crm__host_kernel(func, &kernel);
     struct CUkern_st *k = (struct CUkern_st *)kernel;
     if (err != cudaSuccess)
         return err;
@@ -135,7 +135,7 @@ static cudaError_t crm__launch(const void *func, dim3 g, dim3 b, void **args, si
     return cudaSuccess;
 }
 
-/* func is a cudaKernel_t (cudaLibraryGetKernel, __cudaGetKernel) or a host stub nvcc's
+/* func is a cudaKernel_t (cudaLibraryGetKernel, __cudaGetKernel) or a host function nvcc's
  * program registered. */
 CRM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                         cudaStream_t stream)
@@ -177,7 +177,7 @@ CRM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, con
 /* The kernel handle func, or NULL (cudaErrorInvalidDeviceFunction). */
 static struct CUkern_st *crm__kernel(const void *func)
 {
-    if (crm__stub_kernel(func, &func) != cudaSuccess)
+    if (crm__host_kernel(func, &func) != cudaSuccess)
         return NULL;
     crm__emu_rdlock();
     struct CUkern_st *k = crm__kernel_live(func) ? (struct CUkern_st *)func : NULL;

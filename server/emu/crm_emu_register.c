@@ -1,10 +1,10 @@
 /* crm_emu_register.c -- the registration entry points that nvcc-built programs call
- * from their constructors and launch stubs (CUDA 13 ABI, crt/host_runtime.h), for
+ * from their constructors and launch code (CUDA 13 ABI, crt/host_runtime.h), for
  * the emulated device in process (LD_PRELOAD=libcudarem-emu.so): a registered
- * fatbinary becomes a library at its first use, a host stub names its kernel and
+ * fatbinary becomes a library at its first use, a host function names its kernel and
  * a __device__ variable's host address its global, and __cudaLaunchKernel launches
  * on the emulated device (the <<<>>> configuration and the symbol copies over
- * these: common/crm_stub_rt.h). Without them NVIDIA's runtime takes these calls,
+ * these: common/crm_nvcc_rt.h). Without them NVIDIA's runtime takes these calls,
  * and a kernel launched with <<<>>> never runs. */
 #include <pthread.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/crm_image.h"
-#include "common/crm_stub_rt.h"
+#include "common/crm_nvcc_rt.h"
 #include "server/emu/crm_emu_kernels.h"
 
 /* What __cudaRegisterFatBinary hands out: the program keeps &handle. */
@@ -23,20 +23,20 @@ typedef struct crm__fatreg {
     cudaError_t load_err;     /* why loading failed (then lib stays NULL) */
 } crm__fatreg;
 
-/* A kernel's host stub, or a __device__ variable's host shadow, and what it
+/* A kernel's host function, or a __device__ variable's host shadow, and what it
  * stands for. */
-typedef struct crm__stub {
-    const void *host_addr;    /* the stub's or the variable's host address */
+typedef struct crm__entry {
+    const void *host_addr;    /* the function's or the variable's host address */
     crm__fatreg *reg;
     char *name;
     cudaKernel_t kernel;      /* a kernel's, looked up at its first use */
     int is_var;
     size_t size;              /* a variable's, as registered */
-} crm__stub;
+} crm__entry;
 
-static pthread_mutex_t crm__stubs_lock = PTHREAD_MUTEX_INITIALIZER;
-static crm__stub *crm__stubs;
-static size_t crm__nstubs;
+static pthread_mutex_t crm__entries_lock = PTHREAD_MUTEX_INITIALIZER;
+static crm__entry *crm__entries;
+static size_t crm__nentries;
 
 CRM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
@@ -62,22 +62,22 @@ CRM_EXPORT char __cudaInitModule(void **fatCubinHandle)
     return 0;
 }
 
-/* Forgets the stubs of r and unloads its library. */
+/* Forgets the entries of r and unloads its library. */
 CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
     crm__fatreg *r = fatCubinHandle != NULL ? (crm__fatreg *)fatCubinHandle : NULL;
     if (r == NULL)
         return;
-    pthread_mutex_lock(&crm__stubs_lock);
+    pthread_mutex_lock(&crm__entries_lock);
     size_t kept = 0;
-    for (size_t i = 0; i < crm__nstubs; i++) {
-        if (crm__stubs[i].reg == r)
-            free(crm__stubs[i].name);
+    for (size_t i = 0; i < crm__nentries; i++) {
+        if (crm__entries[i].reg == r)
+            free(crm__entries[i].name);
         else
-            crm__stubs[kept++] = crm__stubs[i];
+            crm__entries[kept++] = crm__entries[i];
     }
-    crm__nstubs = kept;
-    pthread_mutex_unlock(&crm__stubs_lock);
+    crm__nentries = kept;
+    pthread_mutex_unlock(&crm__entries_lock);
     if (r->lib != NULL)
         cudaLibraryUnload(r->lib);
     free(r);
@@ -88,16 +88,16 @@ static void crm__add(void **handle, const void *at, const char *name, int is_var
 {
     if (handle == NULL || at == NULL || name == NULL)
         return;
-    pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *grown = realloc(crm__stubs, (crm__nstubs + 1) * sizeof *grown);
+    pthread_mutex_lock(&crm__entries_lock);
+    crm__entry *grown = realloc(crm__entries, (crm__nentries + 1) * sizeof *grown);
     char *copy = strdup(name);
     if (grown != NULL)
-        crm__stubs = grown;
+        crm__entries = grown;
     if (grown != NULL && copy != NULL)
-        crm__stubs[crm__nstubs++] = (crm__stub){at, (crm__fatreg *)handle, copy, NULL, is_var, size};
+        crm__entries[crm__nentries++] = (crm__entry){at, (crm__fatreg *)handle, copy, NULL, is_var, size};
     else
         free(copy);
-    pthread_mutex_unlock(&crm__stubs_lock);
+    pthread_mutex_unlock(&crm__entries_lock);
 }
 
 CRM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
@@ -117,11 +117,11 @@ CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *de
 
 /* What was registered at host address at, a kernel or a variable (lock held);
  * NULL when nothing. */
-static crm__stub *crm__find(const void *at, int is_var)
+static crm__entry *crm__find(const void *at, int is_var)
 {
-    for (size_t i = 0; i < crm__nstubs; i++)
-        if (crm__stubs[i].host_addr == at && crm__stubs[i].is_var == is_var)
-            return &crm__stubs[i];
+    for (size_t i = 0; i < crm__nentries; i++)
+        if (crm__entries[i].host_addr == at && crm__entries[i].is_var == is_var)
+            return &crm__entries[i];
     return NULL;
 }
 
@@ -138,7 +138,7 @@ static cudaError_t crm__load(crm__fatreg *r)
 }
 
 /* Loads s's library and finds its kernel, once (lock held). */
-static cudaError_t crm__resolve(crm__stub *s)
+static cudaError_t crm__resolve(crm__entry *s)
 {
     if (s->kernel != NULL)
         return cudaSuccess;
@@ -146,41 +146,41 @@ static cudaError_t crm__resolve(crm__stub *s)
     return err != cudaSuccess ? err : cudaLibraryGetKernel(&s->kernel, s->reg->lib, s->name);
 }
 
-cudaError_t crm_stub_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
+cudaError_t crm_nvcc_rt_symbol(const void *symbol, int resolve, void **addr, size_t *size)
 {
-    pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *s = crm__find(symbol, 1);
+    pthread_mutex_lock(&crm__entries_lock);
+    crm__entry *s = crm__find(symbol, 1);
     cudaError_t err = s != NULL ? cudaSuccess : cudaErrorInvalidSymbol;
     if (s != NULL && !resolve)
         *size = s->size;
     else if (s != NULL && (err = crm__load(s->reg)) == cudaSuccess)
         err = cudaLibraryGetGlobal(addr, size, s->reg->lib, s->name);
-    pthread_mutex_unlock(&crm__stubs_lock);
+    pthread_mutex_unlock(&crm__entries_lock);
     return err;
 }
 
-cudaError_t crm__stub_kernel(const void *func, const void **kernel)
+cudaError_t crm__host_kernel(const void *func, const void **kernel)
 {
-    pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *s = crm__find(func, 0);
+    pthread_mutex_lock(&crm__entries_lock);
+    crm__entry *s = crm__find(func, 0);
     cudaError_t err = s != NULL ? crm__resolve(s) : cudaSuccess;
     *kernel = s == NULL ? func : err == cudaSuccess ? (const void *)s->kernel : NULL;
-    pthread_mutex_unlock(&crm__stubs_lock);
+    pthread_mutex_unlock(&crm__entries_lock);
     return err;
 }
 
-/* The kernel handle the stub of hostFun launches with: its kernel, or the stub
+/* The kernel handle a <<<>>> launch of hostFun uses: its kernel, or hostFun
  * itself when the kernel cannot run here, so that its launch fails saying why
  * (a GPU refuses a kernel without code for it at the launch, not before). */
 CRM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
     if (kernel == NULL)
         return crm__emu_ret(cudaErrorInvalidValue);
-    pthread_mutex_lock(&crm__stubs_lock);
-    crm__stub *s = crm__find(hostFun, 0);
+    pthread_mutex_lock(&crm__entries_lock);
+    crm__entry *s = crm__find(hostFun, 0);
     if (s != NULL)
         *kernel = crm__resolve(s) == cudaSuccess ? s->kernel : (cudaKernel_t)(uintptr_t)hostFun;
-    pthread_mutex_unlock(&crm__stubs_lock);
+    pthread_mutex_unlock(&crm__entries_lock);
     return s != NULL ? cudaSuccess : crm__emu_ret(cudaErrorInvalidDeviceFunction);
 }
 
@@ -202,8 +202,8 @@ CRM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim
     return cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
-/* How the entry points of common/crm_stub_rt.h set this thread's last error. */
-cudaError_t crm_stub_rt_error(cudaError_t err)
+/* How the entry points of common/crm_nvcc_rt.h set this thread's last error. */
+cudaError_t crm_nvcc_rt_error(cudaError_t err)
 {
     return crm__emu_ret(err);
 }

@@ -3,9 +3,9 @@
  * Usage: copyloop [ITERATIONS [PAUSE_MS]]   (0 or absent: loop until an error)
  * Allocates 1 MiB on the device, then loops H2D + D2H with a fresh pattern per
  * iteration, checking each round trip, and idles PAUSE_MS between iterations.
- * Prints "started" after the first good iteration. On the first failing CUDA call prints "error <call> <name>" and
- * exits 3; on a data mismatch exits 4; after ITERATIONS good ones prints
- * "PASS copyloop" and exits 0.
+ * Prints "started" after the first good iteration. On the first failing CUDA
+ * call prints "error <call> <name>" and exits 3; on a data mismatch exits 4;
+ * after ITERATIONS good ones prints "PASS copyloop" and exits 0.
  */
 #include "cuda_check.h"
 #include <cstdlib>
