@@ -15,6 +15,7 @@
 #define CRM_SAMPLE (64u << 10)           /* bytes of a chunk compressed to judge it */
 #define CRM_SAMPLE_GAIN 0.85             /* a sample must shrink below this to compress */
 #define CRM_SKIP_AFTER_MISS 15           /* chunks sent raw without sampling after a miss */
+#define CRM_LEAN_HASHLOG 6               /* the LEAN set's hash table: zstd's smallest, 64 entries */
 
 enum { CRM__CHUNK_RAW = 0, CRM__CHUNK_ZSTD = 1 };
 
@@ -180,7 +181,7 @@ static size_t crm__zcompress(crm__zenc *z, int set, const char *data, size_t len
     if (set == CRM_ZSHAPE_LEAN) {
         ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_strategy, ZSTD_fast);
         ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_minMatch, 7);
-        ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_hashLog, 8);
+        ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_hashLog, CRM_LEAN_HASHLOG);
     }
     return ZSTD_compress2(z->cctx, z->out, z->out_cap, data, len);
 }

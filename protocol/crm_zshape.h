@@ -5,7 +5,7 @@
  * entropy but repeat little (a few-letter alphabet, quantised values), those short
  * matches cost more bits than the bytes' own Huffman code: level 1 stops near 3.2x
  * on random bytes of a 4-letter alphabet, where literals alone reach almost 4x.
- * The LEAN set (fast strategy, 7-byte matches only, a 256-entry hash table) leaves
+ * The LEAN set (fast strategy, 7-byte matches only, a 64-entry hash table) leaves
  * such data to the literals' code, and runs at least as fast; on data with real
  * repeats (text, records) it loses ratio, so it is used only where it wins.
  *
