@@ -38,9 +38,8 @@ typedef struct crm__pool {
 } crm__pool;
 
 static crm__pool *crm__p;       /* shared or private pool, set at first use */
-static crm__pool_slot *crm__me; /* this process's slot */
-static int crm__me_pid;         /* pid that claimed crm__me (fork changes it) */
-static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER; /* guards the three above */
+static crm__pool_slot *crm__me; /* this process's slot; a forked child claims its own */
+static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER; /* guards the two above */
 
 static crm__pool *crm__open_shared(const char *name)
 {
@@ -97,11 +96,36 @@ static crm__pool_slot *crm__claim(int pid)
     return NULL;
 }
 
-/* This process's slot in the pool, or NULL when none can be had. */
+/* Around a fork the lock is held, so the child never inherits it taken by a
+ * thread it does not have; the child then claims a slot of its own. */
+static void crm__fork_prepare(void)
+{
+    pthread_mutex_lock(&crm__lock);
+}
+
+static void crm__fork_parent(void)
+{
+    pthread_mutex_unlock(&crm__lock);
+}
+
+static void crm__fork_child(void)
+{
+    crm__me = NULL;
+    pthread_mutex_unlock(&crm__lock);
+}
+
+static void crm__watch_fork(void)
+{
+    pthread_atfork(crm__fork_prepare, crm__fork_parent, crm__fork_child);
+}
+
+/* This process's slot in the pool, or NULL when none can be had; no system call
+ * once claimed (cudaMemGetInfo asks on every call). */
 static crm__pool_slot *crm__slot(void)
 {
-    int pid = (int)getpid();
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     crm__pool_slot *me = NULL;
+    pthread_once(&once, crm__watch_fork);
     pthread_mutex_lock(&crm__lock);
     if (crm__p == NULL) {
         const char *name = getenv("CUDAREM_EMU_POOL");
@@ -109,10 +133,8 @@ static crm__pool_slot *crm__slot(void)
         if (crm__p == NULL)
             crm__p = calloc(1, sizeof *crm__p);
     }
-    if (crm__p != NULL && (crm__me == NULL || crm__me_pid != pid)) {
-        crm__me = crm__claim(pid);
-        crm__me_pid = pid;
-    }
+    if (crm__p != NULL && crm__me == NULL)
+        crm__me = crm__claim((int)getpid());
     me = crm__me;
     pthread_mutex_unlock(&crm__lock);
     return me;
