@@ -7,8 +7,10 @@
 #include <stddef.h>
 
 /* Points this process's standard output at a capture buffer; 0, or -1 (output
- * then stays where it was). */
-int crm_devout_capture(void);
+ * then stays where it was). stdio_only: everything the device prints goes
+ * through stdio's stdout (the emulated device), so a batch after which nothing
+ * was written there skips looking at the buffer. */
+int crm_devout_capture(int stdio_only);
 /* What was printed since the last call, at most max bytes (the rest is dropped and
  * logged): a malloc'd buffer in *text (NULL when nothing) and its length. */
 size_t crm_devout_take(char **text, size_t max);

@@ -439,7 +439,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     crm_idmap_init(&s->handles);
     crm_idmap_init(&s->hostmem);
     crm_xfer_init(s);
-    crm_devout_capture();
+    crm_devout_capture(crm_backend_kind() == CRM_BACKEND_EMU);
     if (refuse == NULL)
         crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
                  crm_backend_name(crm_backend_kind()));

@@ -1,12 +1,14 @@
 # unit.mk -- Check unit tests of the pure-logic modules: the range and id tables,
 # endpoint addresses, the wire format (generated XDR and the hand-written bulk XDR),
 # the data channel, the socket reads' polling, shared-memory regions and their
-# SIGBUS guard, the compression policy, its live per-chunk choice and its choice of zstd parameters, the client's
-# pointer table and what it answers after a round trip, the token exchange,
-# --quota's lines, the pool's server list and device order, a GPU session's kernel
-# time from NVML's samples. One binary per module, $(BUILD)/tests/check_<module>.
+# SIGBUS guard, the compression policy, its live per-chunk choice and its choice of
+# zstd parameters, the client's pointer table and what it answers after a round
+# trip, the token exchange, --quota's lines, the pool's server list and device
+# order, a GPU session's kernel time from NVML's samples, the capture of what the
+# device prints. One binary per module, $(BUILD)/tests/check_<module>.
 
-UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time
+UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time \
+             devout
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -64,6 +66,10 @@ $(BUILD)/tests/check_zlive: tests/unit/check_zlive.c tests/unit/crm_check.h prot
 $(BUILD)/tests/check_zshape: tests/unit/check_zshape.c tests/unit/crm_check.h protocol/crm_zshape.h \
                              $(BUILD)/obj/protocol/crm_zshape.o | $(BUILD)/tests
 	$(UNIT_LINK) -lm
+
+$(BUILD)/tests/check_devout: tests/unit/check_devout.c tests/unit/crm_check.h server/crm_devout.h \
+                             $(BUILD)/obj/server/crm_devout.o $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK)
 
 $(BUILD)/tests/check_ptrmap: tests/unit/check_ptrmap.c tests/unit/crm_check.h \
                              client/crm_ptrmap.h common/crm_rangemap.h \
