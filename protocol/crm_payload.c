@@ -523,6 +523,8 @@ bool_t crm_payload_put(XDR *xdrs, const char *src, uint64_t pitch, uint64_t widt
     if (tls == NULL)
         return FALSE;
     int zlevel = level & CRM_LEVEL_MASK;
+    if (total > CRM_PAYLOAD_CHUNK)
+        crm_zshape_payload(&tls->shape);
     crm__zenc z = {.cctx = tls->cctx, .level = zlevel > CRM_ZSTD_MAX_LEVEL ? CRM_ZSTD_MAX_LEVEL : zlevel,
                    .set = tls->shape.set, .shape = &tls->shape,
                    .gather = tls->plain, .out = tls->stored, .out_cap = tls->stored_cap, .st = st,

@@ -13,6 +13,11 @@ int crm_zshape_due(crm_zshape *z, uint64_t raw, uint64_t stored)
     return 1;
 }
 
+void crm_zshape_payload(crm_zshape *z)
+{
+    z->until_check = 0;
+}
+
 void crm_zshape_checked(crm_zshape *z, uint64_t raw, uint64_t level_bytes, uint64_t lean_bytes)
 {
     if (lean_bytes >= level_bytes)

@@ -9,13 +9,16 @@
  * such data to the literals' code, and runs at least as fast; on data with real
  * repeats (text, records) it loses ratio, so it is used only where it wins.
  *
- * The choice: the first chunk, every CRM_ZSHAPE_CHECK-th, and any chunk whose
- * sample shrank more than CRM_ZSHAPE_SHIFT differently from the last check's (the
- * data changed) have their sample compressed the other way too. LEAN is used from
- * then on when its sample came out at least CRM_ZSHAPE_MARGIN smaller, the level's
- * own set when LEAN's is no smaller, and between the two the set in use stays.
- * Pure; the encoder
- * (protocol/crm_payload.c) applies the sets and keeps one state per thread. */
+ * The choice: the first chunk, every CRM_ZSHAPE_CHECK-th, the first of each
+ * payload of several chunks (a new tensor is the likeliest change of data, and
+ * one whose sample shrinks about as much as the last one's with the set in use
+ * would pass unnoticed: sentences with LEAN and 4-letter data do), and any chunk
+ * whose sample shrank more than CRM_ZSHAPE_SHIFT differently from the last
+ * check's (the data changed) have their sample compressed the other way too.
+ * LEAN is used from then on when its sample came out at least CRM_ZSHAPE_MARGIN
+ * smaller, the level's own set when LEAN's is no smaller, and between the two the
+ * set in use stays. Pure; the encoder (protocol/crm_payload.c) applies the sets
+ * and keeps one state per thread. */
 #ifndef CRM_ZSHAPE_H
 #define CRM_ZSHAPE_H
 
@@ -38,6 +41,8 @@ typedef struct crm_zshape {
 /* A chunk's sample came to `stored` of `raw` bytes with the set in use: 1 when it
  * is to be compressed the other way too (then crm_zshape_checked follows). */
 int crm_zshape_due(crm_zshape *z, uint64_t raw, uint64_t stored);
+/* A payload of several chunks begins: its first compressed chunk is a check. */
+void crm_zshape_payload(crm_zshape *z);
 /* The sizes a sample of raw bytes came to with each set. */
 void crm_zshape_checked(crm_zshape *z, uint64_t raw, uint64_t level_bytes, uint64_t lean_bytes);
 
