@@ -223,6 +223,21 @@ int crm_chan_link(crm_chan *c, uint64_t *wrote, uint64_t *queued)
 
 /* ---- input -------------------------------------------------------------------------- */
 
+/* Acknowledges, in one frame, the ring bytes copied out since the last ack: a
+ * quarter of the ring's worth, or what a payload's end leaves (one ack per
+ * payload up to that size; they were one per piece). */
+static bool_t crm__pay_acks(crm_chan *c)
+{
+    uint32_t owed = c->ack_owed;
+    c->ack_owed = 0;
+    return owed == 0 || crm__send_frame(c, CRM_FRAME_ACK, owed, 0, NULL);
+}
+
+bool_t crm_chan_end_get(crm_chan *c)
+{
+    return crm__pay_acks(c) && !c->broken;
+}
+
 /* Starts the next frame of a payload; only INLINE and in-bounds RING frames belong there. */
 static bool_t crm__next_frame(crm_chan *c)
 {
@@ -264,8 +279,11 @@ static bool_t crm__getbytes(XDR *xdrs, char *dst, u_int n)
             c->ring_moved += take;
         }
         c->fleft -= take;
-        if (c->ftype == CRM_FRAME_RING && c->fleft == 0 && !crm__send_frame(c, CRM_FRAME_ACK, c->flen, 0, NULL))
-            return FALSE;
+        if (c->ftype == CRM_FRAME_RING && c->fleft == 0) {
+            c->ack_owed += c->flen;
+            if (c->ack_owed >= c->ring_size / 4 && !crm__pay_acks(c))
+                return FALSE;
+        }
         dst += take;
         n -= take;
     }

@@ -10,7 +10,9 @@
  *
  * Frames, in each direction: {u32 type, u32 len, u32 offset}, then for
  * CRM_FRAME_INLINE len bytes. CRM_FRAME_RING: len bytes at offset in the ring;
- * the receiver answers CRM_FRAME_ACK {len} once it has copied them out. A payload
+ * the receiver answers CRM_FRAME_ACK {len} for the bytes it has copied out, once
+ * they come to a quarter of the ring and at the end of each payload
+ * (crm_chan_end_get), so the sender always gets the space it waits for. A payload
  * is a sequence of frames from one side; its writer waits for every ack before the
  * payload counts as sent, so the channel is idle between payloads, except with
  * lazy_acks (the client's host-to-device payloads): the server copies them out of
@@ -74,6 +76,7 @@ struct crm_chan {
     char *ibuf;
     uint32_t ipos, ilen;
     uint32_t ftype, flen, fleft, foff;
+    uint32_t ack_owed;       /* ring bytes copied out and not yet acknowledged */
     /* bytes moved by payload frames, either way, and the part through the ring */
     uint64_t moved, ring_moved;
     uint64_t wrote;          /* bytes written to the socket */
@@ -121,6 +124,9 @@ void crm_chan_discard(crm_chan *c);
 /* Ends the payload being written: sends what is gathered and waits for the ring's
  * acks. FALSE on failure. */
 bool_t crm_chan_end_put(crm_chan *c);
+/* Ends the payload being read: acknowledges the ring bytes it still owes, which
+ * the sender may be waiting for. Every reader of a payload calls it. */
+bool_t crm_chan_end_get(crm_chan *c);
 
 /* For the live compression choice (protocol/crm_zlive.h): bytes written to the
  * socket so far and how many of them it still holds (SIOCOUTQ). 0, or -1 when the

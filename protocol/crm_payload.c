@@ -623,7 +623,7 @@ static bool_t crm__get_from_channel(const XDR *xdrs, uint64_t total, crm_payload
     if (c == NULL || !crm_chan_wait(c))
         return FALSE;
     c->xdr.x_op = XDR_DECODE;
-    return crm_payload_get(&c->xdr, total, w, st);
+    return crm_payload_get(&c->xdr, total, w, st) && crm_chan_end_get(c);
 }
 
 bool_t crm_payload_get(XDR *xdrs, uint64_t total, crm_payload_writer *w, crm_payload_stats *st)

@@ -60,7 +60,7 @@ static void round_trip(uint64_t width, uint64_t height, uint64_t pitch, int leve
     ck_assert(crm_chan_post(&tx, &job));
     crm_rows_writer w;
     crm_rows_writer_init(&w, (char *)got, width, width, height);
-    ck_assert(crm_payload_get(&rx.xdr, width * height, &w.w, NULL));
+    ck_assert(crm_payload_get(&rx.xdr, width * height, &w.w, NULL) && crm_chan_end_get(&rx));
     ck_assert(crm_chan_wait(&tx));
     ck_assert_int_eq(memcmp(got, want, width * height), 0);
     ck_assert(expect_ring ? rx.ring_moved > 0 : rx.ring_moved == 0);
@@ -107,10 +107,36 @@ START_TEST(test_many_payloads)
         ck_assert(crm_chan_post(&tx, &job));
         crm_rows_writer w;
         crm_rows_writer_init(&w, (char *)got, n, n, 1);
-        ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL));
+        ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL) && crm_chan_end_get(&rx));
         ck_assert(crm_chan_wait(&tx));
         ck_assert_int_eq(memcmp(got, src, n), 0);
     }
+    free(src);
+    free(got);
+    close_pair();
+}
+END_TEST
+
+/* The receiver owes its acks until a quarter of the ring is copied out or the
+ * payload ends (5 MiB through the 1 MiB ring above only passes with the first);
+ * the sender's payload ends once the last is paid. */
+START_TEST(test_acks_wait_for_the_payload_end)
+{
+    open_pair(1);
+    size_t n = 100000; /* one piece */
+    unsigned char *src = malloc(n), *got = malloc(n);
+    fill(src, n, 3, 0);
+    crm_chan_job job = {.src = (const char *)src, .pitch = n, .width = n, .height = 1};
+    ck_assert(crm_chan_post(&tx, &job));
+    crm_rows_writer w;
+    crm_rows_writer_init(&w, (char *)got, n, n, 1);
+    ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL));
+    ck_assert_uint_eq(rx.ack_owed, n);
+    ck_assert(crm_chan_end_get(&rx));
+    ck_assert_uint_eq(rx.ack_owed, 0);
+    ck_assert(crm_chan_wait(&tx));
+    ck_assert_uint_eq(tx.ring_used, 0);
+    ck_assert_int_eq(memcmp(got, src, n), 0);
     free(src);
     free(got);
     close_pair();
@@ -142,7 +168,7 @@ START_TEST(test_produced)
     ck_assert(crm_chan_post(&tx, &job));
     crm_rows_writer w;
     crm_rows_writer_init(&w, (char *)got, n, n, 1);
-    ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL));
+    ck_assert(crm_payload_get(&rx.xdr, n, &w.w, NULL) && crm_chan_end_get(&rx));
     ck_assert(crm_chan_wait(&tx));
     for (size_t i = 0; i < n; i++)
         ck_assert_uint_eq(got[i], (unsigned char)(i * 7 + 1));
@@ -250,6 +276,7 @@ static Suite *chan_suite(void)
     tcase_add_loop_test(tc, test_zstd, 0, 2);
     tcase_add_loop_test(tc, test_many_payloads, 0, 2);
     tcase_add_loop_test(tc, test_produced, 0, 2);
+    tcase_add_test(tc, test_acks_wait_for_the_payload_end);
     tcase_add_test(tc, test_hostile_frames);
     tcase_add_loop_test(tc, test_peer_gone, 0, 2);
     tcase_add_loop_test(tc, test_read_timeout, 0, 2);
