@@ -34,7 +34,7 @@ static ssize_t crm__devout_write(void *cookie, const char *buf, size_t len)
         done += (size_t)n;
     }
     atomic_store(&crm__devout_written, 1); /* after the bytes: a look that sees the note sees them */
-    return done > 0 ? (ssize_t)done : -1;
+    return done > 0 || len == 0 ? (ssize_t)done : -1;
 }
 
 /* Points stdio's stdout at a stream that notes its writes; the file is looked at
