@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/crm_idmap.h"
 #include "common/crm_image.h"
 #include "common/crm_nvcc_rt.h"
 #include "server/emu/crm_emu_kernels.h"
@@ -21,22 +22,30 @@ typedef struct crm__fatreg {
     const void *image;        /* the fatbinary nvcc's wrapper points to; NULL when unreadable */
     cudaLibrary_t lib;        /* loaded at the first use of one of its kernels */
     cudaError_t load_err;     /* why loading failed (then lib stays NULL) */
+    struct crm__entry *entries; /* what the program registered in it */
 } crm__fatreg;
 
 /* A kernel's host function, or a __device__ variable's host shadow, and what it
  * stands for. */
 typedef struct crm__entry {
     const void *host_addr;    /* the function's or the variable's host address */
+    int is_var;
     crm__fatreg *reg;
+    struct crm__entry *next;  /* the next entry of reg */
     char *name;
     cudaKernel_t kernel;      /* a kernel's, looked up at its first use */
-    int is_var;
     size_t size;              /* a variable's, as registered */
 } crm__entry;
 
+/* Host address -> crm__entry, kernels and variables apart (a launch looks its
+ * host function up); the lock guards them and each fatbinary's list of entries. */
 static pthread_mutex_t crm__entries_lock = PTHREAD_MUTEX_INITIALIZER;
-static crm__entry *crm__entries;
-static size_t crm__nentries;
+static crm_idmap crm__kernels, crm__vars;
+
+static crm_idmap *crm__table(int is_var)
+{
+    return is_var ? &crm__vars : &crm__kernels;
+}
 
 CRM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
@@ -69,14 +78,12 @@ CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     if (r == NULL)
         return;
     pthread_mutex_lock(&crm__entries_lock);
-    size_t kept = 0;
-    for (size_t i = 0; i < crm__nentries; i++) {
-        if (crm__entries[i].reg == r)
-            free(crm__entries[i].name);
-        else
-            crm__entries[kept++] = crm__entries[i];
+    for (crm__entry *e = r->entries, *next; e != NULL; e = next) {
+        next = e->next;
+        crm_idmap_del(crm__table(e->is_var), (uint64_t)(uintptr_t)e->host_addr, NULL);
+        free(e->name);
+        free(e);
     }
-    crm__nentries = kept;
     pthread_mutex_unlock(&crm__entries_lock);
     if (r->lib != NULL)
         cudaLibraryUnload(r->lib);
@@ -88,16 +95,19 @@ static void crm__add(void **handle, const void *at, const char *name, int is_var
 {
     if (handle == NULL || at == NULL || name == NULL)
         return;
-    pthread_mutex_lock(&crm__entries_lock);
-    crm__entry *grown = realloc(crm__entries, (crm__nentries + 1) * sizeof *grown);
+    crm__fatreg *r = (crm__fatreg *)handle;
+    crm__entry *e = calloc(1, sizeof *e);
     char *copy = strdup(name);
-    if (grown != NULL)
-        crm__entries = grown;
-    if (grown != NULL && copy != NULL)
-        crm__entries[crm__nentries++] = (crm__entry){at, (crm__fatreg *)handle, copy, NULL, is_var, size};
-    else
-        free(copy);
+    pthread_mutex_lock(&crm__entries_lock);
+    if (e != NULL && copy != NULL && crm_idmap_put(crm__table(is_var), (uint64_t)(uintptr_t)at, e) == 0) {
+        *e = (crm__entry){at, is_var, r, r->entries, copy, NULL, size};
+        r->entries = e;
+        e = NULL;
+        copy = NULL;
+    }
     pthread_mutex_unlock(&crm__entries_lock);
+    free(e);
+    free(copy);
 }
 
 CRM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
@@ -119,10 +129,8 @@ CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *de
  * NULL when nothing. */
 static crm__entry *crm__find(const void *at, int is_var)
 {
-    for (size_t i = 0; i < crm__nentries; i++)
-        if (crm__entries[i].host_addr == at && crm__entries[i].is_var == is_var)
-            return &crm__entries[i];
-    return NULL;
+    void *e = NULL;
+    return crm_idmap_get(crm__table(is_var), (uint64_t)(uintptr_t)at, &e) == 0 ? e : NULL;
 }
 
 /* Loads r's library, once (lock held). */

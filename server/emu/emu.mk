@@ -24,9 +24,17 @@ $(BUILD)/obj/emu/%.o: server/emu/%.c | $(BUILD)/obj/emu
 $(BUILD)/obj/emu/crm_emu_blas_gen.o: $(GEN)/crm_emu_blas_gen.c $(GEN_HEADERS) | $(BUILD)/obj/emu
 	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
 
+# The id table of common/ (nvcc's registered host functions and variables),
+# compiled hidden like the library's own code, so that it adds no export.
+EMU_UTIL_OBJS := $(BUILD)/obj/emu/common/crm_idmap.o
+
+$(EMU_UTIL_OBJS): $(BUILD)/obj/emu/common/%.o: common/%.c common/%.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(EMU_CFLAGS) -c $< -o $@
+
 # The emulated cuBLAS computes with OpenBLAS (Debian libopenblas-dev); the emulated
 # cuDNN needs libm.
-$(EMU_LIB): $(EMU_OBJS) $(COMMON_OBJS)
+$(EMU_LIB): $(EMU_OBJS) $(EMU_UTIL_OBJS) $(COMMON_OBJS)
 	$(CC) -shared -Wl,-soname,libcudarem-emu.so $(LDFLAGS) -o $@ $^ -lpthread -lopenblas -lm
 
 # The test links the library itself, plus the pure parsing object (not exported).
@@ -36,4 +44,4 @@ $(BUILD)/tests/check_emu: tests/unit/check_emu.c tests/unit/crm_check.h $(EMU_LI
 	    $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so -Wl,-rpath,'$$ORIGIN/..' \
 	    $(CHECK_LIBS) -ldl -lpthread
 
--include $(EMU_OBJS:.o=.d)
+-include $(EMU_OBJS:.o=.d) $(EMU_UTIL_OBJS:.o=.d)
