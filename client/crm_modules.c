@@ -414,7 +414,7 @@ cudaError_t crm_modules_var_resolve(crm_kvar *v, uint64_t *addr, size_t *size)
     uint64_t a = 0, n = 0;
     if ((err = crm_rpc_crm_symbol_get(v->m->id, &name, &a, &n)) != cudaSuccess)
         goto out;
-    crm_ptrmap_add(CRM_MEM_DEVICE, a, n ? n : 1, dev, 0); /* fails harmlessly when known */
+    crm_ptrmap_add_fresh(a, n ? n : 1, dev, 0, crm_conn_pooled());
     if (dev >= 0 && dev < CRM__MAX_DEV) {
         v->gen[dev] = v->m->gen;
         v->addr[dev] = a;
@@ -473,7 +473,7 @@ cudaError_t crm_modules_get_global(crm_kmodule *m, const char *name, uint64_t *a
     if (err == cudaSuccess)
         err = crm_rpc_crm_symbol_get(m->id, &kname, &a, &n);
     if (err == cudaSuccess) {
-        crm_ptrmap_add(CRM_MEM_DEVICE, a, n ? n : 1, crm_thread_device(), 0);
+        crm_ptrmap_add_fresh(a, n ? n : 1, crm_thread_device(), 0, crm_conn_pooled());
         *addr = a;
         *size = n;
     }

@@ -20,6 +20,40 @@ int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int dev
     return rc;
 }
 
+/* 1 when every device range overlapping [base, base+size) is stale: any at all, or
+ * in a pool only `device`'s own. */
+static int crm__all_stale(uint64_t base, uint64_t size, int device, int pooled)
+{
+    const crm_rangemap *m = &crm__device_ranges;
+    for (size_t i = 0; pooled && i < m->count && m->ranges[i].base < base + size; i++)
+        if (m->ranges[i].base + m->ranges[i].size > base && m->ranges[i].device != device)
+            return 0;
+    return 1;
+}
+
+static void crm__drop_overlapping(uint64_t base, uint64_t size)
+{
+    crm_rangemap *m = &crm__device_ranges;
+    for (size_t i = m->count; i-- > 0;)
+        if (m->ranges[i].base < base + size && m->ranges[i].base + m->ranges[i].size > base)
+            crm_rangemap_remove(m, m->ranges[i].base, NULL);
+}
+
+int crm_ptrmap_add_fresh(uint64_t base, uint64_t size, int device, uint32_t flags, int pooled)
+{
+    crm_range r = {.base = base, .size = size, .kind = (uint32_t)CRM_MEM_DEVICE | (flags << 8), .device = device};
+    int rc = -1;
+    if (size == 0 || base + size < base)
+        return -1;
+    pthread_mutex_lock(&crm__lock);
+    if (crm__all_stale(base, size, device, pooled)) {
+        crm__drop_overlapping(base, size);
+        rc = crm_rangemap_add(&crm__device_ranges, r);
+    }
+    pthread_mutex_unlock(&crm__lock);
+    return rc;
+}
+
 int crm_ptrmap_remove(enum crm_mem_kind kind, uint64_t base, crm_range *out)
 {
     crm_range r;

@@ -20,6 +20,14 @@ enum crm_mem_kind {
 
 /* Records a range; 0, or -1 when it overlaps a known range of the same side. */
 int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int device, uint32_t flags);
+/* Records device memory of `device` that its server has just handed out. What the
+ * client still holds over those addresses is out of date (a server does not hand
+ * out live memory) and is dropped. In a pool (`pooled`), two servers whose drivers
+ * place memory alike could hand out overlapping addresses (the emulated device
+ * honours each server's address slot, a GPU's driver does not): there only the
+ * device's own ranges are dropped, and an overlap with another device's leaves the
+ * table as it was and returns -1. Returns 0, or -1. */
+int crm_ptrmap_add_fresh(uint64_t base, uint64_t size, int device, uint32_t flags, int pooled);
 /* Removes the range of `kind` starting at base into *out (may be NULL); -1 if none. */
 int crm_ptrmap_remove(enum crm_mem_kind kind, uint64_t base, crm_range *out);
 /* Kind of memory containing addr (device ranges first), and that range in *out. */

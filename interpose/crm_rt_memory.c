@@ -15,16 +15,14 @@
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 
-/* Records a new device allocation of the thread's device. In a pool, two servers
- * whose drivers place memory alike could hand out overlapping addresses (the
- * emulated device honours each server's address slot, a GPU's driver does not):
- * a pointer must name one server's memory, so an overlapping one is refused, and
+/* Records a new device allocation of the thread's device. A pointer must name one
+ * server's memory, so in a pool one overlapping another device's is refused, and
  * stays allocated on its server until the session ends. */
 static cudaError_t crm__track(uint64_t ptr, uint64_t size)
 {
-    if (ptr == 0 || crm_ptrmap_add(CRM_MEM_DEVICE, ptr, size, crm_thread_device(), 0) == 0 || !crm_conn_pooled())
+    if (ptr == 0 || crm_ptrmap_add_fresh(ptr, size ? size : 1, crm_thread_device(), 0, crm_conn_pooled()) == 0)
         return cudaSuccess;
-    crm_error("device %d's server gave address 0x%llx, which overlaps memory of another pooled server: "
+    crm_error("device %d's server gave address 0x%llx, which overlaps memory of another pooled device: "
               "refused with cudaErrorMemoryAllocation",
               crm_thread_device(), (unsigned long long)ptr);
     return cudaErrorMemoryAllocation;
@@ -59,14 +57,20 @@ CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
     return crm_set_error(err);
 }
 
+/* The client forgets the range before the server frees it: once freed there, the
+ * address is the server's to hand out again, and another thread's cudaMalloc may
+ * get it and record it before this call returns. Forgotten after the free, that
+ * thread's fresh record went with it, and its copies to the address were refused. */
 CRM_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     crm_drv_runtime_bind();
     if (devPtr == NULL)
         return cudaSuccess;
+    crm_range gone;
+    int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0;
     cudaError_t err = crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
-    if (err == cudaSuccess)
-        crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, NULL);
+    if (err != cudaSuccess && known)
+        crm_ptrmap_add(CRM_MEM_DEVICE, gone.base, gone.size, gone.device, gone.kind >> 8);
     return crm_set_error(err);
 }
 

@@ -1,9 +1,11 @@
 /* check_ptrmap.c -- unit tests of client/crm_ptrmap: classifying addresses as device,
- * pinned, registered or plain host memory, kind-exact removal and dropping a device.
+ * pinned, registered or plain host memory, kind-exact removal, dropping a device, and
+ * device memory fresh from a server replacing stale records, across threads too.
  *
  * The pointer tables are process-global: every test runs in its own forked process
  * (Check's default), so no test sees another's ranges. Do not run with CK_FORK=no. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -204,6 +206,116 @@ START_TEST(test_concurrent_adds_and_removes_are_consistent)
 }
 END_TEST
 
+START_TEST(test_fresh_device_memory_drops_stale_ranges)
+{
+    /* Stale records: a range under the new one's start, one inside, one past its end. */
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV, 4096, 0, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV + 8192, 100, 1, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV + 12000, 4096, 0, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV + 20000, 64, 0, 0), 0); /* untouched */
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_PINNED, HOST, 4096, -1, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add_fresh(DEV + 2048, 10000, 0, 0, 0), 0);
+    crm_range r;
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 2048, &r), CRM_MEM_DEVICE);
+    ck_assert_uint_eq(r.base, DEV + 2048);
+    ck_assert_uint_eq(r.size, 10000);
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 12047, &r), CRM_MEM_DEVICE);
+    ck_assert_uint_eq(r.base, DEV + 2048);
+    ck_assert_int_eq(classify(DEV), CRM_MEM_NONE);
+    ck_assert_int_eq(classify(DEV + 12048), CRM_MEM_NONE);
+    ck_assert_int_eq(classify(DEV + 20000), CRM_MEM_DEVICE);
+    ck_assert_int_eq(classify(HOST), CRM_MEM_PINNED);
+    /* The same range again replaces itself; zero and wrapping sizes are refused. */
+    ck_assert_int_eq(crm_ptrmap_add_fresh(DEV + 2048, 10000, 0, 0, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add_fresh(DEV, 0, 0, 0, 0), -1);
+    ck_assert_int_eq(crm_ptrmap_add_fresh(UINT64_MAX - 10, 100, 0, 0, 0), -1);
+    ck_assert_int_eq(classify(DEV + 2048), CRM_MEM_DEVICE);
+}
+END_TEST
+
+START_TEST(test_fresh_memory_in_a_pool_keeps_other_devices_ranges)
+{
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV, 4096, 1, 0), 0);
+    ck_assert_int_eq(crm_ptrmap_add(CRM_MEM_DEVICE, DEV + 4096, 4096, 0, 0), 0);
+    /* Overlapping device 1's memory: refused, nothing changed. */
+    ck_assert_int_eq(crm_ptrmap_add_fresh(DEV + 2048, 4096, 0, 0, 1), -1);
+    crm_range r;
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 2048, &r), CRM_MEM_DEVICE);
+    ck_assert_int_eq(r.device, 1);
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 4096, &r), CRM_MEM_DEVICE);
+    ck_assert_int_eq(r.device, 0);
+    /* Overlapping only device 0's own stale record: replaced. */
+    ck_assert_int_eq(crm_ptrmap_add_fresh(DEV + 6000, 4096, 0, 0, 1), 0);
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 4096, &r), CRM_MEM_NONE);
+    ck_assert_int_eq(crm_ptrmap_classify(DEV + 10095, &r), CRM_MEM_DEVICE);
+    ck_assert_uint_eq(r.base, DEV + 6000);
+}
+END_TEST
+
+/* A stand-in for the server's allocator: SLOTS addresses, fewer than the threads, so
+ * an address one thread frees is soon another's. Threads allocate as cudaMalloc
+ * does (the server hands out, then the table records) and free as cudaFree does
+ * (the table forgets, then the server frees): every thread's record must then
+ * hold from its add to its own remove, whoever reaches the table first. */
+#define SLOTS 3
+static pthread_mutex_t server_lock = PTHREAD_MUTEX_INITIALIZER;
+static int server_used[SLOTS];
+
+static uint64_t server_alloc(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&server_lock);
+        for (int i = 0; i < SLOTS; i++)
+            if (!server_used[i]) {
+                server_used[i] = 1;
+                pthread_mutex_unlock(&server_lock);
+                return DEV + (uint64_t)i * 4096;
+            }
+        pthread_mutex_unlock(&server_lock);
+        sched_yield();
+    }
+}
+
+static void server_free(uint64_t addr)
+{
+    pthread_mutex_lock(&server_lock);
+    server_used[(addr - DEV) / 4096] = 0;
+    pthread_mutex_unlock(&server_lock);
+}
+
+static void *free_then_reuse(void *arg)
+{
+    uintptr_t t = (uintptr_t)arg;
+    for (uint64_t i = 0; i < PER_THREAD * 4; i++) {
+        uint64_t base = server_alloc();
+        crm_range gone;
+        if (crm_ptrmap_add_fresh(base, 1024 + 8 * (i % 64), (int)t, 0, 0) != 0)
+            return (void *)1;
+        sched_yield();
+        if (!crm_ptrmap_device_region(base, 1024, 1024, 1))
+            return (void *)2;
+        if (crm_ptrmap_remove(CRM_MEM_DEVICE, base, &gone) != 0 || gone.device != (int)t)
+            return (void *)3;
+        server_free(base);
+    }
+    return NULL;
+}
+
+START_TEST(test_concurrent_free_and_reuse_keep_every_fresh_record)
+{
+    pthread_t th[THREADS];
+    for (uintptr_t t = 0; t < THREADS; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, free_then_reuse, (void *)t), 0);
+    for (int t = 0; t < THREADS; t++) {
+        void *rc = (void *)99;
+        ck_assert_int_eq(pthread_join(th[t], &rc), 0);
+        ck_assert_ptr_null(rc);
+    }
+    for (uint64_t i = 0; i < SLOTS; i++)
+        ck_assert_int_eq(classify(DEV + i * 4096), CRM_MEM_NONE);
+}
+END_TEST
+
 Suite *crm_ptrmap_suite(void)
 {
     Suite *s = suite_create("ptrmap");
@@ -217,6 +329,9 @@ Suite *crm_ptrmap_suite(void)
     tcase_add_test(tc, test_remove_device_leaves_host_range_at_same_base);
     tcase_add_test(tc, test_drop_device_forgets_only_that_device);
     tcase_add_test(tc, test_concurrent_adds_and_removes_are_consistent);
+    tcase_add_test(tc, test_fresh_device_memory_drops_stale_ranges);
+    tcase_add_test(tc, test_fresh_memory_in_a_pool_keeps_other_devices_ranges);
+    tcase_add_test(tc, test_concurrent_free_and_reuse_keep_every_fresh_record);
     suite_add_tcase(s, tc);
     return s;
 }
