@@ -4,6 +4,7 @@
 #   make            build everything into build/
 #   make test       unit + end-to-end suites, then the same under ASan/UBSan
 #   make SAN=1 ...  build into build-san/ with AddressSanitizer + UBSan
+#   make SAN=thread test-tsan   the client side with ThreadSanitizer (build-tsan/)
 #   make install    install into PREFIX (default /usr/local; packaging/install.mk)
 
 CC        ?= gcc
@@ -15,6 +16,9 @@ SAN       ?= 0
 ifeq ($(SAN),1)
 BUILD     := build-san
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),thread)
+BUILD     := build-tsan
+SANFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
 else
 BUILD     := build
 SANFLAGS  :=
@@ -50,4 +54,4 @@ $(BUILD) $(GEN) $(BUILD)/obj:
 	mkdir -p $@
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan

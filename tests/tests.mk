@@ -25,8 +25,12 @@ TEST_NVCC = $(call nvcc_rt,$(1)) -std=c++17 -Werror all-warnings -Xcompiler -Wal
 # compile time the absolute build directory, whether this is the sanitizer flavour
 # (then libasan is preloaded ahead of the shim) and where libasan lives.
 E2E_HARNESS  := tests/e2e/e2e_harness.c
-E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(SAN) \
+# In the ThreadSanitizer flavour (SAN=thread) the client side is instrumented, the
+# programs run with libtsan preloaded first, and the server is the plain build's.
+E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(if $(filter 1,$(SAN)),1,0) \
                 -DE2E_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"' \
+                -DE2E_TSAN=$(if $(filter thread,$(SAN)),1,0) -DE2E_TSAN_LIB='"$(shell $(CC) -print-file-name=libtsan.so)"' \
+                -DE2E_SERVER_DIR='"$(abspath $(if $(filter thread,$(SAN)),build,$(BUILD)))"' \
                 -DE2E_SOURCE_DIR='"$(abspath .)"' -DE2E_PYTHON='"$(shell command -v $(PYTHON))"'
 
 # Every tests/<area>/<area>.mk: each appends its own binaries.
@@ -47,9 +51,20 @@ test-unit: $(UNIT_TESTS)
 test-e2e: all $(TEST_SETUP)
 	CRM_TESTS_NOT_RUN='$(strip $(TESTS_NOT_RUN))' tests/run-tests.sh $(E2E_TESTS)
 
+# The ThreadSanitizer flavour (make SAN=thread test-tsan): the shim and what it links
+# built with -fsanitize=thread, run on the suites whose client has many threads,
+# against the plain build's server (built first). A race report fails the program.
+TSAN_SUITES := $(BUILD)/tests/check_ptrmap $(BUILD)/tests/check_e2e_stress
+.PHONY: test-tsan
+test-tsan: $(SHIM) $(SHIM_ALIASES) $(SHIM_LOADER_STUBS) $(TSAN_SUITES)
+	$(MAKE) SAN=0 $(abspath build)/cudarem-server
+	tests/run-tests.sh $(TSAN_SUITES)
+
 # The README's test command: the plain build, then the same suites under ASan/UBSan,
-# then a short fixed-seed pass of the fuzzers (tests/fuzz/fuzz.mk).
+# the threaded suites under ThreadSanitizer, then a short fixed-seed pass of the
+# fuzzers (tests/fuzz/fuzz.mk).
 test:
 	$(MAKE) SAN=0 test-once
 	$(MAKE) SAN=1 test-once
+	$(MAKE) SAN=thread test-tsan
 	$(MAKE) SAN=0 fuzz-ci

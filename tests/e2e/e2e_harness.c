@@ -41,6 +41,15 @@
 #ifndef E2E_ASAN_LIB
 #define E2E_ASAN_LIB "libasan.so"
 #endif
+#ifndef E2E_TSAN
+#define E2E_TSAN 0
+#endif
+#ifndef E2E_TSAN_LIB
+#define E2E_TSAN_LIB "libtsan.so"
+#endif
+#ifndef E2E_SERVER_DIR
+#define E2E_SERVER_DIR E2E_BUILD_DIR
+#endif
 
 #define E2E_SERVER_START_MS 10000
 #define E2E_SERVER_STOP_MS 15000
@@ -262,6 +271,10 @@ static void e2e__client_env(const e2e_proc_opts *o)
          * and its runtime's allocations look like leaks. */
         snprintf(preload, sizeof preload, "%s %s", E2E_ASAN_LIB, shim);
         setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    } else if (E2E_TSAN) {
+        /* So must TSan; a race it reports makes the program exit 66. */
+        snprintf(preload, sizeof preload, "%s %s", E2E_TSAN_LIB, shim);
+        setenv("TSAN_OPTIONS", "exitcode=66 second_deadlock_stack=1", 0);
     } else {
         snprintf(preload, sizeof preload, "%s", shim);
     }
@@ -372,7 +385,7 @@ int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t
     pid_t parent = getpid(), pid;
     long long deadline;
     memset(s, 0, sizeof *s);
-    e2e_build_path("cudarem-server", bin, sizeof bin);
+    snprintf(bin, sizeof bin, "%s/cudarem-server", E2E_SERVER_DIR);
     if (access(bin, X_OK) != 0) {
         snprintf(err, errlen, "server binary %s missing: %s", bin, strerror(errno));
         return -1;
@@ -566,7 +579,7 @@ int e2e_add_user(const char *dir, const char *users, const char *name, int admin
 {
     char server[E2E_PATH_LEN], tag[64], fmt[32];
     e2e_proc p;
-    e2e_build_path("cudarem-server", server, sizeof server);
+    snprintf(server, sizeof server, "%s/cudarem-server", E2E_SERVER_DIR);
     char *argv[] = {server, "--auth-file", (char *)users, "--add-user", (char *)name, admin ? "--admin" : NULL, NULL};
     e2e_proc_opts o = {NULL, 0, 0};
     snprintf(tag, sizeof tag, "add-%s", name);

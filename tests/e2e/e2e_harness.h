@@ -9,9 +9,12 @@
  * a failed assertion never leaves a server behind. Output of every child goes
  * to files in the scratch directory and is read back with e2e_read_file.
  *
- * Binary locations come from the build (-D flags in tests/e2e/e2e.mk):
- * E2E_BUILD_DIR (absolute), E2E_SAN (1 in the sanitizer flavour) and
- * E2E_ASAN_LIB (path of libasan.so, preloaded first in that flavour).
+ * Binary locations come from the build (-D flags in tests/tests.mk):
+ * E2E_BUILD_DIR (absolute), E2E_SAN (1 in the ASan/UBSan flavour) and
+ * E2E_ASAN_LIB (path of libasan.so, preloaded first in that flavour); E2E_TSAN
+ * (1 in the ThreadSanitizer flavour) and E2E_TSAN_LIB (libtsan.so, preloaded
+ * first there); E2E_SERVER_DIR, where cudarem-server is (the plain build's in the
+ * ThreadSanitizer flavour, which instruments the client side only).
  */
 #ifndef E2E_HARNESS_H
 #define E2E_HARNESS_H
