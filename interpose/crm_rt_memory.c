@@ -60,15 +60,20 @@ CRM_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t widt
 /* The client forgets the range before the server frees it: once freed there, the
  * address is the server's to hand out again, and another thread's cudaMalloc may
  * get it and record it before this call returns. Forgotten after the free, that
- * thread's fresh record went with it, and its copies to the address were refused. */
+ * thread's fresh record went with it, and its copies to the address were refused.
+ * In a pool the call goes to the server of the memory's device, which the table
+ * no longer tells the connection. */
 CRM_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     crm_drv_runtime_bind();
     if (devPtr == NULL)
         return cudaSuccess;
     crm_range gone;
-    int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0;
+    int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0, local;
+    int routed = known && crm_conn_pooled(), saved = routed ? crm_conn_device_begin(gone.device, &local) : 0;
     cudaError_t err = crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
+    if (routed)
+        crm_conn_device_end(saved);
     if (err != cudaSuccess && known)
         crm_ptrmap_add(CRM_MEM_DEVICE, gone.base, gone.size, gone.device, gone.kind >> 8);
     return crm_set_error(err);

@@ -2,7 +2,8 @@
  *
  * Each thread has a stream of its own kind (blocking, non-blocking, the per-thread
  * default stream, the legacy default stream), or all share one (--one-stream),
- * drives the runtime or the driver API (--layer), and runs iterations of work
+ * drives the runtime or the driver API (--layer) on device i % N (--devices; in a
+ * pool, devices of several servers), and runs iterations of work
  * drawn from a seeded sequence: device buffers of every size class allocated
  * (plainly or in stream order), copies from and to pageable, pinned and registered
  * memory, memsets, kernels, cuBLAS, cuBLASLt and cuDNN calls on inputs just
@@ -14,7 +15,7 @@
  * line with the seed, thread, iteration and that iteration's operations.
  *
  * usage: stress [--seed N] [--threads N] [--iters N] [--layer runtime|driver|mixed]
- *               [--streams KIND] [--one-stream] [--no-libs]
+ *               [--streams KIND] [--one-stream] [--no-libs] [--devices N]
  * Prints `PASS stress` when nothing was wrong; exit status 0 only then.
  */
 #include "stress_work.h"
@@ -31,6 +32,7 @@ struct stress_opts {
     int streams = -1;    /* a stress_stream_kind for every thread, -1 mixed */
     int one_stream = 0;
     int libs = 1;
+    int devices = 1;     /* thread i works on device i % devices */
 };
 
 /* One direction of a pair's hand-over: a buffer, the event after its last write. */
@@ -287,7 +289,7 @@ static void stress_iteration(stress_worker &w)
 
 static void stress_setup(stress_worker &w)
 {
-    STRESS_CALL(w, w.L->thread_init());
+    STRESS_CALL(w, w.L->thread_init(w.id % opts.devices));
     if (opts.one_stream) {
         w.s = shared_stream;
     } else {
@@ -373,6 +375,8 @@ static int stress_parse(int argc, char **argv)
             opts.threads = atoi(v);
         else if (strcmp(a, "--iters") == 0)
             opts.iters = atoi(v);
+        else if (strcmp(a, "--devices") == 0)
+            opts.devices = atoi(v);
         else if (strcmp(a, "--layer") == 0)
             opts.layer = strcmp(v, "runtime") == 0 ? 0 : strcmp(v, "driver") == 0 ? 1 : strcmp(v, "mixed") == 0 ? 2 : -1;
         else if (strcmp(a, "--streams") == 0)
@@ -381,18 +385,19 @@ static int stress_parse(int argc, char **argv)
         else
             return -1;
     }
-    return opts.threads < 1 || opts.threads > 256 || opts.iters < 0 || opts.layer < 0 || opts.streams < -1 ? -1 : 0;
+    return opts.threads < 1 || opts.threads > 256 || opts.devices < 1 || (opts.devices > 1 && opts.one_stream) || opts.iters < 0 || opts.layer < 0 || opts.streams < -1 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
     if (stress_parse(argc, argv) != 0) {
         fprintf(stderr, "usage: stress [--seed N] [--threads N] [--iters N] [--layer runtime|driver|mixed]\n"
-                        "              [--streams blocking|non-blocking|per-thread|legacy|mixed] [--one-stream] [--no-libs]\n");
+                        "              [--streams blocking|non-blocking|per-thread|legacy|mixed] [--one-stream] [--no-libs]\n"
+                        "              [--devices N]\n");
         return 2;
     }
-    printf("stress: seed %llu, %d threads x %d iterations, %s layer, %s streams%s%s\n",
-           (unsigned long long)opts.seed, opts.threads, opts.iters,
+    printf("stress: seed %llu, %d threads x %d iterations on %d device(s), %s layer, %s streams%s%s\n",
+           (unsigned long long)opts.seed, opts.threads, opts.iters, opts.devices,
            opts.layer == 2 ? "mixed" : opts.layer == 1 ? "driver" : "runtime",
            opts.one_stream ? "one shared" : opts.streams < 0 ? "mixed" : stress_stream_names[opts.streams],
            opts.one_stream ? " (one stream for all)" : "", opts.libs ? ", with cuBLAS, cuBLASLt and cuDNN" : "");

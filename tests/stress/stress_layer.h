@@ -26,7 +26,7 @@ static const char *const stress_stream_names[] = {"blocking", "non-blocking", "p
 
 typedef struct stress_layer {
     const char *name;
-    int (*thread_init)(void);
+    int (*thread_init)(int device);
     int (*stream_create)(cudaStream_t *s, enum stress_stream_kind kind);
     int (*stream_destroy)(cudaStream_t s);
     int (*alloc)(void **p, size_t n);
@@ -51,7 +51,7 @@ typedef struct stress_layer {
 
 /* ---- the runtime --------------------------------------------------------------------- */
 
-static int rt_thread_init(void) { return cudaSetDevice(0); }
+static int rt_thread_init(int device) { return cudaSetDevice(device); }
 
 static int rt_stream_create(cudaStream_t *s, enum stress_stream_kind kind)
 {
@@ -201,13 +201,13 @@ static int stress_driver_load(const char **missing)
 
 #define DP(p) ((CUdeviceptr)(uintptr_t)(p))
 
-static int drv_thread_init(void)
+static int drv_thread_init(int device)
 {
     CUdevice dev;
     CUcontext ctx;
     CUresult e = stress_drv.Init(0);
     if (e == CUDA_SUCCESS)
-        e = stress_drv.DeviceGet(&dev, 0);
+        e = stress_drv.DeviceGet(&dev, device);
     if (e == CUDA_SUCCESS)
         e = stress_drv.PrimaryCtxRetain(&ctx, dev);
     return e == CUDA_SUCCESS ? stress_drv.CtxSetCurrent(ctx) : e;
