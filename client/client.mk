@@ -1,6 +1,6 @@
 # client.mk -- objects of client/: connection, handle ids, pointer tables; and cudarem-smi.
 CLIENT_OBJS := $(BUILD)/obj/client/crm_conn.o $(BUILD)/obj/client/crm_handles.o \
-               $(BUILD)/obj/client/crm_ptrmap.o $(BUILD)/obj/client/crm_queue.o $(BUILD)/obj/client/crm_codec.o \
+               $(BUILD)/obj/client/crm_ptrmap.o $(BUILD)/obj/client/crm_queue.o $(BUILD)/obj/client/crm_deferred.o $(BUILD)/obj/client/crm_codec.o \
                $(BUILD)/obj/client/crm_modules.o $(BUILD)/obj/client/crm_dataconn.o $(BUILD)/obj/client/crm_rpc.o $(BUILD)/obj/client/crm_devices.o \
                $(BUILD)/obj/client/crm_rtcount.o $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_kattr.o $(BUILD)/obj/client/crm_auth_cli.o $(BUILD)/obj/client/crm_hostmem.o $(BUILD)/obj/client/crm_link.o $(BUILD)/obj/client/crm_member.o $(BUILD)/obj/client/crm_pool.o \
                $(BUILD)/obj/client/crm_client_gen.o

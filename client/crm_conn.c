@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_conn.h"
+#include "client/crm_deferred.h"
 #include "client/crm_devices.h"
 #include "client/crm_codec.h"
 #include "client/crm_dataconn.h"
@@ -43,8 +44,7 @@ static struct {
     crm_member members[CRM_POOL_MAX_SERVERS];
     crm_member *cur;           /* the member of the message in progress */
     crm_session_info info;     /* from HELLO, over the pool */
-    int deferred_api;          /* first queued call that failed, 0 = none */
-    int deferred_status;       /* and the status it returned */
+    crm_deferred deferred;     /* failures of queued and posted calls, per thread */
     crm_conn_stats stats;
     crm_rtcount by_call;  /* round trips by the call they waited for */
 } crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -187,7 +187,7 @@ static void crm__forget_parent(void)
     crm_chan_current = NULL;
     crm__conn.opened = 0;
     atomic_store(&crm__pool_open, 0);
-    crm__conn.deferred_api = 0;
+    crm_deferred_clear(&crm__conn.deferred);
     memset(&crm__conn.stats, 0, sizeof crm__conn.stats);
 }
 
@@ -245,15 +245,25 @@ static bool_t crm__xdr_calls(XDR *xdrs, crm__exchange *x)
     return TRUE;
 }
 
-/* Keeps the first failure of a queued call for the next synchronising call. */
-static void crm__defer(int api, int status)
+/* Keeps the failure of a call queued or posted by thread `owner` for that thread's
+ * next synchronising call (the first failure of each thread). */
+static void crm__defer(int api, int status, uint64_t owner)
 {
     crm_warn("queued %s failed with status %d; reported at the next synchronising call", crm_api_name(api),
              status);
-    if (crm__conn.deferred_api != 0)
-        return;
-    crm__conn.deferred_api = api;
-    crm__conn.deferred_status = status;
+    if (crm_deferred_note(&crm__conn.deferred, owner, api, status) != 0)
+        crm_warn("out of memory: that failure goes to the next thread that synchronises");
+}
+
+/* A posted call failed: it was one of the threads' that posted since the server
+ * last answered, and each of them is told. */
+static void crm__defer_posted(const crm_posted_failure *posted)
+{
+    crm_owner_set *set = &crm__conn.cur->posted;
+    for (unsigned i = 0; i < set->count; i++)
+        crm__defer(posted->api, posted->status, set->owners[i]);
+    if (set->overflow || set->count == 0)
+        crm__defer(posted->api, posted->status, 0);
 }
 
 /* Replies of queued calls: only their status matters. */
@@ -269,7 +279,7 @@ static bool_t crm__xdr_queued_replies(XDR *xdrs)
         if (!ok)
             return FALSE;
         if (status != 0)
-            crm__defer(q->apis[i], status);
+            crm__defer(q->apis[i], status, q->owners[i]);
     }
     return TRUE;
 }
@@ -298,7 +308,8 @@ static bool_t crm__xdr_replies(XDR *xdrs, crm__exchange *x)
     if (xdrs->x_op != XDR_DECODE || !xdr_crm_posted_failure(xdrs, &posted))
         return FALSE;
     if (posted.api != 0) /* a posted call failed: it ran before these */
-        crm__defer(posted.api, posted.status);
+        crm__defer_posted(&posted);
+    crm_owner_set_clear(&crm__conn.cur->posted);
     if (!xdr_u_int(xdrs, &n) || n != crm__conn.cur->queue.count + x->n || !crm__xdr_queued_replies(xdrs))
         return FALSE;
     for (u_int i = 0; i < x->n; i++) {
@@ -380,9 +391,14 @@ static cudaError_t crm__send(crm_call *calls, crm_reply *replies, unsigned n)
 static cudaError_t crm__post(crm_call *calls, unsigned n)
 {
     crm__exchange x = {calls, NULL, n};
+    crm_owner_set *posted = &crm__conn.cur->posted;
     for (unsigned i = 0; i < n; i++)
         crm_idle_note(&crm__conn.cur->idle, &calls[i]);
     crm_idle_sent(&crm__conn.cur->idle);
+    for (unsigned i = 0; i < crm__conn.cur->queue.count; i++)
+        crm_owner_set_add(posted, crm__conn.cur->queue.owners[i]);
+    if (n > 0)
+        crm_owner_set_add(posted, crm_thread_serial());
     crm_payload_stats sent0 = crm_bulk_sent, recv0 = crm_bulk_received;
     uint64_t t0 = crm__now_ns();
     crm_chan *chan = crm_chan_current;
@@ -447,7 +463,7 @@ static cudaError_t crm__select(const crm_call *call)
         return cudaSuccess;
     crm_call sel = {.api = CRM_API_cudaSetDevice};
     sel.crm_call_u.cudaSetDevice.device = local;
-    if (crm_queue_push(&m->queue, &sel) != 0)
+    if (crm_queue_push(&m->queue, &sel, crm_thread_serial()) != 0)
         return cudaErrorMemoryAllocation;
     crm_idle_note(&m->idle, &sel); /* a legacy stream id now names another device's */
     m->srv_device = local;
@@ -485,7 +501,7 @@ cudaError_t crm_conn_async(crm_call *call)
 {
     pthread_mutex_lock(&crm__conn.lock);
     cudaError_t err = crm__prepare(call);
-    if (err == cudaSuccess && crm_queue_push(&crm__conn.cur->queue, call) != 0)
+    if (err == cudaSuccess && crm_queue_push(&crm__conn.cur->queue, call, crm_thread_serial()) != 0)
         err = cudaErrorMemoryAllocation;
     if (err == cudaSuccess)
         crm_idle_note(&crm__conn.cur->idle, call);
@@ -538,16 +554,19 @@ static cudaError_t crm__deferred_as_cuda(int api, int status)
 cudaError_t crm_conn_take_deferred(void)
 {
     cudaError_t err = cudaSuccess;
+    int api, status;
+    uint64_t me = crm_thread_serial();
     pthread_mutex_lock(&crm__conn.lock);
-    if (crm__conn.deferred_api != 0)
-        err = crm__deferred_as_cuda(crm__conn.deferred_api, crm__conn.deferred_status);
-    crm__conn.deferred_api = 0;
+    if (crm_deferred_take(&crm__conn.deferred, me, &api, &status))
+        err = crm__deferred_as_cuda(api, status);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
 }
 
 cudaError_t crm_conn_sync_status(cudaError_t own)
 {
+    if (own == cudaErrorNotReady) /* a query's answer: the failure waits for the next */
+        return own;
     cudaError_t deferred = crm_conn_take_deferred();
     return own != cudaSuccess ? own : deferred;
 }

@@ -61,9 +61,11 @@ cudaError_t crm_conn_post(crm_call *call);
 
 /* Sends whatever is queued now (program exit, cudaGetLastError); transport error. */
 cudaError_t crm_conn_flush(void);
-/* Returns and clears the first failure of a queued call, as a runtime error. */
+/* Returns and clears the first failure of a call this thread queued or posted, as a
+ * runtime error (client/crm_deferred.h). */
 cudaError_t crm_conn_take_deferred(void);
-/* What a synchronising call returns: its own error, else a deferred one. */
+/* What a synchronising call returns: its own error, else a deferred one of this
+ * thread's; a query's cudaErrorNotReady leaves that for the next. */
 cudaError_t crm_conn_sync_status(cudaError_t own);
 
 /* crm_conn_exec of one call; returns the transport error or else the call's error. */

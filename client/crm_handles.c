@@ -20,8 +20,18 @@ static _Thread_local uint64_t crm__pt_stream = 0;      /* wire id, 0 = not creat
 static _Thread_local int crm__pt_device = -1;          /* device it was created on */
 static _Thread_local unsigned crm__pt_generation = 0;  /* crm__generation when created */
 
+static _Thread_local uint64_t crm__serial = 0;          /* 0 = not numbered yet */
+
 static atomic_uint_fast64_t crm__next_id = 1;
+static atomic_uint_fast64_t crm__next_serial = 1;
 static atomic_uint crm__generation = 1;
+
+uint64_t crm_thread_serial(void)
+{
+    if (crm__serial == 0)
+        crm__serial = atomic_fetch_add(&crm__next_serial, 1);
+    return crm__serial;
+}
 
 cudaError_t crm_set_error(cudaError_t err)
 {

@@ -23,6 +23,8 @@ cudaError_t crm_peek_error(void);
 void crm_put_error(cudaError_t err);
 
 int crm_thread_device(void);
+/* This thread's number, 1 and up, never reused: who issued a queued call. */
+uint64_t crm_thread_serial(void);
 void crm_set_thread_device(int device);
 
 /* New handles with fresh wire ids (the server learns them at creation). */

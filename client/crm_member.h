@@ -8,6 +8,7 @@
 #include <sys/time.h>
 #include "client/crm_idle.h"
 #include "client/crm_pool.h"
+#include "client/crm_deferred.h"
 #include "client/crm_queue.h"
 #include "client/crm_rpc.h"
 #include "common/crm_addr.h"
@@ -30,6 +31,7 @@ typedef struct crm_member {
     int hello_kept;
     int srv_device;               /* device selected on the server */
     crm_queue queue;              /* asynchronous calls for the next message */
+    crm_owner_set posted;         /* threads whose calls were posted since its last answer */
     crm_idle idle;                /* what the last message drained there */
 } crm_member;
 

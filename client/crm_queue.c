@@ -18,25 +18,29 @@ static int crm__reserve(crm_queue *q, size_t more)
     return 0;
 }
 
-static int crm__note_api(crm_queue *q, int api)
+static int crm__note_api(crm_queue *q, int api, uint64_t owner)
 {
     if (q->count == q->apis_cap) {
         unsigned cap = q->apis_cap ? q->apis_cap * 2 : 256;
         int *apis = realloc(q->apis, cap * sizeof *apis);
-        if (apis == NULL)
+        if (apis != NULL)
+            q->apis = apis;
+        uint64_t *owners = apis != NULL ? realloc(q->owners, cap * sizeof *owners) : NULL;
+        if (owners == NULL)
             return -1;
-        q->apis = apis;
+        q->owners = owners;
         q->apis_cap = cap;
     }
     q->apis[q->count] = api;
+    q->owners[q->count] = owner;
     return 0;
 }
 
-int crm_queue_push(crm_queue *q, crm_call *call)
+int crm_queue_push(crm_queue *q, crm_call *call, uint64_t owner)
 {
     XDR x;
     size_t size = xdr_sizeof((xdrproc_t)xdr_crm_call, call);
-    if (size == 0 || crm__reserve(q, size) != 0 || crm__note_api(q, call->api) != 0)
+    if (size == 0 || crm__reserve(q, size) != 0 || crm__note_api(q, call->api, owner) != 0)
         return -1;
     xdrmem_create(&x, q->buf + q->len, (u_int)size, XDR_ENCODE);
     int ok = xdr_crm_call(&x, call) && xdr_getpos(&x) == size;
@@ -70,5 +74,6 @@ void crm_queue_free(crm_queue *q)
 {
     free(q->buf);
     free(q->apis);
+    free(q->owners);
     memset(q, 0, sizeof *q);
 }

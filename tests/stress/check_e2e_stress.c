@@ -8,7 +8,8 @@
  * channel through the shared-memory ring and shared pinned memory, its socket, the
  * call stream alone, compression), one stream that every thread hammers, only the
  * driver layer on the legacy stream, a client without CUDA libraries, and many
- * sessions of one server at once.
+ * sessions of one server at once; and that a queued call's failure reaches the
+ * thread that queued it and no other (errthreads).
  *
  * How many iterations: with the bug the suite was written for (a device range
  * forgotten by a cudaFree after another thread's cudaMalloc had been given the
@@ -204,6 +205,27 @@ START_TEST(test_many_sessions)
 }
 END_TEST
 
+/* A queued call's failure goes to the thread that queued it, never to another
+ * (tests/stress/errthreads.cu), with both runtimes. */
+START_TEST(test_errors_reach_their_thread)
+{
+    static const char *const rels[] = {"stress/errthreads", "stress-static/errthreads"};
+    char prog[E2E_PATH_LEN], how[64];
+    e2e_proc p;
+    e2e_build_path(rels[_i], prog, sizeof prog);
+    char *argv[] = {prog, NULL};
+    e2e_proc_opts o = {srv.unix_addr, 1, 0};
+    ck_assert(e2e_run(&p, dir, "errthreads", prog, argv, &o) == 0);
+    char *out = e2e_read_file(p.out_path);
+    int ok = !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, "PASS errthreads\n");
+    if (!ok)
+        e2e_dump("program stdout", out, 4000);
+    free(out);
+    ck_assert_msg(ok, "%s: %s, expected PASS errthreads: a failure reached another thread, or none",
+                  rels[_i], e2e_describe(&p, how, sizeof how));
+}
+END_TEST
+
 Suite *stress_suite(void)
 {
     Suite *s = suite_create("e2e_stress");
@@ -220,6 +242,7 @@ Suite *stress_suite(void)
     tcase_add_test(tc, test_driver_legacy_stream);
     tcase_add_test(tc, test_without_cuda_libraries);
     tcase_add_test(tc, test_many_sessions);
+    tcase_add_loop_test(tc, test_errors_reach_their_thread, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,9 +2,10 @@
 # of every kind, both API layers, every kind of queued work, every byte checked),
 # built with each runtime (TEST_RUNTIMES in tests/tests.mk), and check_e2e_stress,
 # which runs it through the shim against real servers over TCP, Unix sockets and
-# shared memory, many sessions at once and many threads on one stream.
+# shared memory, many sessions at once and many threads on one stream; and
+# tests/stress/errthreads.cu (a queued call's failure reaches its own thread only).
 
-STRESS_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,stress,$(rt))/stress)
+STRESS_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,stress,$(rt))/stress $(call test_dir,stress,$(rt))/errthreads)
 E2E_TESTS += $(BUILD)/tests/check_e2e_stress
 
 all: $(STRESS_PROGS)
@@ -19,5 +20,9 @@ define STRESS_RULE
 $(call test_dir,stress,$(1))/stress: tests/stress/stress.cu tests/stress/stress_work.h tests/stress/stress_layer.h
 	@mkdir -p $$(dir $$@)
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -L$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudnn
+
+$(call test_dir,stress,$(1))/errthreads: tests/stress/errthreads.cu tests/cuda/cuda_check.h
+	@mkdir -p $$(dir $$@)
+	$$(call TEST_NVCC,$(1)) -o $$@ $$< -L$(CUDA_HOME)/lib64 -lcublas
 endef
 $(foreach rt,$(TEST_RUNTIMES),$(eval $(call STRESS_RULE,$(rt))))

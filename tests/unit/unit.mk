@@ -3,12 +3,12 @@
 # the data channel, the socket reads' polling, shared-memory regions and their
 # SIGBUS guard, the compression policy, its live per-chunk choice and its choice of
 # zstd parameters, the client's pointer table and what it answers after a round
-# trip, the token exchange, --quota's lines, the pool's server list and device
+# trip, the failures of queued calls kept per thread, the token exchange, --quota's lines, the pool's server list and device
 # order, a GPU session's kernel time from NVML's samples, the capture of what the
 # device prints. One binary per module, $(BUILD)/tests/check_<module>.
 
 UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time \
-             devout
+             devout deferred
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -75,6 +75,10 @@ $(BUILD)/tests/check_ptrmap: tests/unit/check_ptrmap.c tests/unit/crm_check.h \
                              client/crm_ptrmap.h common/crm_rangemap.h \
                              $(BUILD)/obj/client/crm_ptrmap.o $(UTIL_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -lpthread
+
+$(BUILD)/tests/check_deferred: tests/unit/check_deferred.c tests/unit/crm_check.h client/crm_deferred.h \
+                               $(BUILD)/obj/client/crm_deferred.o | $(BUILD)/tests
+	$(UNIT_LINK)
 
 $(BUILD)/tests/check_idle: tests/unit/check_idle.c tests/unit/crm_check.h client/crm_idle.h client/crm_rtcount.h \
                            $(BUILD)/obj/client/crm_idle.o $(BUILD)/obj/client/crm_rtcount.o \
