@@ -649,6 +649,27 @@ int crm_conn_server_of(int dev)
     return server;
 }
 
+int crm_conn_thread_server(void)
+{
+    int dev = crm_thread_device(), server = -1;
+    pthread_mutex_lock(&crm__conn.lock);
+    if (crm__ensure_open() == cudaSuccess)
+        server = dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].server : 0;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return server;
+}
+
+int crm_conn_server_device(int server)
+{
+    int dev = -1;
+    pthread_mutex_lock(&crm__conn.lock);
+    for (int d = 0; crm__conn.opened > 0 && d < crm__conn.map.count && dev < 0; d++)
+        if (crm__conn.map.dev[d].server == server)
+            dev = d;
+    pthread_mutex_unlock(&crm__conn.lock);
+    return dev;
+}
+
 int crm_conn_device_begin(int dev, int *local)
 {
     pthread_mutex_lock(&crm__conn.lock);

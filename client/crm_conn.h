@@ -94,6 +94,11 @@ size_t crm_conn_round_trips_by_call(char *buf, size_t len);
 int crm_conn_pooled(void);
 /* Index of the server holding pooled device dev, -1 when there is none. */
 int crm_conn_server_of(int dev);
+/* Opens the sessions if needed: the index of the server of the calling thread's
+ * device (0 without a pool), or -1 when there is no session. */
+int crm_conn_thread_server(void);
+/* The first device number of server `server`, or -1. */
+int crm_conn_server_device(int server);
 /* For a call that names device dev by number: sets *local to the server's own
  * number of it and sends the thread's next calls to its server. Returns the
  * thread's device, which crm_conn_device_end restores. */

@@ -118,6 +118,11 @@ uint64_t crm_handle_new_id(void)
     return crm__owned(CRM_HANDLE_TAG | atomic_fetch_add(&crm__next_id, 1));
 }
 
+uint64_t crm_handle_new_shared_id(void)
+{
+    return CRM_HANDLE_TAG | atomic_fetch_add(&crm__next_id, 1);
+}
+
 /* The thread's per-thread default stream, created on first use per device. */
 static uint64_t crm__per_thread_stream(void)
 {

@@ -32,6 +32,10 @@ cudaStream_t crm_stream_new(uint64_t *id);
 cudaEvent_t crm_event_new(uint64_t *id);
 /* A fresh wire id for a library handle (cuBLAS, cuDNN), also its handle value. */
 uint64_t crm_handle_new_id(void);
+/* A fresh wire id that every server of a pool may know under the same number (a
+ * device code module's, a kernel's): calls naming it go to the calling thread's
+ * device's server, not to one owner's. */
+uint64_t crm_handle_new_shared_id(void);
 /* Wire id of a handle; stream 0 follows ptds. The per-thread default stream is
  * created on the server at its first use by the thread. */
 uint64_t crm_stream_wire(cudaStream_t stream, int ptds);

@@ -3,7 +3,9 @@
  * Modules, kernels and variables are created by the registration calls nvcc's
  * constructors make and live until __cudaUnregisterFatBinary. The session state
  * (wire ids, loaded flags) is tagged with the process id and a per-module
- * generation, so a forked child, which opens its own session, loads again. One
+ * generation, so a forked child, which opens its own session, loads again; in a
+ * pool each server loads a module and names a kernel under the same wire ids the
+ * first time a thread whose device it serves uses them. One
  * mutex guards everything; it is held across the few calls that load a module or
  * name a kernel, which happen once per session each.
  */
@@ -31,18 +33,21 @@ struct crm_kmodule {
     int parsed;                    /* info and digest are valid */
     crm_module_info info;
     crm_digest digest;             /* of the image shipped to this session */
-    pid_t pid;                     /* process whose session loaded it, 0 = none */
-    uint64_t id;                   /* wire id there */
-    unsigned gen;                  /* bumped at every load */
-    cudaError_t load_err;          /* sticky load failure in that session */
+    pid_t pid;                     /* process whose sessions the fields below describe */
+    uint64_t id;                   /* wire id on every server, 0 = none chosen yet */
+    unsigned gen;                  /* bumped for each process that uses it */
+    uint32_t loaded_on;            /* servers of the pool (bit per index) that loaded it */
+    uint32_t failed_on;            /* servers that refused it, */
+    cudaError_t load_err;          /* with this sticky failure */
 };
 
 struct crm_kfunc {
     crm_kmodule *m;
     const void *host;              /* the host stub */
     char *name;                    /* mangled device name */
-    unsigned gen;                  /* m->gen when named to the server, 0 = never */
-    uint64_t id;                   /* wire id */
+    unsigned gen;                  /* m->gen when id was chosen, 0 = never */
+    uint64_t id;                   /* wire id, the same on every server */
+    uint32_t named_on;             /* servers it was named to under that id */
     crm_kparam *params;            /* layout in wire form, from m->info */
     uint32_t nparams, param_bytes;
     int told;                      /* 1: the user was told it cannot run there */
@@ -165,6 +170,19 @@ static void crm__drop_entries(crm_kmodule *m)
     free(ids);
 }
 
+/* Frees module `id` on server `server` of the pool, through one of its devices. */
+static void crm__unload_on(uint64_t id, int server)
+{
+    int local, dev = crm_conn_server_device(server);
+    if (dev < 0)
+        return;
+    int saved = crm_conn_device_begin(dev, &local);
+    crm_call call = {.api = CRM_API_crm_module_unload};
+    call.crm_call_u.crm_module_unload.id = id;
+    crm_conn_async(&call);
+    crm_conn_device_end(saved);
+}
+
 void crm_modules_unregister(crm_kmodule *m)
 {
     if (m == NULL)
@@ -172,13 +190,11 @@ void crm_modules_unregister(crm_kmodule *m)
     pthread_mutex_lock(&crm__lock);
     crm__drop_entries(m);
     crm_idmap_del(&crm__mods, (uint64_t)(uintptr_t)m, NULL);
-    int loaded = m->pid == getpid() && m->id != 0 && m->load_err == cudaSuccess;
+    uint32_t loaded_on = m->pid == getpid() ? m->loaded_on : 0;
     pthread_mutex_unlock(&crm__lock);
-    if (loaded) { /* a library being dlclose'd: free its module on the server */
-        crm_call call = {.api = CRM_API_crm_module_unload};
-        call.crm_call_u.crm_module_unload.id = m->id;
-        crm_conn_async(&call);
-    }
+    for (int server = 0; server < 32; server++) /* a library being dlclose'd: free its module */
+        if (loaded_on & (1u << server))
+            crm__unload_on(m->id, server);
     crm_module_info_free(&m->info);
     free(m->owned);
     free(m);
@@ -296,13 +312,38 @@ static void crm__shipped_image(crm_kmodule *m, const unsigned char **bytes, size
 
 /* Loads the module in this process's session: by digest first, then shipping the
  * image when the server has not cached it. Lock held. */
-static cudaError_t crm__load(crm_kmodule *m)
+/* The bit of the calling thread's server: each server of a pool loads a module,
+ * and names a kernel, the first time a thread of its devices uses it. */
+static uint32_t crm__server_bit(void)
+{
+    int server = crm_conn_thread_server();
+    return server >= 0 && server < 32 ? 1u << server : 0;
+}
+
+/* A module is the session's: in a forked child nothing of it is loaded yet. */
+static void crm__follow_process(crm_kmodule *m)
+{
+    if (m->pid == getpid())
+        return;
+    m->pid = getpid();
+    m->id = 0;
+    m->loaded_on = m->failed_on = 0;
+    m->gen++;
+}
+
+/* Loads m on the calling thread's server once; *bit: that server's bit. */
+static cudaError_t crm__load_at(crm_kmodule *m, uint32_t *bit)
 {
     const unsigned char *bytes;
     unsigned char *owned;
     size_t len;
     int loaded = 0;
-    if (m->pid == getpid() && m->id != 0)
+    crm__follow_process(m);
+    if ((*bit = crm__server_bit()) == 0)
+        return cudaErrorNoDevice; /* no session: try again at the next use */
+    if (m->loaded_on & *bit)
+        return cudaSuccess;
+    if (m->failed_on & *bit)
         return m->load_err;
     cudaError_t err = crm__parse(m);
     if (err != cudaSuccess)
@@ -313,10 +354,11 @@ static cudaError_t crm__load(crm_kmodule *m)
         return cudaErrorInvalidKernelImage;
     }
     crm_image none = {{0, NULL}}, image = {{(u_int)len, (char *)bytes}};
-    uint64_t id = crm_handle_new_id();
-    err = crm_rpc_crm_module_load(id, &m->digest, &none, &loaded);
+    if (m->id == 0)
+        m->id = crm_handle_new_shared_id();
+    err = crm_rpc_crm_module_load(m->id, &m->digest, &none, &loaded);
     if (err == cudaSuccess && !loaded) {
-        err = crm_rpc_crm_module_load(id, &m->digest, &image, &loaded);
+        err = crm_rpc_crm_module_load(m->id, &m->digest, &image, &loaded);
         if (err == cudaSuccess)
             crm_conn_count_bulk(len, 0);
     }
@@ -325,11 +367,19 @@ static cudaError_t crm__load(crm_kmodule *m)
         return err; /* no session: try again at the next use */
     if (err == cudaSuccess && !loaded)
         err = cudaErrorInvalidKernelImage;
-    m->pid = getpid();
-    m->id = id;
-    m->gen++;
-    m->load_err = err;
+    if (err == cudaSuccess) {
+        m->loaded_on |= *bit;
+    } else {
+        m->failed_on |= *bit;
+        m->load_err = err;
+    }
     return err;
+}
+
+static cudaError_t crm__load(crm_kmodule *m)
+{
+    uint32_t bit;
+    return crm__load_at(m, &bit);
 }
 
 /* The kernel's layout in wire form, from the module's info; lock held. */
@@ -352,17 +402,21 @@ static cudaError_t crm__layout(crm_kfunc *f)
 
 cudaError_t crm_modules_prepare(crm_kfunc *f, crm_kready *out)
 {
+    uint32_t bit;
     pthread_mutex_lock(&crm__lock);
-    cudaError_t err = crm__load(f->m);
+    cudaError_t err = crm__load_at(f->m, &bit);
     if (err == cudaSuccess)
         err = crm__layout(f);
-    if (err == cudaSuccess && f->gen != f->m->gen) {
+    if (err == cudaSuccess && f->gen != f->m->gen) { /* a wire id for this process's sessions */
+        f->id = crm_handle_new_shared_id();
+        f->gen = f->m->gen;
+        f->named_on = 0;
+    }
+    if (err == cudaSuccess && !(f->named_on & bit)) {
         crm_kname name = {f->name};
-        uint64_t id = crm_handle_new_id();
-        err = crm_rpc_crm_function_get(f->m->id, id, &name);
+        err = crm_rpc_crm_function_get(f->m->id, f->id, &name);
         if (err == cudaSuccess) {
-            f->id = id;
-            f->gen = f->m->gen;
+            f->named_on |= bit;
         } else if (err == cudaErrorNoKernelImageForDevice && !f->told) {
             f->told = 1; /* once per kernel: a framework may retry it in a loop */
             crm_warn("kernel %s cannot run on the server's device: no kernel image for it "
@@ -510,7 +564,8 @@ cudaError_t crm_modules_func_param(crm_kfunc *f, size_t index, size_t *offset, s
 int crm_modules_func_loaded(const crm_kfunc *f)
 {
     pthread_mutex_lock(&crm__lock);
-    int loaded = f->gen != 0 && f->gen == f->m->gen && f->m->pid == getpid();
+    uint32_t bit = crm__server_bit();
+    int loaded = bit != 0 && f->gen != 0 && f->gen == f->m->gen && f->m->pid == getpid() && (f->named_on & bit);
     pthread_mutex_unlock(&crm__lock);
     return loaded;
 }

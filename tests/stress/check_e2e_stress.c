@@ -7,8 +7,9 @@
  * both runtimes (shared, static), TCP and Unix sockets, each bulk path (the data
  * channel through the shared-memory ring and shared pinned memory, its socket, the
  * call stream alone, compression), one stream that every thread hammers, only the
- * driver layer on the legacy stream, a client without CUDA libraries, and many
- * sessions of one server at once; and that a queued call's failure reaches the
+ * driver layer on the legacy stream, a client without CUDA libraries, many
+ * sessions of one server at once, and a pool of two servers (kernels, copies and
+ * hand-overs on every device of both); and that a queued call's failure reaches the
  * thread that queued it and no other (errthreads).
  *
  * How many iterations: with the bug the suite was written for (a device range
@@ -205,6 +206,35 @@ START_TEST(test_many_sessions)
 }
 END_TEST
 
+/* A pool: server A with two devices over TCP, server B with one over a Unix
+ * socket, as devices 0-2; thread i works on device i % 3, so kernels, copies,
+ * frees and hand-overs run on every server and between them. */
+START_TEST(test_pool_of_servers)
+{
+    static const char *const dirs[] = {"stress", "stress-static"};
+    char dir_b[64], err[512], pool[2 * E2E_PATH_LEN + 8];
+    static const char *const args[] = {"--devices", "3", NULL};
+    e2e_server a, b;
+    ck_assert(e2e_dir_make(dir_b, sizeof dir_b) == 0);
+    ck_assert_msg(e2e_server_start_logged(&a, dir_b, 2, err, sizeof err) == 0, "server A: %s", err);
+    char dir_c[64];
+    ck_assert(e2e_dir_make(dir_c, sizeof dir_c) == 0);
+    ck_assert_msg(e2e_server_start_logged(&b, dir_c, 1, err, sizeof err) == 0, "server B: %s", err);
+    snprintf(pool, sizeof pool, "%s,%s", a.tcp_addr, b.unix_addr);
+    int ok = 1;
+    for (int i = 0; i < 2; i++) {
+        stress_run r;
+        spawn(&r, dirs[i], pool, 1200 + i, args, 0, dirs[i] == dirs[0] ? "pool" : "pool-static");
+        ok &= finish(&r);
+    }
+    e2e_server_stop(&a);
+    e2e_server_stop(&b);
+    e2e_dir_remove(dir_b);
+    e2e_dir_remove(dir_c);
+    ck_assert_msg(ok, "over a pool of two servers: wrong bytes or errors (FAIL lines above)");
+}
+END_TEST
+
 /* A queued call's failure goes to the thread that queued it, never to another
  * (tests/stress/errthreads.cu), with both runtimes. */
 START_TEST(test_errors_reach_their_thread)
@@ -242,6 +272,7 @@ Suite *stress_suite(void)
     tcase_add_test(tc, test_driver_legacy_stream);
     tcase_add_test(tc, test_without_cuda_libraries);
     tcase_add_test(tc, test_many_sessions);
+    tcase_add_test(tc, test_pool_of_servers);
     tcase_add_loop_test(tc, test_errors_reach_their_thread, 0, 2);
     suite_add_tcase(s, tc);
     return s;
