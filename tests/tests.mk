@@ -52,9 +52,12 @@ test-e2e: all $(TEST_SETUP)
 	CRM_TESTS_NOT_RUN='$(strip $(TESTS_NOT_RUN))' tests/run-tests.sh $(E2E_TESTS)
 
 # The ThreadSanitizer flavour (make SAN=thread test-tsan): the shim and what it links
-# built with -fsanitize=thread, run on the suites whose client has many threads,
-# against the plain build's server (built first). A race report fails the program.
-TSAN_SUITES := $(BUILD)/tests/check_ptrmap $(BUILD)/tests/check_e2e_stress
+# built with -fsanitize=thread, run on the stress suite (many client threads)
+# against the plain build's server (built first), and on the unit suites of the
+# client's code that runs on several threads (pointer table, deferred failures,
+# data channel, socket reads, compression). A race report fails the program.
+TSAN_SUITES := $(addprefix $(BUILD)/tests/,check_ptrmap check_deferred check_chan check_sockio check_codec \
+                 check_zlive check_e2e_stress)
 .PHONY: test-tsan
 test-tsan: $(SHIM) $(SHIM_ALIASES) $(SHIM_LOADER_STUBS) $(TSAN_SUITES)
 	$(MAKE) SAN=0 $(abspath build)/cudarem-server
