@@ -1,21 +1,22 @@
 /* check_e2e_stress.c -- end-to-end concurrency stress: tests/stress/stress (many
  * host threads, streams of every kind, both API layers, every kind of queued work,
- * every byte checked) through the shim against a real cudarem-server.
+ * every byte checked) through the shim against real cudarem-servers.
  *
  * Each run has a fixed seed, printed in its FAIL lines; CUDAREM_STRESS_SEED adds
  * to every seed, to explore other sequences with the same suite. The runs cover
  * both runtimes (shared, static), TCP and Unix sockets, each bulk path (the data
  * channel through the shared-memory ring and shared pinned memory, its socket, the
- * call stream alone, compression), one stream that every thread hammers, only the
- * driver layer on the legacy stream, a client without CUDA libraries, many
- * sessions of one server at once, and a pool of two servers (kernels, copies and
- * hand-overs on every device of both); and that a queued call's failure reaches the
- * thread that queued it and no other (errthreads).
+ * call stream alone, compression), one stream that every thread hammers, a build
+ * with per-thread default streams (the _ptsz entry points), only the driver layer
+ * on the legacy stream, a client without CUDA libraries, four sessions of one
+ * server at once, and a pool of two servers (kernels, copies and hand-overs on
+ * every device of both); and that a queued call's failure reaches the thread that
+ * queued it and no other (errthreads).
  *
- * How many iterations: with the bug the suite was written for (a device range
- * forgotten by a cudaFree after another thread's cudaMalloc had been given the
- * same address), 16 threads of this program failed 4 runs in 6 of 960 iterations
- * each. The suite runs STRESS_TOTAL_ITERS iterations in all (see its comment).
+ * How many iterations: 18 runs of 16 threads x 40 iterations, 11,520 in all. With
+ * the bug the suite was written for (cudaFree forgot its range after another
+ * thread's cudaMalloc had been given the same address), 19 of 63 runs of 640
+ * iterations failed, and every one of 5 passes of the suite failed.
  */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
@@ -65,14 +66,14 @@ static unsigned long long seed_of(unsigned base)
     return base + (extra != NULL ? strtoull(extra, NULL, 0) : 0);
 }
 
-/* Spawns build/DIRNAME/stress with the extra ARGS (NULL-terminated, at most 8). */
-static void spawn(stress_run *r, const char *dirname, const char *addr, unsigned seed, const char *const *args,
+/* Spawns build/REL (a build of tests/stress/stress.cu) with the extra ARGS
+ * (NULL-terminated, at most 8). */
+static void spawn(stress_run *r, const char *rel, const char *addr, unsigned seed, const char *const *args,
                   int hide, const char *tag)
 {
-    char prog[E2E_PATH_LEN], rel[64];
+    char prog[E2E_PATH_LEN];
     char *argv[20] = {prog, "--seed", r->seed, "--threads", STRESS_THREADS, "--iters", STRESS_ITERS};
     int argc = 7;
-    snprintf(rel, sizeof rel, "%s/stress", dirname);
     e2e_build_path(rel, prog, sizeof prog);
     snprintf(r->seed, sizeof r->seed, "%llu", seed_of(seed));
     snprintf(r->label, sizeof r->label, "%s seed %s over %s", rel, r->seed, addr);
@@ -108,10 +109,10 @@ static int finish(stress_run *r)
     return ok;
 }
 
-static void run(const char *dirname, const char *addr, unsigned seed, const char *const *args, int hide)
+static void run(const char *rel, const char *addr, unsigned seed, const char *const *args, int hide)
 {
     stress_run r;
-    spawn(&r, dirname, addr, seed, args, hide, "stress");
+    spawn(&r, rel, addr, seed, args, hide, "stress");
     ck_assert_msg(finish(&r), "%s: wrong bytes or errors (FAIL lines above), expected PASS stress", r.label);
 }
 
@@ -123,19 +124,19 @@ static void with_env(const char *name, const char *value)
 
 START_TEST(test_shared_runtime_unix)
 {
-    run("stress", srv.unix_addr, 1001, NULL, 0);
+    run("stress/stress", srv.unix_addr, 1001, NULL, 0);
 }
 END_TEST
 
 START_TEST(test_static_runtime_tcp)
 {
-    run("stress-static", srv.tcp_addr, 1002, NULL, 0);
+    run("stress-static/stress", srv.tcp_addr, 1002, NULL, 0);
 }
 END_TEST
 
 START_TEST(test_static_runtime_unix)
 {
-    run("stress-static", srv.unix_addr, 1003, NULL, 0);
+    run("stress-static/stress", srv.unix_addr, 1003, NULL, 0);
 }
 END_TEST
 
@@ -143,7 +144,7 @@ END_TEST
 START_TEST(test_channel_socket)
 {
     with_env("CUDAREM_SHM", "off");
-    run("stress", srv.unix_addr, 1004, NULL, 0);
+    run("stress/stress", srv.unix_addr, 1004, NULL, 0);
 }
 END_TEST
 
@@ -151,7 +152,7 @@ END_TEST
 START_TEST(test_call_stream_only)
 {
     with_env("CUDAREM_CHANNEL", "off");
-    run("stress-static", srv.tcp_addr, 1005, NULL, 0);
+    run("stress-static/stress", srv.tcp_addr, 1005, NULL, 0);
 }
 END_TEST
 
@@ -160,7 +161,7 @@ START_TEST(test_ring_compressed)
 {
     with_env("CUDAREM_SHARED_PINNED", "off");
     with_env("CUDAREM_COMPRESS", "on");
-    run("stress", srv.unix_addr, 1006, NULL, 0);
+    run("stress/stress", srv.unix_addr, 1006, NULL, 0);
 }
 END_TEST
 
@@ -168,8 +169,20 @@ END_TEST
 START_TEST(test_one_stream)
 {
     static const char *const args[] = {"--one-stream", NULL};
-    run("stress", srv.tcp_addr, 1007, args, 0);
-    run("stress-static", srv.unix_addr, 1008, args, 0);
+    run("stress/stress", srv.tcp_addr, 1007, args, 0);
+    run("stress-static/stress", srv.unix_addr, 1008, args, 0);
+}
+END_TEST
+
+/* Built with --default-stream per-thread: stream 0 is each thread's own stream,
+ * reached through the *_ptsz and *_ptds entry points. */
+START_TEST(test_per_thread_default_stream_build)
+{
+    static const char *const args[] = {"--layer", "runtime", "--streams", "legacy", NULL};
+    run("stress/stress-ptds", srv.unix_addr, 1011, NULL, 0);
+    stress_run r;
+    spawn(&r, "stress/stress-ptds", srv.tcp_addr, 1012, args, 0, "ptds");
+    ck_assert_msg(finish(&r), "%s: wrong bytes or errors (FAIL lines above)", r.label);
 }
 END_TEST
 
@@ -177,7 +190,7 @@ END_TEST
 START_TEST(test_driver_legacy_stream)
 {
     static const char *const args[] = {"--layer", "driver", "--streams", "legacy", NULL};
-    run("stress", srv.unix_addr, 1009, args, 0);
+    run("stress/stress", srv.unix_addr, 1009, args, 0);
 }
 END_TEST
 
@@ -185,14 +198,14 @@ END_TEST
 START_TEST(test_without_cuda_libraries)
 {
     e2e_client_library_path(E2E_BUILD_DIR "/lib");
-    run("stress", srv.unix_addr, 1010, NULL, 1);
+    run("stress/stress", srv.unix_addr, 1010, NULL, 1);
 }
 END_TEST
 
 /* Several sessions of one server at once, over both transports and runtimes. */
 START_TEST(test_many_sessions)
 {
-    static const char *const dirs[] = {"stress", "stress-static"};
+    static const char *const dirs[] = {"stress/stress", "stress-static/stress"};
     stress_run r[STRESS_MAX_SESSIONS];
     for (int i = 0; i < STRESS_MAX_SESSIONS; i++) {
         char tag[16];
@@ -211,7 +224,7 @@ END_TEST
  * frees and hand-overs run on every server and between them. */
 START_TEST(test_pool_of_servers)
 {
-    static const char *const dirs[] = {"stress", "stress-static"};
+    static const char *const dirs[] = {"stress/stress", "stress-static/stress"};
     char dir_b[64], err[512], pool[2 * E2E_PATH_LEN + 8];
     static const char *const args[] = {"--devices", "3", NULL};
     e2e_server a, b;
@@ -270,6 +283,7 @@ Suite *stress_suite(void)
     tcase_add_test(tc, test_ring_compressed);
     tcase_add_test(tc, test_one_stream);
     tcase_add_test(tc, test_driver_legacy_stream);
+    tcase_add_test(tc, test_per_thread_default_stream_build);
     tcase_add_test(tc, test_without_cuda_libraries);
     tcase_add_test(tc, test_many_sessions);
     tcase_add_test(tc, test_pool_of_servers);

@@ -5,7 +5,8 @@
 # shared memory, many sessions at once and many threads on one stream; and
 # tests/stress/errthreads.cu (a queued call's failure reaches its own thread only).
 
-STRESS_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,stress,$(rt))/stress $(call test_dir,stress,$(rt))/errthreads)
+STRESS_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,stress,$(rt))/stress $(call test_dir,stress,$(rt))/errthreads) \
+                $(BUILD)/stress/stress-ptds
 E2E_TESTS += $(BUILD)/tests/check_e2e_stress
 
 all: $(STRESS_PROGS)
@@ -26,3 +27,9 @@ $(call test_dir,stress,$(1))/errthreads: tests/stress/errthreads.cu tests/cuda/c
 	$$(call TEST_NVCC,$(1)) -o $$@ $$< -L$(CUDA_HOME)/lib64 -lcublas
 endef
 $(foreach rt,$(TEST_RUNTIMES),$(eval $(call STRESS_RULE,$(rt))))
+
+# Built with per-thread default streams: stream 0 is each thread's own, and every
+# call goes through the *_ptsz/*_ptds entry points.
+$(BUILD)/stress/stress-ptds: tests/stress/stress.cu tests/stress/stress_work.h tests/stress/stress_layer.h
+	@mkdir -p $(dir $@)
+	$(call TEST_NVCC,shared) --default-stream per-thread -o $@ $< -L$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudnn
