@@ -3,11 +3,11 @@
  * Each thread has a stream of its own kind (blocking, non-blocking, the per-thread
  * default stream, the legacy default stream), or all share one (--one-stream),
  * drives the runtime or the driver API (--layer) on device i % N (--devices; in a
- * pool, devices of several servers), and runs iterations of work
- * drawn from a seeded sequence: device buffers of every size class allocated
- * (plainly or in stream order), copies from and to pageable, pinned and registered
- * memory, memsets, kernels, cuBLAS, cuBLASLt and cuDNN calls on inputs just
- * copied, host functions that check a copy before them, synchronisations of
+ * pool, devices of several servers), and runs iterations of work drawn from a
+ * seeded sequence: device buffers of every size class allocated (plainly or in
+ * stream order), copies (1D and pitched 2D) from and to pageable, pinned and
+ * registered memory, memsets, kernels, cuBLAS, cuBLASLt and cuDNN calls on inputs
+ * just copied, host functions that check a copy before them, synchronisations of
  * every kind; then every buffer is copied back and every byte compared with a host
  * shadow of what it must hold, and the buffers are freed. Pairs of threads hand a
  * buffer across: one records an event after writing it, the other makes its stream
@@ -141,8 +141,10 @@ static void stress_one_op(stress_worker &w)
 {
     stress_buf &a = w.bufs[w.rng.below(w.bufs.size())], &b = w.bufs[w.rng.below(w.bufs.size())];
     size_t pick = w.rng.below(w.libs ? 100 : 83);
-    if (pick < 25)
+    if (pick < 20)
         stress_op_h2d(w, a);
+    else if (pick < 25)
+        (pick % 2 ? stress_op_h2d_2d : stress_op_d2h_2d)(w, a);
     else if (pick < 35)
         stress_op_memset(w, a);
     else if (pick < 50)

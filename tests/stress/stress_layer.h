@@ -36,6 +36,11 @@ typedef struct stress_layer {
     int (*h2d)(void *d, const void *h, size_t n, cudaStream_t s, int async);
     int (*d2h)(void *h, const void *d, size_t n, cudaStream_t s, int async);
     int (*d2d)(void *d, const void *src, size_t n, cudaStream_t s);
+    /* height rows of width bytes, pitches apart; the runtime infers the direction */
+    int (*h2d_2d)(void *d, size_t dpitch, const void *h, size_t hpitch, size_t width, size_t height,
+                  cudaStream_t s, int async);
+    int (*d2h_2d)(void *h, size_t hpitch, const void *d, size_t dpitch, size_t width, size_t height,
+                  cudaStream_t s, int async);
     int (*memset8)(void *d, unsigned char v, size_t n, cudaStream_t s);
     int (*add_bytes)(void *d, size_t n, unsigned k, cudaStream_t s);
     int (*event_create)(cudaEvent_t *e);
@@ -88,6 +93,20 @@ static int rt_d2d(void *d, const void *src, size_t n, cudaStream_t s)
     return cudaMemcpyAsync(d, src, n, cudaMemcpyDefault, s);
 }
 
+static int rt_h2d_2d(void *d, size_t dpitch, const void *h, size_t hpitch, size_t width, size_t height,
+                     cudaStream_t s, int async)
+{
+    return async ? cudaMemcpy2DAsync(d, dpitch, h, hpitch, width, height, cudaMemcpyDefault, s)
+                 : cudaMemcpy2D(d, dpitch, h, hpitch, width, height, cudaMemcpyDefault);
+}
+
+static int rt_d2h_2d(void *h, size_t hpitch, const void *d, size_t dpitch, size_t width, size_t height,
+                     cudaStream_t s, int async)
+{
+    return async ? cudaMemcpy2DAsync(h, hpitch, d, dpitch, width, height, cudaMemcpyDefault, s)
+                 : cudaMemcpy2D(h, hpitch, d, dpitch, width, height, cudaMemcpyDefault);
+}
+
 static int rt_memset8(void *d, unsigned char v, size_t n, cudaStream_t s) { return cudaMemsetAsync(d, v, n, s); }
 
 static int rt_add_bytes(void *d, size_t n, unsigned k, cudaStream_t s)
@@ -114,7 +133,7 @@ static const char *rt_error_name(int code) { return cudaGetErrorName((cudaError_
 
 static const stress_layer stress_runtime = {
     "runtime", rt_thread_init, rt_stream_create, rt_stream_destroy, rt_alloc, rt_free, rt_alloc_async,
-    rt_free_async, rt_h2d, rt_d2h, rt_d2d, rt_memset8, rt_add_bytes, rt_event_create, rt_event_record,
+    rt_free_async, rt_h2d, rt_d2h, rt_d2d, rt_h2d_2d, rt_d2h_2d, rt_memset8, rt_add_bytes, rt_event_create, rt_event_record,
     rt_event_sync, rt_event_destroy, rt_stream_wait, rt_host_func, rt_stream_sync, rt_stream_query, rt_error_name,
 };
 
@@ -137,6 +156,8 @@ static struct {
     CUresult (*DtoH)(void *, CUdeviceptr, size_t);
     CUresult (*DtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
     CUresult (*DtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+    CUresult (*Memcpy2D)(const CUDA_MEMCPY2D *);
+    CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
     CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void **, void **);
@@ -175,6 +196,7 @@ static int stress_driver_load(const char **missing)
         STRESS_DRV(HtoD, "cuMemcpyHtoD"), STRESS_DRV(HtoDAsync, "cuMemcpyHtoDAsync"),
         STRESS_DRV(DtoH, "cuMemcpyDtoH"), STRESS_DRV(DtoHAsync, "cuMemcpyDtoHAsync"),
         STRESS_DRV(DtoDAsync, "cuMemcpyDtoDAsync"), STRESS_DRV(MemsetD8Async, "cuMemsetD8Async"),
+        STRESS_DRV(Memcpy2D, "cuMemcpy2D"), STRESS_DRV(Memcpy2DAsync, "cuMemcpy2DAsync"),
         STRESS_DRV(LaunchKernel, "cuLaunchKernel"), STRESS_DRV(KernelGetFunction, "cuKernelGetFunction"),
         STRESS_DRV(EventCreate, "cuEventCreate"), STRESS_DRV(EventRecord, "cuEventRecord"),
         STRESS_DRV(EventSynchronize, "cuEventSynchronize"), STRESS_DRV(EventDestroy, "cuEventDestroy"),
@@ -264,6 +286,39 @@ static int drv_d2d(void *d, const void *src, size_t n, cudaStream_t s)
     return stress_drv.DtoDAsync(DP(d), DP(src), n, (CUstream)s);
 }
 
+static int drv_2d(CUDA_MEMCPY2D *c, size_t width, size_t height, cudaStream_t s, int async)
+{
+    c->WidthInBytes = width;
+    c->Height = height;
+    return async ? stress_drv.Memcpy2DAsync(c, (CUstream)s) : stress_drv.Memcpy2D(c);
+}
+
+static int drv_h2d_2d(void *d, size_t dpitch, const void *h, size_t hpitch, size_t width, size_t height,
+                      cudaStream_t s, int async)
+{
+    CUDA_MEMCPY2D c = {};
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = h;
+    c.srcPitch = hpitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = DP(d);
+    c.dstPitch = dpitch;
+    return drv_2d(&c, width, height, s, async);
+}
+
+static int drv_d2h_2d(void *h, size_t hpitch, const void *d, size_t dpitch, size_t width, size_t height,
+                      cudaStream_t s, int async)
+{
+    CUDA_MEMCPY2D c = {};
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = DP(d);
+    c.srcPitch = dpitch;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = h;
+    c.dstPitch = hpitch;
+    return drv_2d(&c, width, height, s, async);
+}
+
 static int drv_memset8(void *d, unsigned char v, size_t n, cudaStream_t s)
 {
     return stress_drv.MemsetD8Async(DP(d), v, n, (CUstream)s);
@@ -304,7 +359,7 @@ static const char *drv_error_name(int code)
 
 static const stress_layer stress_driver = {
     "driver", drv_thread_init, drv_stream_create, drv_stream_destroy, drv_alloc, drv_free, drv_alloc_async,
-    drv_free_async, drv_h2d, drv_d2h, drv_d2d, drv_memset8, drv_add_bytes, drv_event_create, drv_event_record,
+    drv_free_async, drv_h2d, drv_d2h, drv_d2d, drv_h2d_2d, drv_d2h_2d, drv_memset8, drv_add_bytes, drv_event_create, drv_event_record,
     drv_event_sync, drv_event_destroy, drv_stream_wait, drv_host_func, drv_stream_sync, drv_stream_query,
     drv_error_name,
 };

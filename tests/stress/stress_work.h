@@ -292,6 +292,57 @@ static void stress_op_d2d(stress_worker &w, stress_buf &dst, stress_buf &src)
     memcpy(dst.shadow.data() + doff, src.shadow.data() + soff, len);
 }
 
+/* A pitched block inside b: height rows of width bytes, pitch apart, from off. */
+struct stress_block {
+    size_t off, pitch, width, height;
+};
+
+static stress_block stress_block_in(stress_worker &w, size_t n)
+{
+    stress_block k;
+    k.width = 1 + w.rng.below(n < 4096 ? n : 4096);
+    k.pitch = k.width + w.rng.below(64);
+    k.height = 1 + w.rng.below(64);
+    while (k.height > 1 && (k.height - 1) * k.pitch + k.width > n)
+        k.height--;
+    k.off = w.rng.below(n - ((k.height - 1) * k.pitch + k.width) + 1);
+    return k;
+}
+
+/* A 2D copy into a block of b from rows of host memory of a random kind, laid out
+ * with a pitch of their own (a pageable source is overwritten on return). */
+static void stress_op_h2d_2d(stress_worker &w, stress_buf &b)
+{
+    stress_block k = stress_block_in(w, b.n);
+    size_t hpitch = k.width + w.rng.below(32), extent = (k.height - 1) * hpitch + k.width;
+    enum stress_host_kind kind = (enum stress_host_kind)w.rng.below(HOST_KINDS);
+    int async = w.rng.below(8) != 0;
+    unsigned char *h = stress_host_room(w, kind, extent);
+    stress_fill(w, h, extent);
+    stress_note(w, "h2d 2D %zu rows of %zu bytes (pitch %zu, host pitch %zu) at +%zu of %p from %s%s", k.height,
+                k.width, k.pitch, hpitch, k.off, (void *)b.d, stress_host_names[kind], async ? " async" : "");
+    STRESS_CALL(w, w.L->h2d_2d(b.d + k.off, k.pitch, h, hpitch, k.width, k.height, w.s, async));
+    for (size_t r = 0; r < k.height; r++)
+        memcpy(b.shadow.data() + k.off + r * k.pitch, h + r * hpitch, k.width);
+    if (kind == HOST_PAGEABLE)
+        memset(h, 0x5a, extent);
+}
+
+/* A 2D copy of a block of b to pageable rows, which hold it on return. */
+static void stress_op_d2h_2d(stress_worker &w, stress_buf &b)
+{
+    stress_block k = stress_block_in(w, b.n);
+    size_t hpitch = k.width + w.rng.below(32), extent = (k.height - 1) * hpitch + k.width;
+    if (extent > STRESS_MAX_BUF)
+        return;
+    stress_note(w, "d2h 2D %zu rows of %zu bytes (pitch %zu, host pitch %zu) at +%zu of %p to pageable%s", k.height,
+                k.width, k.pitch, hpitch, k.off, (void *)b.d, " async, checked on return");
+    STRESS_CALL(w, w.L->d2h_2d(w.pageable, hpitch, b.d + k.off, k.pitch, k.width, k.height, w.s, 1));
+    for (size_t r = 0; r < k.height; r++)
+        stress_compare(w.pageable + r * hpitch, b.shadow.data() + k.off + r * k.pitch, k.width,
+                       "a 2D copy back to pageable rows, read as it returned");
+}
+
 /* A copy back whose bytes a pageable destination has on return (CUDA: a copy to
  * pageable memory returns once complete), or a pinned one checked by a host
  * function queued behind it. */
