@@ -251,8 +251,7 @@ static void crm__defer(int api, int status, uint64_t owner)
 {
     crm_warn("queued %s failed with status %d; reported at the next synchronising call", crm_api_name(api),
              status);
-    if (crm_deferred_note(&crm__conn.deferred, owner, api, status) != 0)
-        crm_warn("out of memory: that failure goes to the next thread that synchronises");
+    crm_deferred_note(&crm__conn.deferred, owner, api, status);
 }
 
 /* A posted call failed: it was one of the threads' that posted since the server

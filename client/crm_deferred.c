@@ -11,37 +11,43 @@ static int crm__entry_of(const crm_deferred *d, uint64_t owner)
     return -1;
 }
 
-int crm_deferred_note(crm_deferred *d, uint64_t owner, int api, int status)
+/* Room for one more entry; -1 when memory runs out. */
+static int crm__room(crm_deferred *d)
 {
-    if (crm__entry_of(d, owner) >= 0)
+    if (d->count < d->cap)
         return 0;
-    if (d->count == d->cap) {
-        unsigned cap = d->cap ? d->cap * 2 : 16;
-        struct crm_deferred_entry *grown = realloc(d->entries, cap * sizeof *grown);
-        if (grown == NULL) {
-            /* no room for owner's: the first entry becomes everyone's, so the
-             * failure is still reported, to the next thread that synchronises */
-            if (d->count == 0)
-                return -1;
-            d->entries[0].owner = 0;
-            return -1;
-        }
-        d->entries = grown;
-        d->cap = cap;
-    }
-    d->entries[d->count++] = (struct crm_deferred_entry){owner, api, status};
+    unsigned cap = d->cap ? d->cap * 2 : 16;
+    struct crm_deferred_entry *grown = realloc(d->entries, cap * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    d->entries = grown;
+    d->cap = cap;
     return 0;
+}
+
+void crm_deferred_note(crm_deferred *d, uint64_t owner, int api, int status)
+{
+    struct crm_deferred_entry e = {owner, api, status};
+    if (owner != 0 && crm__entry_of(d, owner) >= 0)
+        return;
+    if (owner != 0 && crm__room(d) == 0)
+        d->entries[d->count++] = e;
+    else if (d->anyone.api == 0)
+        d->anyone = e;
 }
 
 int crm_deferred_take(crm_deferred *d, uint64_t owner, int *api, int *status)
 {
     int i = crm__entry_of(d, owner);
-    if (i < 0)
-        i = crm__entry_of(d, 0);
-    if (i < 0)
+    if (i < 0 && d->anyone.api == 0)
         return 0;
-    *api = d->entries[i].api;
-    *status = d->entries[i].status;
+    struct crm_deferred_entry *e = i >= 0 ? &d->entries[i] : &d->anyone;
+    *api = e->api;
+    *status = e->status;
+    if (i < 0) {
+        d->anyone.api = 0;
+        return 1;
+    }
     memmove(&d->entries[i], &d->entries[i + 1], (d->count - (unsigned)i - 1) * sizeof *d->entries);
     d->count--;
     return 1;
@@ -50,6 +56,7 @@ int crm_deferred_take(crm_deferred *d, uint64_t owner, int *api, int *status)
 void crm_deferred_clear(crm_deferred *d)
 {
     d->count = 0;
+    d->anyone.api = 0;
 }
 
 void crm_deferred_free(crm_deferred *d)

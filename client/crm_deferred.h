@@ -10,21 +10,22 @@
 
 #include <stdint.h>
 
-/* The first failure of each thread that has one waiting. */
+/* The first failure of each thread that has one waiting, and one for whichever
+ * thread takes it first (its thread unknown, or no memory to keep it apart). */
 typedef struct crm_deferred {
     struct crm_deferred_entry {
         uint64_t owner; /* crm_thread_serial() of the issuing thread */
-        int api;
+        int api;        /* 0: none */
         int status;
-    } *entries;
+    } *entries, anyone;
     unsigned count, cap;
 } crm_deferred;
 
-/* Keeps a failure for owner, unless one of its own is waiting already. Returns 0,
- * or -1 when memory runs out (then the failure is kept for owner 0, every thread). */
-int crm_deferred_note(crm_deferred *d, uint64_t owner, int api, int status);
-/* Removes and returns owner's failure, else one kept for every thread (owner 0):
- * 1 with *api and *status set, 0 when there is none. */
+/* Keeps a failure for owner (0: for anyone), unless one is waiting there already.
+ * When memory runs out it is kept for anyone, so it is never lost. */
+void crm_deferred_note(crm_deferred *d, uint64_t owner, int api, int status);
+/* Removes and returns owner's failure, else the one kept for anyone: 1 with *api
+ * and *status set, 0 when there is none. */
 int crm_deferred_take(crm_deferred *d, uint64_t owner, int *api, int *status);
 /* Forgets every failure (a new session). */
 void crm_deferred_clear(crm_deferred *d);

@@ -25,6 +25,7 @@
 #include "crm_client_gen.h"
 
 #define CRM__MAX_DEV 16
+#define CRM__SERVER_BITS 32 /* servers a module's and a kernel's bit masks can name */
 
 struct crm_kmodule {
     const unsigned char *fatbin;   /* the image: in the program's image, or owned */
@@ -192,7 +193,7 @@ void crm_modules_unregister(crm_kmodule *m)
     crm_idmap_del(&crm__mods, (uint64_t)(uintptr_t)m, NULL);
     uint32_t loaded_on = m->pid == getpid() ? m->loaded_on : 0;
     pthread_mutex_unlock(&crm__lock);
-    for (int server = 0; server < 32; server++) /* a library being dlclose'd: free its module */
+    for (int server = 0; server < CRM__SERVER_BITS; server++) /* a library being dlclose'd: free its module */
         if (loaded_on & (1u << server))
             crm__unload_on(m->id, server);
     crm_module_info_free(&m->info);
@@ -310,14 +311,17 @@ static void crm__shipped_image(crm_kmodule *m, const unsigned char **bytes, size
         *len = m->len;
 }
 
-/* Loads the module in this process's session: by digest first, then shipping the
- * image when the server has not cached it. Lock held. */
 /* The bit of the calling thread's server: each server of a pool loads a module,
- * and names a kernel, the first time a thread of its devices uses it. */
+ * and names a kernel, the first time a thread of its devices uses it. Without a
+ * pool (or before the sessions open) it is server 0's, with no lock taken: the
+ * launch path asks on every launch. A load recomputes it after its round trip,
+ * which opens the sessions. */
 static uint32_t crm__server_bit(void)
 {
+    if (!crm_conn_pooled())
+        return 1u;
     int server = crm_conn_thread_server();
-    return server >= 0 && server < 32 ? 1u << server : 0;
+    return server >= 0 && server < CRM__SERVER_BITS ? 1u << server : 0;
 }
 
 /* A module is the session's: in a forked child nothing of it is loaded yet. */
@@ -331,7 +335,8 @@ static void crm__follow_process(crm_kmodule *m)
     m->gen++;
 }
 
-/* Loads m on the calling thread's server once; *bit: that server's bit. */
+/* Loads m on the calling thread's server once: by digest first, then shipping the
+ * image when the server has not cached it; *bit: that server's bit. Lock held. */
 static cudaError_t crm__load_at(crm_kmodule *m, uint32_t *bit)
 {
     const unsigned char *bytes;
@@ -367,6 +372,8 @@ static cudaError_t crm__load_at(crm_kmodule *m, uint32_t *bit)
         return err; /* no session: try again at the next use */
     if (err == cudaSuccess && !loaded)
         err = cudaErrorInvalidKernelImage;
+    if ((*bit = crm__server_bit()) == 0) /* the sessions are open now: a pool is known */
+        return cudaErrorNoDevice;
     if (err == cudaSuccess) {
         m->loaded_on |= *bit;
     } else {
