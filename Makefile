@@ -6,6 +6,7 @@
 #   make SAN=1 ...  build into build-san/ with AddressSanitizer + UBSan
 #   make SAN=thread test-tsan   the client side with ThreadSanitizer (build-tsan/)
 #   make install    install into PREFIX (default /usr/local; packaging/install.mk)
+#   make gpu-bundle / gpu-check / gpu-check-dry   the GPU run (tools/gpu.mk)
 
 CC        ?= gcc
 CUDA_HOME ?= /usr/local/cuda
@@ -49,6 +50,7 @@ include examples/examples.mk
 include benchmarks/benchmarks.mk
 include tests/tests.mk
 include packaging/install.mk
+include tools/gpu.mk
 
 $(BUILD) $(GEN) $(BUILD)/obj:
 	mkdir -p $@

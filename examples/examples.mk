@@ -12,8 +12,3 @@ demo: $(SHIM) $(SERVER) $(EMU_LIB) $(EXAMPLES)
 	examples/run-demo.sh $(BUILD)
 
 all: $(EXAMPLES)
-
-# The checks that need a real GPU (run on a GPU machine; logs to $OUT).
-.PHONY: gpu-check
-gpu-check:
-	tools/gpu-check.sh

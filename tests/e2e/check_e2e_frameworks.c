@@ -55,7 +55,7 @@ static void run_framework(const char *name)
     ck_assert_msg(stat(python, &st) == 0 && stat(stamp, &st) == 0,
                   "%s: no complete Python environment at '%s' (run tools/python-env.sh)", name,
                   pyenv_dir());
-    snprintf(script, sizeof script, "%s/tests/python/%s_basic.py", E2E_SOURCE_DIR, name);
+    snprintf(script, sizeof script, "%s/tests/python/%s_basic.py", e2e_source_dir(), name);
     snprintf(tag, sizeof tag, "%s_basic", name);
     snprintf(pass, sizeof pass, "PASS %s_basic", name);
 

@@ -48,7 +48,7 @@ static void install(void)
     snprintf(pre, sizeof pre, "PREFIX=%s", prefix);
     snprintf(sys, sizeof sys, "SYSCONFDIR=%s/etc", dir);
     snprintf(unit, sizeof unit, "SYSTEMDDIR=%s/systemd", dir);
-    snprintf(src, sizeof src, "%s", E2E_SOURCE_DIR);
+    snprintf(src, sizeof src, "%s", e2e_source_dir());
     unsetenv("MAKEFLAGS"); /* the suite's own make's jobserver is not this one's */
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
@@ -159,8 +159,8 @@ START_TEST(test_kubernetes_manifests_validate)
     const char *env = getenv("CUDAREM_PYENV");
     snprintf(python, sizeof python, "%s/bin/python", env && *env ? env : E2E_PYENV);
     ck_assert_msg(access(python, X_OK) == 0, "no Python environment at %s (run tools/python-env.sh)", python);
-    snprintf(a, sizeof a, "%s/docs/k8s/cudarem-server.yaml", E2E_SOURCE_DIR);
-    snprintf(b, sizeof b, "%s/docs/k8s/cudarem-client-pod.yaml", E2E_SOURCE_DIR);
+    snprintf(a, sizeof a, "%s/docs/k8s/cudarem-server.yaml", e2e_source_dir());
+    snprintf(b, sizeof b, "%s/docs/k8s/cudarem-client-pod.yaml", e2e_source_dir());
     char *argv[] = {python, "-m", "kubernetes_validate", "--strict", "-k", "1.37", a, b, NULL};
     ck_assert_msg(run("kubernetes-validate", argv, NULL) == 0, "docs/k8s does not validate");
 }

@@ -286,7 +286,7 @@ START_TEST(test_pool_frameworks)
     e2e_proc p;
     snprintf(python, sizeof python, "%s/bin/python", pyenv_dir());
     ck_assert_msg(stat(python, &st) == 0, "no Python environment at %s (run tools/python-env.sh)", pyenv_dir());
-    snprintf(script, sizeof script, "%s/tests/python/%s.py", E2E_SOURCE_DIR, name);
+    snprintf(script, sizeof script, "%s/tests/python/%s.py", e2e_source_dir(), name);
     snprintf(pass, sizeof pass, "PASS %s", name);
     e2e_client_library_path(e2e_framework_library_path(pyenv_dir(), ldpath, sizeof ldpath));
     setenv("POOL_MEM_MIB", "2048,2048,1024", 1);

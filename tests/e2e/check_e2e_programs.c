@@ -104,9 +104,9 @@ static void run_program_i(int i, enum transport t, int ndev, int hide)
 static void run_python(enum transport t, int hide)
 {
     char script[E2E_PATH_LEN];
-    snprintf(script, sizeof script, "%s/tests/python/runtime_ctypes.py", E2E_SOURCE_DIR);
-    char *argv[] = { E2E_PYTHON, script, NULL };
-    run_argv("runtime_ctypes", "runtime_ctypes", E2E_PYTHON, argv, t, 0, hide);
+    snprintf(script, sizeof script, "%s/tests/python/runtime_ctypes.py", e2e_source_dir());
+    char *argv[] = { (char *)e2e_python(), script, NULL };
+    run_argv("runtime_ctypes", "runtime_ctypes", e2e_python(), argv, t, 0, hide);
 }
 
 START_TEST(test_python_ctypes_tcp)

@@ -244,7 +244,7 @@ START_TEST(test_metrics_parse)
     char python[E2E_PATH_LEN], script[E2E_PATH_LEN], url[96];
     const char *env = getenv("CUDAREM_PYENV");
     snprintf(python, sizeof python, "%s/bin/python", env && *env ? env : E2E_PYENV);
-    snprintf(script, sizeof script, "%s/tests/python/metrics_check.py", E2E_SOURCE_DIR);
+    snprintf(script, sizeof script, "%s/tests/python/metrics_check.py", e2e_source_dir());
     snprintf(url, sizeof url, "http://%s/metrics", metrics + 4);
     ck_assert_msg(access(python, X_OK) == 0, "no Python environment at %s (run tools/python-env.sh)", python);
     start_alice(&prog, 0);

@@ -70,9 +70,43 @@ static const char *const e2e__scan_dirs[] = {
     "/usr/local/cuda/lib64/stubs", "/usr/lib/wsl/lib",
 };
 
+/* $CUDAREM_TEST_ROOT with SUFFIX appended, or BUILT when it is unset. */
+static const char *e2e__rooted(const char *built, const char *suffix, char *buf, size_t len)
+{
+    const char *root = getenv("CUDAREM_TEST_ROOT");
+    if (root == NULL || root[0] == '\0')
+        return built;
+    snprintf(buf, len, "%s%s", root, suffix);
+    return buf;
+}
+
+const char *e2e_build_dir(void)
+{
+    static char dir[E2E_PATH_LEN];
+    return e2e__rooted(E2E_BUILD_DIR, "/build", dir, sizeof dir);
+}
+
+const char *e2e_server_dir(void)
+{
+    static char dir[E2E_PATH_LEN];
+    return e2e__rooted(E2E_SERVER_DIR, "/build", dir, sizeof dir);
+}
+
+const char *e2e_source_dir(void)
+{
+    static char dir[E2E_PATH_LEN];
+    return e2e__rooted(E2E_SOURCE_DIR, "", dir, sizeof dir);
+}
+
+const char *e2e_python(void)
+{
+    const char *py = getenv("CUDAREM_TEST_PYTHON");
+    return py != NULL && py[0] != '\0' ? py : E2E_PYTHON;
+}
+
 const char *e2e_build_path(const char *rel, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%s", E2E_BUILD_DIR, rel);
+    snprintf(buf, len, "%s/%s", e2e_build_dir(), rel);
     return buf;
 }
 
@@ -261,8 +295,14 @@ static void e2e__client_env(const e2e_proc_opts *o)
     char shim[E2E_PATH_LEN], preload[2 * E2E_PATH_LEN + 2];
     if (o->server != NULL)
         setenv("CUDAREM_SERVER", o->server, 1);
-    if (e2e__library_path != NULL)
-        setenv("LD_LIBRARY_PATH", e2e__library_path, 1);
+    if (e2e__library_path != NULL) {
+        /* ahead of the caller's, which may hold the libraries the shim needs
+         * (the GPU check's private prefix) */
+        const char *old = getenv("LD_LIBRARY_PATH");
+        char path[8192];
+        snprintf(path, sizeof path, "%s%s%s", e2e__library_path, old && *old ? ":" : "", old ? old : "");
+        setenv("LD_LIBRARY_PATH", path, 1);
+    }
     if (!o->preload)
         return;
     e2e_build_path("libcudarem.so", shim, sizeof shim);
@@ -385,7 +425,7 @@ int e2e_server_start(e2e_server *s, const char *dir, int ndev, char *err, size_t
     pid_t parent = getpid(), pid;
     long long deadline;
     memset(s, 0, sizeof *s);
-    snprintf(bin, sizeof bin, "%s/cudarem-server", E2E_SERVER_DIR);
+    snprintf(bin, sizeof bin, "%s/cudarem-server", e2e_server_dir());
     if (access(bin, X_OK) != 0) {
         snprintf(err, errlen, "server binary %s missing: %s", bin, strerror(errno));
         return -1;
@@ -579,7 +619,7 @@ int e2e_add_user(const char *dir, const char *users, const char *name, int admin
 {
     char server[E2E_PATH_LEN], tag[64], fmt[32];
     e2e_proc p;
-    snprintf(server, sizeof server, "%s/cudarem-server", E2E_SERVER_DIR);
+    snprintf(server, sizeof server, "%s/cudarem-server", e2e_server_dir());
     char *argv[] = {server, "--auth-file", (char *)users, "--add-user", (char *)name, admin ? "--admin" : NULL, NULL};
     e2e_proc_opts o = {NULL, 0, 0};
     snprintf(tag, sizeof tag, "add-%s", name);

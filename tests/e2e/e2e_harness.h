@@ -15,6 +15,10 @@
  * (1 in the ThreadSanitizer flavour) and E2E_TSAN_LIB (libtsan.so, preloaded
  * first there); E2E_SERVER_DIR, where cudarem-server is (the plain build's in the
  * ThreadSanitizer flavour, which instruments the client side only).
+ * CUDAREM_TEST_ROOT, when set, names a copy of the source tree whose build/
+ * replaces them all at run time (the GPU check runs the suites from a bundle
+ * unpacked in another directory, tools/gpu-check.sh); CUDAREM_TEST_PYTHON
+ * replaces the interpreter the build found.
  */
 #ifndef E2E_HARNESS_H
 #define E2E_HARNESS_H
@@ -46,6 +50,15 @@ typedef struct e2e_proc {
     char out_path[E2E_PATH_LEN];    /* captured stdout */
     char err_path[E2E_PATH_LEN];    /* captured stderr */
 } e2e_proc;
+
+/* The directories the build named, or under $CUDAREM_TEST_ROOT when set: the
+ * build (e2e_build_dir), the server's (e2e_server_dir), the source tree
+ * (e2e_source_dir); and the Python interpreter (e2e_python: $CUDAREM_TEST_PYTHON,
+ * else the build's). */
+const char *e2e_build_dir(void);
+const char *e2e_server_dir(void);
+const char *e2e_source_dir(void);
+const char *e2e_python(void);
 
 /* Writes the absolute path of built file REL (e.g. "cuda/copy") into BUF; returns BUF. */
 const char *e2e_build_path(const char *rel, char *buf, size_t len);
@@ -92,7 +105,8 @@ int e2e_server_alive(e2e_server *s);
 int e2e_spawn(e2e_proc *p, const char *dir, const char *tag, const char *prog,
               char *const argv[], const e2e_proc_opts *o);
 
-/* LD_LIBRARY_PATH for the programs spawned from now on (NULL: left unset), e.g.
+/* Directories put ahead of LD_LIBRARY_PATH for the programs spawned from now on
+ * (NULL: the environment's as it is), e.g.
  * build/lib so that a hidden-CUDA run finds libcublas.so.13 as the shim. */
 void e2e_client_library_path(const char *path);
 

@@ -138,7 +138,7 @@ END_TEST
 START_TEST(test_pynvml)
 {
     char script[E2E_PATH_LEN];
-    snprintf(script, sizeof script, "%s/tests/nvml/pynvml_query.py", E2E_SOURCE_DIR);
+    snprintf(script, sizeof script, "%s/tests/nvml/pynvml_query.py", e2e_source_dir());
     char *argv[] = {NVML_VENV_PYTHON, script, NULL};
     start_server(1);
     char *out = run_passing("pynvml_query", argv, srv.tcp_addr, 0);

@@ -197,7 +197,8 @@ END_TEST
 /* A client with no CUDA library installed: the shim is the runtime and libraries. */
 START_TEST(test_without_cuda_libraries)
 {
-    e2e_client_library_path(E2E_BUILD_DIR "/lib");
+    static char lib[E2E_PATH_LEN];
+    e2e_client_library_path(e2e_build_path("lib", lib, sizeof lib));
     run("stress/stress", srv.unix_addr, 1010, NULL, 1);
 }
 END_TEST

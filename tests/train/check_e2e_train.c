@@ -113,7 +113,7 @@ static run_result run_script(const char *tag, const char *rel, const char *const
     e2e_proc p;
     run_result r = { NULL, 0, -1, -1 };
 
-    snprintf(script, sizeof script, "%s/%s", E2E_SOURCE_DIR, rel);
+    snprintf(script, sizeof script, "%s/%s", e2e_source_dir(), rel);
     script_argv(av, 24, how, script, args, lib, sizeof lib);
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
     memset(&srv, 0, sizeof srv);
