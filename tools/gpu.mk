@@ -15,6 +15,7 @@ gpu-bundle: all bench-programs
 gpu-check:
 	tools/gpu-check.sh $(GPU_CHECK_ARGS)
 
-# The frameworks' environment when there is one (else the phases needing it say SKIP).
-gpu-check-dry: gpu-bundle pyenv
+# The frameworks' environment unless the build goes without it (FRAMEWORK_TESTS=0:
+# then the phases that need it say SKIP).
+gpu-check-dry: gpu-bundle $(if $(filter 0,$(FRAMEWORK_TESTS)),,pyenv)
 	py='$(PYENV_DIR)/bin/python'; [ -x "$$py" ] || py=$(PYTHON); tools/gpu-check-dry.sh $(GPU_BUNDLE) "$$py"
