@@ -2,7 +2,8 @@
 """torch_basic.py -- the PyPI PyTorch wheel (CUDA 13 build) through the cudarem shim:
 is_available, device_count, get_device_name, get_device_properties,
 memory_allocated and mem_get_info, exact .cuda()/.cpu() round trips up to a few
-MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), the step of
+MiB, torch.mm (cuBLAS), addmm and linear with a bias (cuBLASLt), conv2d forward and
+backward (cuDNN), the step of
 torch_step.py (bmm, linear backward, epilogues, one round trip per warm step), the
 first kernels, CUDA graphs and torch.compile (torch_graphs.py), expandable
 segments (torch_expandable.py), and examples/train_torch.py.
@@ -112,6 +113,21 @@ def body(c):
         return torch.allclose(y, torch.nn.functional.conv2d(x, w), rtol=1e-3, atol=1e-3)
 
     c.check(c.step("conv2d through cuDNN", conv) is True, "conv2d matches the CPU (cuDNN's own kernels)")
+
+    # and backward: cuDNN's data and filter gradients (the incoming gradient is
+    # copied, not made by a torch kernel, so the emulated device runs it too)
+    def conv_backward():
+        x, w = torch.randn(2, 3, 8, 8, generator=gen), torch.randn(4, 3, 3, 3, generator=gen)
+        g = torch.randn(2, 4, 6, 6, generator=gen)
+        xd, wd = x.cuda().requires_grad_(), w.cuda().requires_grad_()
+        torch.nn.functional.conv2d(xd, wd).backward(g.cuda())
+        xc, wc = x.clone().requires_grad_(), w.clone().requires_grad_()
+        torch.nn.functional.conv2d(xc, wc).backward(g)
+        return (torch.allclose(xd.grad.cpu(), xc.grad, rtol=1e-3, atol=1e-3) and
+                torch.allclose(wd.grad.cpu(), wc.grad, rtol=1e-3, atol=1e-3))
+
+    c.check(c.step("conv2d backward through cuDNN", conv_backward) is True,
+            "conv2d's data and filter gradients match the CPU")
 
     def add_one():
         x = torch.arange(16, dtype=torch.float32, device="cuda")
