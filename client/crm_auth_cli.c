@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "client/crm_auth_cli.h"
+#include "client/crm_link.h"
 #include "protocol/crm_chan.h"
 
 /* The token text: CUDAREM_TOKEN, else the first line of CUDAREM_TOKEN_FILE (which
@@ -71,7 +72,7 @@ static int crm__ask(crm_rpc *rpc, crm_auth_cli *a, unsigned char *cnonce, crm_au
     }
     if (res->status != 0) {
         snprintf(err, errlen, "server refused the session: %s", res->message ? res->message : "");
-        return -1;
+        return res->status == CRM_REFUSED_BUSY ? CRM_LINK_BUSY : -1;
     }
     return 0;
 }
@@ -101,7 +102,7 @@ int crm_auth_cli_begin(crm_rpc *rpc, crm_auth_cli *a, crm_hello_args *args, char
     OPENSSL_cleanse(client_key, sizeof client_key);
     xdr_free((xdrproc_t)xdr_crm_auth_res, (char *)&res);
     if (rc != 0)
-        return -1;
+        return rc;
     a->have_token = 1;
     args->auth_proof.auth_proof_len = CRM_AUTH_KEY_LEN;
     args->auth_proof.auth_proof_val = (char *)a->proof;

@@ -20,7 +20,8 @@ typedef struct crm_auth_cli {
 } crm_auth_cli;
 
 /* Runs CRM_AUTH when a token is configured and sets args' proof (pointing into a).
- * 0, or -1 with err set (bad token setting, refused, transport failure). */
+ * 0, or -1 with err set (bad token setting, refused, transport failure), or
+ * CRM_LINK_BUSY (client/crm_link.h) when refused for a while. */
 int crm_auth_cli_begin(crm_rpc *rpc, crm_auth_cli *a, crm_hello_args *args, char *err, size_t errlen);
 /* After an accepted HELLO: checks the server's signature and puts the derived data
  * channel token into res. 0, or -1 with err set. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_conn.h"
+#include "common/crm_errors.h"
 #include "client/crm_deferred.h"
 #include "client/crm_devices.h"
 #include "client/crm_codec.h"
@@ -35,7 +36,8 @@
 
 static struct {
     pthread_mutex_t lock;      /* serialises every use of the members */
-    int opened;                /* 0 not yet, 1 open, -1 a server could not be used */
+    int opened;                /* 0 not yet, 1 open, -1 a server could not be used: */
+    cudaError_t unusable;      /* then what every call answers (crm__ensure_open) */
     pid_t pid;                 /* process that opened the connections */
     struct timeval timeout;    /* per call; CUDAREM_TIMEOUT seconds */
     char text[1024];           /* CUDAREM_SERVER as given, for messages */
@@ -81,10 +83,10 @@ static int crm__connect_all(char *err, size_t errlen)
         crm_member *m = &crm__conn.members[i];
         char why[512] = "";
         unsigned slot = crm__pooled() ? (unsigned)i + 1 : 0; /* on the wire: the slot plus 1 */
-        if (crm_member_open(m, crm__conn.spec.servers[i].addr, slot, i == 0, crm__conn.timeout, why, sizeof why) !=
-            0) {
+        int rc = crm_member_open(m, crm__conn.spec.servers[i].addr, slot, i == 0, crm__conn.timeout, why, sizeof why);
+        if (rc != 0) {
             snprintf(err, errlen, "cannot use cudarem server %s: %s", crm__conn.spec.servers[i].addr, why);
-            return -1;
+            return rc;
         }
         if (crm__pooled() && !(m->hello.capabilities & CRM_CAP_ADDR_SLOT))
             crm_warn("server %s places device memory where its driver chooses: an allocation that overlaps "
@@ -191,20 +193,30 @@ static void crm__forget_parent(void)
     memset(&crm__conn.stats, 0, sizeof crm__conn.stats);
 }
 
-/* Opens the sessions if needed; caller holds the lock. */
+/* Opens the sessions if needed; caller holds the lock. A server that cannot be
+ * used (unreachable, refused, TLS or authentication failed, another protocol) is
+ * a machine with a current driver and no usable device, whatever the program's
+ * runtime: cudaErrorNoDevice; one that refused because it, or the user's quota,
+ * is full, or the peer must wait: cudaErrorDevicesUnavailable. The log line says
+ * why. */
 static cudaError_t crm__ensure_open(void)
 {
     char err[2048] = "";
     crm__forget_parent();
     if (crm__conn.opened != 0)
-        return crm__conn.opened > 0 ? cudaSuccess : cudaErrorNoDevice;
+        return crm__conn.opened > 0 ? cudaSuccess : crm__conn.unusable;
     crm__conn.pid = getpid();
-    if (crm__config(err, sizeof err) != 0 || crm__connect_all(err, sizeof err) != 0 ||
-        crm__build_pool(err, sizeof err) != 0) {
-        crm_error("%s; CUDA calls will fail", err);
+    int rc = crm__config(err, sizeof err);
+    if (rc == 0)
+        rc = crm__connect_all(err, sizeof err);
+    if (rc == 0)
+        rc = crm__build_pool(err, sizeof err);
+    if (rc != 0) {
+        crm__conn.unusable = rc == CRM_LINK_BUSY ? cudaErrorDevicesUnavailable : cudaErrorNoDevice;
+        crm_error("%s; CUDA calls will fail (%s)", err, crm_error_name(crm__conn.unusable));
         crm__drop_all();
         crm__conn.opened = -1;
-        return cudaErrorNoDevice;
+        return crm__conn.unusable;
     }
     for (int i = 0; i < crm__conn.spec.nservers; i++)
         crm_member_release_hello(&crm__conn.members[i]);
@@ -221,6 +233,12 @@ cudaError_t crm_conn_session(crm_session_info *info)
         *info = crm__conn.info;
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
+}
+
+int crm_conn_driver_version(void)
+{
+    crm_session_info info;
+    return crm_conn_session(&info) == cudaSuccess ? info.driver_version : CUDART_VERSION;
 }
 
 /* The caller's calls and their replies; queued calls travel in front of them. */

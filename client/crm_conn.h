@@ -35,10 +35,17 @@ typedef struct crm_conn_stats {
  * of the device it is about (the calling thread's, or the one owning the device
  * address or object it names), with that server's own device number selected. */
 
-/* Opens the sessions if needed. Returns cudaSuccess and fills *info, or
- * cudaErrorNoDevice when the server cannot be reached (logged once), or
- * cudaErrorDevicesUnavailable once the server was lost. */
+/* Opens the sessions if needed. Returns cudaSuccess and fills *info, or, logged
+ * once with the reason: cudaErrorNoDevice when a server cannot be used
+ * (unreachable, refused, TLS, authentication, protocol), cudaErrorDevicesUnavailable
+ * when it refused for now (full, the user's quota, a lock-out) or once it was lost. */
 cudaError_t crm_conn_session(crm_session_info *info);
+
+/* The CUDA driver version the program is told: the server's, or, when no server
+ * can be used, that of the toolkit the shim was built with, as a machine with a
+ * current driver and no usable device answers (NVIDIA's static runtime reads a
+ * lower number as cudaErrorInsufficientDriver). */
+int crm_conn_driver_version(void);
 
 /* Sends n calls in one message and decodes their replies into replies[], whose
  * bulk destinations the caller preset. Returns cudaSuccess when every reply came

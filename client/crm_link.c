@@ -59,8 +59,9 @@ int crm_link_hello(crm_rpc *rpc, crm_hello_args *args, crm_hello_res *res, char 
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     memset(res, 0, sizeof *res);
-    if (crm_auth_cli_begin(rpc, &auth, args, err, errlen) != 0)
-        return -1;
+    int rc = crm_auth_cli_begin(rpc, &auth, args, err, errlen);
+    if (rc != 0)
+        return rc;
     args->proto_version = CRM_PROTO_VERSION;
     args->prop_size = sizeof(struct cudaDeviceProp);
     args->pid = (unsigned)getpid();
@@ -72,10 +73,9 @@ int crm_link_hello(crm_rpc *rpc, crm_hello_args *args, crm_hello_res *res, char 
         snprintf(err, errlen, "handshake failed: %s", clnt_sperrno(st));
         return -1;
     }
-    int rc = 0;
     if (res->status != 0) {
         snprintf(err, errlen, "server refused the session: %s", res->message);
-        rc = -1;
+        rc = res->status == CRM_REFUSED_BUSY ? CRM_LINK_BUSY : -1;
     } else if (res->proto_version != CRM_PROTO_VERSION) {
         snprintf(err, errlen, "protocol version mismatch: client %d, server %u", CRM_PROTO_VERSION,
                  res->proto_version);

@@ -21,11 +21,16 @@ const char *crm_link_tls_host(const crm_addr *addr);
  * left open (*fd is -1). */
 int crm_link_open(const crm_addr *addr, struct timeval timeout, int *fd, crm_rpc *rpc, char *err, size_t errlen);
 
+/* What crm_link_hello returns when the server refused because it, or the user's
+ * quota, is full, or the peer must wait (CRM_REFUSED_BUSY): the CUDA calls then
+ * fail with cudaErrorDevicesUnavailable rather than cudaErrorNoDevice. */
+#define CRM_LINK_BUSY (-2)
+
 /* HELLO on rpc with args, whose capabilities and shared window the caller set:
  * fills in the protocol version, property size, pid and host, runs the token
  * exchange around it, and checks the answer (status, protocol version, the
- * server's signature). 0 with *res to free (xdr_crm_hello_res), or -1 with err
- * set and nothing to free. */
+ * server's signature). 0 with *res to free (xdr_crm_hello_res), or -1 (or
+ * CRM_LINK_BUSY) with err set and nothing to free. */
 int crm_link_hello(crm_rpc *rpc, crm_hello_args *args, crm_hello_res *res, char *err, size_t errlen);
 
 #endif

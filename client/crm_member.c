@@ -28,7 +28,7 @@ static int crm__hello(crm_member *m, unsigned slot, int offer_window, struct tim
     if (shm_name[0] != '\0' && !m->window)
         crm_dataconn_drop_window();
     if (rc != 0)
-        return -1;
+        return rc;
     m->hello_kept = 1;
     m->chan_open = crm_dataconn_open(&m->chan, &m->server, &m->hello, timeout, crm_link_tls_host(&m->server));
     return 0;
@@ -45,9 +45,10 @@ int crm_member_open(crm_member *m, const char *addr, unsigned slot, int offer_wi
     if (crm_link_open(&m->server, timeout, &m->fd, &m->rpc, err, errlen) != 0)
         return -1;
     m->rpc_open = 1;
-    if (crm__hello(m, slot, offer_window, timeout, err, errlen) != 0) {
+    int rc = crm__hello(m, slot, offer_window, timeout, err, errlen);
+    if (rc != 0) {
         crm_member_drop(m);
-        return -1;
+        return rc;
     }
     m->state = CRM_MEMBER_OPEN;
     return 0;

@@ -74,14 +74,12 @@ CRM_EXPORT CUresult cuInit(unsigned int flags)
     return rc;
 }
 
-/* The server's driver version; like a machine without a driver (0, success) when
- * the server cannot be reached, as cudaDriverGetVersion answers. */
+/* The server's driver version, else a current driver's (crm_conn_driver_version). */
 CRM_EXPORT CUresult cuDriverGetVersion(int *driverVersion)
 {
-    crm_session_info info;
     if (driverVersion == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *driverVersion = crm_conn_session(&info) == cudaSuccess ? info.driver_version : 0;
+    *driverVersion = crm_conn_driver_version();
     return CUDA_SUCCESS;
 }
 

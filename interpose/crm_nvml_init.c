@@ -47,6 +47,14 @@ nvmlReturn_t crm_nvml_ready(void)
     return __atomic_load_n(&crm__inits, __ATOMIC_ACQUIRE) > 0 ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
 }
 
+/* A session that could not open (crm_conn_session: unusable, or refused for now):
+ * to NVML, a machine whose driver sees no GPU. A server lost later fails the calls
+ * themselves, with NVML_ERROR_GPU_IS_LOST. */
+static int crm__no_gpus(cudaError_t err)
+{
+    return err == cudaErrorNoDevice || err == cudaErrorDevicesUnavailable;
+}
+
 nvmlReturn_t crm_nvml_count(unsigned *count)
 {
     crm_session_info info;
@@ -54,7 +62,7 @@ nvmlReturn_t crm_nvml_count(unsigned *count)
     int n = err == cudaSuccess ? info.device_count : 0;
     *count = (unsigned)(n > CRM_NVML_MAX_DEVICES ? CRM_NVML_MAX_DEVICES : n);
     /* Initialised with NVML_INIT_FLAG_NO_GPUS and no server: no devices. */
-    return err == cudaErrorNoDevice ? NVML_SUCCESS : crm_nvml_from_cuda(err);
+    return crm__no_gpus(err) ? NVML_SUCCESS : crm_nvml_from_cuda(err);
 }
 
 nvmlDevice_t crm_nvml_handle(int index)
@@ -89,12 +97,15 @@ nvmlReturn_t crm_nvml_props(int index, struct cudaDeviceProp *out)
     return crm_nvml_from_cuda(err);
 }
 
-/* Opens the session; with NVML_INIT_FLAG_NO_GPUS an unreachable server is no error
- * (no devices), as a machine without GPUs is then. */
+/* Opens the session. A server that cannot be used is, as on a machine whose
+ * driver finds no GPU, NVML_ERROR_DRIVER_NOT_LOADED, or no error (no devices)
+ * with NVML_INIT_FLAG_NO_GPUS; the shim's log line says why. */
 static nvmlReturn_t crm__init(unsigned flags)
 {
     cudaError_t err = crm_conn_session(NULL);
-    if (err != cudaSuccess && !(err == cudaErrorNoDevice && (flags & NVML_INIT_FLAG_NO_GPUS)))
+    if (crm__no_gpus(err) && !(flags & NVML_INIT_FLAG_NO_GPUS))
+        return NVML_ERROR_DRIVER_NOT_LOADED;
+    if (err != cudaSuccess && !crm__no_gpus(err))
         return crm_nvml_from_cuda(err);
     __atomic_add_fetch(&crm__inits, 1, __ATOMIC_ACQ_REL);
     return NVML_SUCCESS;
@@ -227,15 +238,15 @@ CRM_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int len
     return crm_nvml_copy_string(text, version, length);
 }
 
-/* The server's CUDA driver version (cudaDriverGetVersion's number, from HELLO). */
+/* The server's CUDA driver version (cudaDriverGetVersion's number, from HELLO), or
+ * a current driver's when no server can be used (crm_conn_driver_version). */
 CRM_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
-    crm_session_info info;
     nvmlReturn_t r = crm_nvml_ready();
     if (r == NVML_SUCCESS && cudaDriverVersion == NULL)
         r = NVML_ERROR_INVALID_ARGUMENT;
-    if (r == NVML_SUCCESS && (r = crm_nvml_from_cuda(crm_conn_session(&info))) == NVML_SUCCESS)
-        *cudaDriverVersion = info.driver_version;
+    if (r == NVML_SUCCESS)
+        *cudaDriverVersion = crm_conn_driver_version();
     return r;
 }
 

@@ -161,11 +161,9 @@ CRM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr at
 
 CRM_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
-    crm_session_info info;
     if (driverVersion == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    /* Like a machine without a driver: version 0 and success when unreachable. */
-    *driverVersion = crm_conn_session(&info) == cudaSuccess ? info.driver_version : 0;
+    *driverVersion = crm_conn_driver_version(); /* the server's, else a current driver's */
     return cudaSuccess;
 }
 

@@ -217,7 +217,7 @@ void crm_auth_srv_begin(crm_srv_rpc *x, crm_session *s, const char *refuse)
     const crm_auth_verifier *v = crm_auth_user_valid(args.user) ? crm__find(args.user) : NULL;
     if (refuse != NULL || crm__ex.begun || s->hello_done || !crm_auth_user_valid(args.user) ||
         crm_auth_random((unsigned char *)res.server_nonce, sizeof res.server_nonce) != 0) {
-        res.status = 1;
+        res.status = refuse ? s->refuse_status : CRM_REFUSED;
         res.message = refuse ? (char *)refuse : crm__ex.begun || s->hello_done ? "CRM_AUTH sent twice"
                                                                                : "bad user name";
     } else {

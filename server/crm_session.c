@@ -177,16 +177,16 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     res.backend = (char *)crm_backend_name(crm_backend_kind());
     res.message = "";
     if (s->refuse != NULL) {
-        res.status = 1;
+        res.status = s->refuse_status;
         res.message = (char *)s->refuse;
     } else if (args.proto_version != CRM_PROTO_VERSION) {
-        res.status = 1;
+        res.status = CRM_REFUSED;
         res.message = "protocol version mismatch";
     } else if (args.prop_size != sizeof(struct cudaDeviceProp)) {
-        res.status = 1;
+        res.status = CRM_REFUSED;
         res.message = "cudaDeviceProp size differs: client and server use different CUDA headers";
     } else if (!crm_auth_srv_admit(s, &args, &res, why, sizeof why)) {
-        res.status = 1;
+        res.status = CRM_REFUSED;
         res.message = why;
         s->auth_failed = 1;
         crm__stopping = 1; /* answer, then end: the daemon counts the failure */
@@ -194,7 +194,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         s->observer = 1; /* no devices, no calls: STATUS and END (server/crm_status.h) */
         res.capabilities |= CRM_CAP_OBSERVE;
     } else if (crm__join(s, &args, why, sizeof why) != 0) {
-        res.status = 1;
+        res.status = CRM_REFUSED_BUSY; /* the user's --quota of sessions */
         res.message = why;
     } else {
         crm_rt.cudaGetDeviceCount(&res.device_count);
@@ -414,7 +414,7 @@ static void crm__serve(int fd)
     close(fd); /* the client sees the end at once, before the clean-up */
 }
 
-int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
+int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, int refuse_status)
 {
     crm_session *s = &crm__session;
     struct sigaction sa = {.sa_handler = crm__on_term};
@@ -431,6 +431,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse)
     s->id = id;
     s->fd = fd;
     s->refuse = refuse;
+    s->refuse_status = refuse_status;
     snprintf(s->peer, sizeof s->peer, "%s", peer);
     clock_gettime(CLOCK_MONOTONIC, &s->start);
     crm_rangemap_init(&s->allocs);

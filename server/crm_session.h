@@ -45,6 +45,7 @@ typedef struct crm_session {
     int auth_failed;       /* HELLO refused for want of a valid credential */
     crm_quota quota;       /* the user's limits (--quota) */
     const char *refuse;    /* non-NULL: answer HELLO with this reason, then end */
+    int refuse_status;     /* and this status: CRM_REFUSED or CRM_REFUSED_BUSY */
     int hello_done;        /* HELLO accepted: calls may run */
     int observer;          /* admitted as an observer (CRM_CAP_OBSERVE): no calls, status only */
     crm_rangemap allocs;   /* device memory the client owns (base, size, device) */
@@ -71,7 +72,7 @@ typedef struct crm_session {
 
 /* Serves the connection until the client leaves or SIGTERM; frees everything the
  * client owned, logs the session's end and returns the process exit status. */
-int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse);
+int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, int refuse_status);
 
 /* Backend stream of client id (0 = legacy default stream) or cudaErrorInvalidResourceHandle. */
 cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out);

@@ -129,7 +129,7 @@ static const char *crm__start_tls(int fd, const crm_peer *who, const char *peer)
 /* Process of a new connection: passes a data channel on to its session, or loads
  * the backend, serves the client, exits. */
 static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, enum crm_backend_kind kind,
-                               const char *refuse, uint64_t id, pid_t daemon)
+                               const char *refuse, int refuse_status, uint64_t id, pid_t daemon)
 {
     char peer[128], err[256];
     /* A session never outlives its daemon: it is stopped like on SIGTERM. */
@@ -150,7 +150,9 @@ static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, en
         crm_error("session %llu: %s", (unsigned long long)id, err);
         refuse = "the server cannot load its CUDA backend";
     }
-    exit(crm_session_run(id, fd, peer, refuse));
+    if (refuse != NULL && refuse_status == 0)
+        refuse_status = CRM_REFUSED; /* TLS or the backend: this server has no device to give */
+    exit(crm_session_run(id, fd, peer, refuse, refuse_status));
 }
 
 static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum crm_backend_kind kind,
@@ -167,6 +169,7 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     const char *refuse = crm_admit_refusal(peer, time(NULL));
     if (refuse == NULL && crm__active_sessions() >= max_sessions)
         refuse = "server full (--max-sessions reached)";
+    int status = refuse != NULL ? CRM_REFUSED_BUSY : 0; /* a lock-out or a full server: try later */
     if (crm__nchildren == CRM_MAX_CHILDREN) {
         close(fd);
         return;
@@ -174,7 +177,7 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     uint64_t id = crm__next_session++;
     pid_t daemon = getpid(), pid = fork();
     if (pid == 0)
-        crm__session_child(fd, all, nlisten, kind, refuse, id, daemon);
+        crm__session_child(fd, all, nlisten, kind, refuse, status, id, daemon);
     close(fd);
     if (pid > 0) {
         crm__children[crm__nchildren] = (crm__child){pid, refuse != NULL, ""};

@@ -5,8 +5,9 @@
 # The programs use only the CUDA runtime API (no kernels); holdout.cu adds cuBLAS. ptds.cu is built with
 # per-thread default streams so that it calls the *_ptds/*_ptsz entry points.
 
-CUDA_TEST_NAMES   := device memory copy pinned stream event errors threads ptds copyloop meminfo hog roundtrips holdout pool
-CUDA_STATIC_NAMES := device memory copy pinned stream event errors threads ptds meminfo roundtrips holdout pool
+CUDA_TEST_NAMES   := device memory copy pinned stream event errors threads ptds copyloop meminfo hog roundtrips holdout pool \
+                     nodevice
+CUDA_STATIC_NAMES := device memory copy pinned stream event errors threads ptds meminfo roundtrips holdout pool nodevice
 CUDA_TEST_PROGS   := $(addprefix $(call test_dir,cuda,shared)/,$(CUDA_TEST_NAMES)) \
                      $(addprefix $(call test_dir,cuda,static)/,$(CUDA_STATIC_NAMES))
 

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         close(sv[1]);
         return 0;
     }
-    crm_session_run(1, sv[1], "fuzz", NULL); /* closes sv[1] */
+    crm_session_run(1, sv[1], "fuzz", NULL, 0); /* closes sv[1] */
     pthread_join(t, NULL);
     close(sv[0]);
     return 0;
