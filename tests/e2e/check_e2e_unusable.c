@@ -4,12 +4,12 @@
  * For each way a server fails -- unreachable (no socket), refused (nobody on the
  * port), full (--max-sessions), the user's --quota of sessions, TLS (a
  * certificate the client does not trust), authentication (no token for a server
- * that wants one), another protocol (a fake server answering HELLO with another
+ * that wants one), a peer locked out after failed authentications, another protocol (a fake server answering HELLO with another
  * version) -- tests/cuda/nodevice runs built with the shared and with the static
  * runtime, and must print the same lines: the driver version a current driver
  * gives, then cudaErrorNoDevice ("no CUDA-capable device is detected") from
  * cudaGetDeviceCount and cudaMalloc, or cudaErrorDevicesUnavailable when the
- * server or the quota is full. Its stderr must hold the shim's line saying why.
+ * server or the quota is full or the peer must wait. Its stderr must hold the shim's line saying why.
  * With the framework environment ($CRM_FRAMEWORKS set, as make sets it),
  * tests/python/unusable.py checks NVML, CuPy, numba-cuda and torch the same way.
  */
@@ -272,6 +272,37 @@ START_TEST(test_no_token)
 }
 END_TEST
 
+/* Five failed authentications lock the peer out for a minute: even the right token
+ * is refused then, for now. */
+START_TEST(test_locked_out)
+{
+    char users[E2E_PATH_LEN], token[256], wrong[300], *err;
+    snprintf(users, sizeof users, "%s/users", dir);
+    ck_assert_msg(e2e_add_user(dir, users, "alice", 0, token, sizeof token) == 0, "--add-user alice failed");
+    start_server((char *[]){"--auth-file", users, NULL});
+    snprintf(wrong, sizeof wrong, "%.*sx", (int)strlen(token) - 1, token);
+    setenv("CUDAREM_TOKEN", wrong, 1);
+    for (int i = 0; i < 5; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "wrong-%d", i);
+        ck_assert_msg(e2e_client_status(dir, "meminfo", srv.unix_addr, tag, &err) > 0, "a wrong token was admitted");
+        free(err);
+    }
+    /* the daemon counts a failure once it has reaped that session's process */
+    int locked = 0;
+    for (int i = 0; i < 250 && !locked; i++) {
+        char *log = e2e_read_file(srv.log_path);
+        locked = strstr(log, "failed to authenticate 5 times") != NULL;
+        free(log);
+        if (!locked)
+            e2e_sleep_ms(20);
+    }
+    ck_assert_msg(locked, "the server did not lock the peer out after 5 failures");
+    setenv("CUDAREM_TOKEN", token, 1);
+    expect_unusable(srv.unix_addr, BUSY, "too many failed authentications");
+}
+END_TEST
+
 /* ---- a server of another protocol version --------------------------------------- */
 
 static int fake_read(void *fd, void *buf, int len)
@@ -363,6 +394,7 @@ static Suite *unusable_suite(void)
     tcase_add_test(tc, test_quota);
     tcase_add_test(tc, test_untrusted_certificate);
     tcase_add_test(tc, test_no_token);
+    tcase_add_test(tc, test_locked_out);
     tcase_add_test(tc, test_other_protocol);
     suite_add_tcase(s, tc);
     return s;
