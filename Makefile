@@ -1,8 +1,11 @@
 # Makefile -- builds cudarem: the shim (libcudarem.so), the daemon (cudarem-server),
-# the CPU-emulated device (libcudarem-emu.so), the tests and their CUDA programs.
+# the CPU-emulated device (libcudarem-emu.so), cudarem-smi; and, for `make test`,
+# the tests and their CUDA programs.
 #
-#   make            build everything into build/
-#   make test       unit + end-to-end suites, then the same under ASan/UBSan
+#   make            the product into build/: shim (and its lib/), daemon, emulated
+#                   device, cudarem-smi
+#   make test-programs  what the tests need besides (nvcc programs, suites, examples)
+#   make test       builds both, runs unit + end-to-end suites, then the same under ASan/UBSan
 #   make SAN=1 ...  build into build-san/ with AddressSanitizer + UBSan
 #   make SAN=thread test-tsan   the client side with ThreadSanitizer (build-tsan/)
 #   make install    install into PREFIX (default /usr/local; packaging/install.mk)
@@ -36,8 +39,9 @@ NVCCFLAGS := -cudart shared $(NVCC_OPT)
 # libcuda.so.1 and gets the shim's driver layer).
 nvcc_rt = $(NVCC) -cudart $(1) $(NVCC_OPT)
 
-.PHONY: all test clean
+.PHONY: all test-programs test clean
 all:
+test-programs: all
 
 include common/common.mk
 include common/util.mk

@@ -11,4 +11,4 @@ $(BUILD)/examples/%: examples/%.cu
 demo: $(SHIM) $(SERVER) $(EMU_LIB) $(EXAMPLES)
 	examples/run-demo.sh $(BUILD)
 
-all: $(EXAMPLES)
+test-programs: $(EXAMPLES)

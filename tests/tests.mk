@@ -37,18 +37,18 @@ E2E_DEFS     := -DE2E_BUILD_DIR='"$(abspath $(BUILD))"' -DE2E_SAN=$(if $(filter 
 include $(sort $(wildcard tests/*/*.mk))
 
 .PHONY: test test-unit test-e2e test-once
-all: $(UNIT_TESTS) $(E2E_TESTS) $(CUDA_TEST_PROGS)
+test-programs: $(UNIT_TESTS) $(E2E_TESTS) $(CUDA_TEST_PROGS)
 
 # One pass over every suite in this build flavour. TEST_SETUP: targets the suites
 # need first; TESTS_NOT_RUN: suites left out on purpose, which run-tests.sh names
 # in a NOT RUN line beside its summary (never a silent skip).
-test-once: all $(TEST_SETUP)
+test-once: all test-programs $(TEST_SETUP)
 	CRM_TESTS_NOT_RUN='$(strip $(TESTS_NOT_RUN))' tests/run-tests.sh $(UNIT_TESTS) $(E2E_TESTS)
 
 test-unit: $(UNIT_TESTS)
 	tests/run-tests.sh $(UNIT_TESTS)
 
-test-e2e: all $(TEST_SETUP)
+test-e2e: all test-programs $(TEST_SETUP)
 	CRM_TESTS_NOT_RUN='$(strip $(TESTS_NOT_RUN))' tests/run-tests.sh $(E2E_TESTS)
 
 # The ThreadSanitizer flavour (make SAN=thread test-tsan): the shim and what it links

@@ -9,7 +9,7 @@ GPU_BUNDLE := $(BUILD)/gpu-bundle.tar.xz
 GPU_CHECK_ARGS ?=
 
 .PHONY: gpu-bundle gpu-check gpu-check-dry
-gpu-bundle: all bench-programs
+gpu-bundle: all test-programs bench-programs
 	tools/gpu-bundle.sh $(BUILD) $(GPU_BUNDLE)
 
 gpu-check:

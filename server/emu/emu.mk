@@ -10,7 +10,8 @@ EMU_OBJS   := $(patsubst server/emu/%.c,$(BUILD)/obj/emu/%.o,$(EMU_SRCS)) $(BUIL
 EMU_LIB    := $(BUILD)/libcudarem-emu.so
 EMU_CFLAGS := -fvisibility=hidden -MMD -MP
 
-all: $(EMU_LIB) $(BUILD)/tests/check_emu
+all: $(EMU_LIB)
+test-programs: $(BUILD)/tests/check_emu
 UNIT_TESTS += $(BUILD)/tests/check_emu
 
 $(BUILD)/obj/emu:

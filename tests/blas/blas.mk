@@ -12,7 +12,7 @@ UNIT_TESTS += $(BUILD)/tests/check_blas_emu $(BUILD)/tests/check_blaslt_emu
 E2E_TESTS  += $(BUILD)/tests/check_e2e_blas
 BLAS_PROG  := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,blas blas_l1 blas_l2 blas_l3 blas_lu blas_ex blas_batch blas_legacy blas_qr blaslt,$(call test_dir,cuda,$(rt))/$(p)))
 
-all: $(BLAS_PROG)
+test-programs: $(BLAS_PROG)
 
 $(BUILD)/tests/check_blas_emu: tests/blas/check_blas_emu.c tests/unit/crm_check.h protocol/cublas_shape.h \
                                $(EMU_LIB) | $(BUILD)/tests

@@ -7,7 +7,7 @@ DNN_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(foreach p,$(DNN_NAMES),$(call test_
 UNIT_TESTS += $(BUILD)/tests/check_dnn_emu
 E2E_TESTS += $(BUILD)/tests/check_e2e_dnn
 
-all: $(DNN_PROGS)
+test-programs: $(DNN_PROGS)
 
 $(BUILD)/tests/check_dnn_emu: tests/dnn/check_dnn_emu.c tests/unit/crm_check.h $(EMU_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LDFLAGS) -L$(BUILD) -l:libcudarem-emu.so \

@@ -13,7 +13,7 @@ DRV_FAKE_BLAS := $(DRV_DIR)/fake/libcublas.so.13 $(DRV_DIR)/fake/libcudnn.so.9 $
 DRV_BLAS_FALLBACK := $(DRV_DIR)/blas_fallback
 DRV_MIXED := $(DRV_DIR)/mixed $(DRV_DIR)/mixed_static
 
-all: $(DRV_PROG) $(DRV_VMM) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
+test-programs: $(DRV_PROG) $(DRV_VMM) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
 
 # Runtime and driver calls on the same objects, with each runtime.
 $(DRV_DIR)/mixed: tests/driver/mixed.cu tests/driver/dcheck.h | $(DRV_DIR)

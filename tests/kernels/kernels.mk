@@ -74,7 +74,7 @@ $(KTEST_DIR)/fb_ptx.fatbin: tests/kernels/fatbin_src.cu | $(KTEST_DIR)
 # ---- Check suites -----------------------------------------------------------------
 UNIT_TESTS += $(BUILD)/tests/check_fatbin
 E2E_TESTS  += $(BUILD)/tests/check_e2e_kernels
-all: $(KTEST_PROGS) $(KTEST_FATBINS)
+test-programs: $(KTEST_PROGS) $(KTEST_FATBINS)
 
 $(BUILD)/tests/check_fatbin: tests/kernels/check_fatbin.c tests/unit/crm_check.h common/crm_fatbin.h \
                              $(KERNEL_COMMON_OBJS) $(KTEST_FATBINS) | $(BUILD)/tests

@@ -5,7 +5,7 @@
 LOAD_DIR  := $(BUILD)/load
 LOAD_PROG := $(LOAD_DIR)/loadmix
 E2E_TESTS += $(BUILD)/tests/check_e2e_load
-all: $(LOAD_PROG)
+test-programs: $(LOAD_PROG)
 
 $(LOAD_DIR):
 	mkdir -p $@

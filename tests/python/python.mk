@@ -18,13 +18,13 @@ FRAMEWORK_CHECK := $(BUILD)/tests/check_e2e_frameworks
 PYENV_DIR       := $(shell tools/python-env.sh --print-dir 2>/dev/null)
 
 $(FRAMEWORK_CHECK): E2E_DEFS += -DE2E_PYENV='"$(PYENV_DIR)"'
-all: $(FRAMEWORK_CHECK)
+test-programs: $(FRAMEWORK_CHECK)
 
 .PHONY: pyenv test-frameworks
 pyenv:
 	tools/python-env.sh
 
-test-frameworks: all pyenv
+test-frameworks: all test-programs pyenv
 	CRM_FRAMEWORKS='$(if $(filter 0 1,$(FRAMEWORK_TESTS)),$(FRAMEWORK_NAMES),$(FRAMEWORK_TESTS))' \
 		tests/run-tests.sh $(FRAMEWORK_CHECK)
 

@@ -9,7 +9,7 @@ STRESS_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(call test_dir,stress,$(rt))/stre
                 $(BUILD)/stress/stress-ptds
 E2E_TESTS += $(BUILD)/tests/check_e2e_stress
 
-all: $(STRESS_PROGS)
+test-programs: $(STRESS_PROGS)
 
 $(BUILD)/tests/check_e2e_stress: tests/stress/check_e2e_stress.c $(E2E_HARNESS) tests/e2e/e2e_harness.h \
 		tests/unit/crm_check.h tests/stress/stress.mk $(STRESS_PROGS) | $(BUILD)/tests
