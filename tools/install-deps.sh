@@ -54,8 +54,14 @@ if [ ! -f "$cuda/include/nvml.h" ]; then
 fi
 
 if [ "${CUDAREM_PYENV:-}" = off ]; then
-    echo "install-deps: CUDAREM_PYENV=off: no framework environment (the framework tests cannot run)"
+    pyenv="none (CUDAREM_PYENV=off: the framework tests cannot run; make test FRAMEWORK_TESTS=0)"
 else
-    echo "install-deps: framework environment at $("$(dirname "$0")/python-env.sh")"
+    pyenv=$("$(dirname "$0")/python-env.sh")
+    pyenv="$pyenv ($(du -sh "$pyenv" 2>/dev/null | cut -f1); CuPy, numba-cuda, pynvml, torch for the framework tests)"
 fi
-echo "install-deps: all dependencies present (CUDA toolkit at $cuda)"
+cuda_version=$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$cuda/include/cuda_runtime_api.h")
+echo "install-deps: done. What cudarem builds and tests with:"
+echo "  Debian packages: ${#packages[@]}, of which ${#missing[@]} installed now${missing:+ (${missing[*]})}"
+echo "  CUDA toolkit: $cuda (CUDA $((cuda_version / 1000)).$((cuda_version % 1000 / 10)))"
+echo "  python for examples/train.py and make bench: $(command -v "$python") (numpy, scikit-learn, matplotlib)"
+echo "  framework environment: $pyenv"

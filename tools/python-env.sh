@@ -111,13 +111,15 @@ case "${1:-}" in
 "") ;;
 *) echo "usage: $0 [--print-dir|--check]" >&2; exit 2 ;;
 esac
+# Standard output carries the directory alone (callers read it); what pip says goes to stderr.
+exec 3>&1 1>&2
 
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
 flock 9
 
 if is_complete; then
-    echo "$dir"
+    echo "$dir" >&3
     exit 0
 fi
 
@@ -186,4 +188,4 @@ for d in sorted({d.metadata["Name"]: d.version for d in metadata.distributions()
 } >"$stamp.tmp"
 mv "$stamp.tmp" "$stamp"
 log "complete in $(( $(date +%s) - total_start )) s, $(du -sm "$dir" | cut -f1) MiB"
-echo "$dir"
+echo "$dir" >&3
