@@ -9,7 +9,8 @@
 set -euo pipefail
 
 packages=(build-essential pkg-config python3 libtirpc-dev rpcsvc-proto libzstd-dev liblz4-dev libssl-dev
-          check libsubunit-dev libopenblas-dev iproute2 util-linux procps clang openssl chromium fonts-dejavu-core systemd)
+          check libsubunit-dev libopenblas-dev iproute2 util-linux procps clang openssl chromium fonts-dejavu-core systemd
+          man-db)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -97,6 +97,36 @@ START_TEST(test_files_and_pkg_config)
 }
 END_TEST
 
+/* man finds both pages under the prefix, and they render without roff's warnings. */
+START_TEST(test_manual_pages)
+{
+    static const char *const pages[][2] = {
+        {"cudarem-server", "cudarem-server - lend this host's GPUs"},
+        {"cudarem-smi", "cudarem-smi - see and end the sessions"},
+    };
+    char manpath[E2E_PATH_LEN + 32];
+    snprintf(manpath, sizeof manpath, "%s/share/man", prefix);
+    setenv("MANWIDTH", "200", 1);
+    setenv("MAN_DISABLE_SECCOMP", "1", 1);
+    for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+        char *argv[] = {"/usr/bin/man", "--warnings", "-M", manpath, "-P", "cat", (char *)pages[i][0], NULL};
+        e2e_proc p;
+        e2e_proc_opts o = {NULL, 0, 0};
+        ck_assert_int_eq(e2e_run(&p, dir, pages[i][0], argv[0], argv, &o), 0);
+        char *out = e2e_read_file(p.out_path), *err = e2e_read_file(p.err_path);
+        int ok = WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && strstr(out, pages[i][1]) != NULL &&
+                 strstr(out, "OPTIONS") != NULL && err[0] == '\0';
+        if (!ok) {
+            e2e_dump(pages[i][0], out, 2000);
+            e2e_dump("man's stderr (roff's warnings)", err, 2000);
+        }
+        free(out);
+        free(err);
+        ck_assert_msg(ok, "man %s: no page, or warnings", pages[i][0]);
+    }
+}
+END_TEST
+
 START_TEST(test_installed_server_serves)
 {
     char server[E2E_PATH_LEN + 32], smi[E2E_PATH_LEN + 32], example[E2E_PATH_LEN + 64], conf[E2E_PATH_LEN];
@@ -173,6 +203,7 @@ static Suite *install_suite(void)
     tcase_add_unchecked_fixture(tc, setup, teardown); /* one install for all the tests */
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_files_and_pkg_config);
+    tcase_add_test(tc, test_manual_pages);
     tcase_add_test(tc, test_installed_server_serves);
     tcase_add_test(tc, test_systemd_unit_verifies);
     tcase_add_test(tc, test_kubernetes_manifests_validate);
