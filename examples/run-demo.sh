@@ -37,5 +37,5 @@ print("  asynchronous copies and memsets travel inside those round trips (%d cal
     s["calls"], s["round_trips"]))
 if "cudaEventDestroy" in s.get("round_trips_by_call", ""):
     print("  cudaEventDestroy, cudaStreamDestroy and cudaFree still wait for the server; queuing them")
-    print("  is on the road map (README, \"Speed: what travels and when\").")
+    print("  is on the road map (docs/performance.md).")
 PY

@@ -63,11 +63,17 @@ test-tsan: $(SHIM) $(SHIM_ALIASES) $(SHIM_LOADER_STUBS) $(TSAN_SUITES)
 	$(MAKE) SAN=0 $(abspath build)/cudarem-server
 	tests/run-tests.sh $(TSAN_SUITES)
 
-# The README's test command: the plain build, then the GPU run rehearsed without a
+# README and docs/ against the tree: links, commands' options, variables.
+.PHONY: check-docs
+check-docs: $(SERVER) $(SMI)
+	$(PYTHON) tools/check-docs.py $(BUILD)
+
+# The README's test command: the docs' check, the plain build, then the GPU run rehearsed without a
 # GPU from its bundle (tools/gpu.mk), the same suites under ASan/UBSan, the threaded
 # suites under ThreadSanitizer, then a short fixed-seed pass of the fuzzers
 # (tests/fuzz/fuzz.mk).
 test:
+	$(MAKE) SAN=0 check-docs
 	$(MAKE) SAN=0 test-once
 	$(MAKE) SAN=0 gpu-check-dry
 	$(MAKE) SAN=1 test-once
