@@ -113,13 +113,32 @@ static int crm__user_slot(const char *name)
     return free_slot;
 }
 
-/* Registers the calling session (slot me) with user under max_sessions. 0 or -1. */
+static int crm__server_max; /* --max-sessions, set in the daemon before it forks */
+
+void crm_monitor_set_max_sessions(int max_sessions)
+{
+    crm__server_max = max_sessions;
+}
+
+/* Sessions admitted now, every user's. Under the lock. */
+static int crm__admitted(void)
+{
+    int n = 0;
+    for (int i = 0; i < CRM_MONITOR_USERS; i++)
+        n += atomic_load(&crm__t->users[i].sessions);
+    return n;
+}
+
+/* Registers the calling session (slot me) with user under max_sessions and the
+ * server's --max-sessions. 0, -1 (the user's limit) or -2 (the server's). */
 static int crm__join_user(crm__slot *me, const char *user, int max_sessions)
 {
     int rc = 0;
     crm__lock();
     int u = crm__user_slot(user);
-    if (u != 0) {
+    if (crm__server_max > 0 && crm__admitted() >= crm__server_max)
+        rc = -2;
+    else if (u != 0) {
         crm__user *cu = &crm__t->users[u - 1];
         if (max_sessions > 0 && atomic_load(&cu->sessions) >= max_sessions)
             rc = -1;
@@ -159,11 +178,12 @@ int crm_monitor_session_start(uint64_t session_id, uint32_t client_pid, const ch
                  (unsigned long long)session_id);
         return 0;
     }
-    if (crm__join_user(crm__me, user, max_sessions) == 0)
+    int rc = crm__join_user(crm__me, user, max_sessions);
+    if (rc == 0)
         return 0;
     atomic_store(&crm__me->server_pid, 0);
     crm__me = NULL;
-    return -1;
+    return rc;
 }
 
 void crm_monitor_session_end(void)

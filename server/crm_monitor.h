@@ -29,9 +29,13 @@ typedef struct crm_monitor_proc {
  * private table at first use and sees only itself. 0, or -1 when mmap fails. */
 int crm_monitor_init(void);
 
+/* The daemon's --max-sessions (0: no limit), before it forks any session. */
+void crm_monitor_set_max_sessions(int max_sessions);
+
 /* The calling session process registers itself for user (at HELLO) and leaves (at
- * its end). 0, or -1 when user already has max_sessions sessions (0: no limit);
- * then it is not registered. */
+ * its end). 0, or -1 when user already has max_sessions sessions (0: no limit),
+ * or -2 when the server has its --max-sessions admitted; then it is not
+ * registered. */
 int crm_monitor_session_start(uint64_t session_id, uint32_t client_pid, const char *user, int max_sessions);
 void crm_monitor_session_end(void);
 /* The daemon forgets a session process it reaped (one that died without leaving). */

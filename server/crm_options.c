@@ -29,7 +29,16 @@ static void crm__usage(FILE *out)
             "  --device KIND        cuda: the real GPU; emu: the CPU-emulated device;\n"
             "                       auto (default): the GPU when one is usable, else emu\n"
             "  --gpu N              serve GPU N only (sets CUDA_VISIBLE_DEVICES)\n"
-            "  --max-sessions N     refuse sessions beyond N at once (default 64)\n"
+            "  --max-sessions N     refuse sessions beyond N admitted at once (default 64)\n"
+            "  --login-grace SECONDS\n"
+            "                       end a connection that has not finished its handshake\n"
+            "                       (TLS, token, HELLO) within SECONDS (default 10; 0: never)\n"
+            "  --max-startups N     connections not yet admitted at once (default 128): a\n"
+            "                       newcomer beyond takes the place of the oldest pending for\n"
+            "                       over 2 s, else it is closed at once\n"
+            "  --max-startups-per-peer N\n"
+            "                       the same for one source: an IP address, or a uid on a\n"
+            "                       Unix socket (default 64)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --cache-dir DIR      keep the device code modules clients ship in DIR, so\n"
             "                       later sessions send only their SHA-256 (default:\n"
@@ -218,6 +227,9 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'd': return crm__device_arg(o, arg);
     case 'g': return crm__int_arg("--gpu", arg, 0, &o->gpu);
     case 'm': return crm__int_arg("--max-sessions", arg, 1, &o->max_sessions);
+    case 'G': return crm__int_arg("--login-grace", arg, 0, &o->login_grace);
+    case 'P': return crm__int_arg("--max-startups", arg, 1, &o->max_startups);
+    case 'p': return crm__int_arg("--max-startups-per-peer", arg, 1, &o->max_startups_per_peer);
     case 'L':
         if ((o->log_level = crm_log_parse_level(arg)) < 0) {
             fprintf(stderr, "cudarem-server: --log-level must be error, warn, info or debug\n");
@@ -259,12 +271,17 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"tls-key", required_argument, NULL, 'k'},      {"scrub", no_argument, NULL, 'S'},
         {"admin", no_argument, NULL, 'a'},             {"metrics", required_argument, NULL, 'M'},
         {"http", required_argument, NULL, 'H'},         {"config", required_argument, NULL, 'F'},
+        {"login-grace", required_argument, NULL, 'G'},  {"max-startups", required_argument, NULL, 'P'},
+        {"max-startups-per-peer", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
     memset(o, 0, sizeof *o);
     o->gpu = -1;
     o->max_sessions = 64;
+    o->login_grace = 10;
+    o->max_startups = 128;
+    o->max_startups_per_peer = 64;
     o->log_level = CRM_LOG_INFO;
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1)
         if ((rc = crm__one(o, opt, optarg)) != 0)

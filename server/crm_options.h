@@ -14,7 +14,10 @@ typedef struct crm_options {
     int nlisten;
     enum crm_device_choice device;   /* --device */
     int gpu;                         /* --gpu, -1 when not given */
-    int max_sessions;                /* --max-sessions */
+    int max_sessions;                /* --max-sessions: admitted sessions at once */
+    int login_grace;                 /* --login-grace: seconds to finish the handshake (0: none) */
+    int max_startups;                /* --max-startups: connections not yet admitted, at once */
+    int max_startups_per_peer;       /* --max-startups-per-peer: of them, from one source */
     int log_level;                   /* --log-level */
     crm_auth_policy auth;            /* --auth-file, --allow-uid, --insecure */
     const char *add_user;            /* --add-user: make a token, then exit */

@@ -24,6 +24,7 @@
 #include "server/crm_auth_srv.h"
 #include "server/crm_backend.h"
 #include "server/crm_devout.h"
+#include "server/crm_startup.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_monitor.h"
 #include "server/crm_scrub.h"
@@ -130,11 +131,13 @@ static void crm__free_devices(crm_hello_res *res)
 static int crm__join(crm_session *s, const crm_hello_args *args, char *why, size_t whylen)
 {
     s->quota = crm_quota_of(s->user);
-    if (crm_monitor_session_start(s->id, args->pid, s->user, s->quota.sessions) == 0)
-        return 0;
-    snprintf(why, whylen, "user %s already has %d session(s) open, the most its --quota allows", s->user,
-             s->quota.sessions);
-    return -1;
+    int rc = crm_monitor_session_start(s->id, args->pid, s->user, s->quota.sessions);
+    if (rc == -2)
+        snprintf(why, whylen, "server full (--max-sessions reached)");
+    else if (rc != 0)
+        snprintf(why, whylen, "user %s already has %d session(s) open, the most its --quota allows", s->user,
+                 s->quota.sessions);
+    return rc;
 }
 
 /* Tells the shared table how HELLO went, and what the session's devices are. */
@@ -194,7 +197,7 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
         s->observer = 1; /* no devices, no calls: STATUS and END (server/crm_status.h) */
         res.capabilities |= CRM_CAP_OBSERVE;
     } else if (crm__join(s, &args, why, sizeof why) != 0) {
-        res.status = CRM_REFUSED_BUSY; /* the user's --quota of sessions */
+        res.status = CRM_REFUSED_BUSY; /* the user's --quota of sessions, or --max-sessions */
         res.message = why;
     } else {
         crm_rt.cudaGetDeviceCount(&res.device_count);
@@ -227,6 +230,8 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     else
         crm_info("session %llu: admitted %s as %s %s", (unsigned long long)s->id, s->peer,
                  s->observer ? "observer" : "user", s->user);
+    if (res.status == 0)
+        crm_startup_child_admitted(); /* no longer a startup: no deadline, the daemon told */
     crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_hello_res, &res);
     if ((res.capabilities & CRM_CAP_CHANNEL) && crm_tls_on(s->fd))
         crm_session_chan_open_now(); /* the client waits in its TLS handshake */

@@ -3,6 +3,7 @@
  * SIGHUP, and shuts down cleanly on SIGTERM (sessions first, then the sockets). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -30,14 +31,18 @@
 #include "server/crm_options.h"
 #include "server/crm_scrub.h"
 #include "server/crm_session.h"
+#include "server/crm_startup.h"
 
 #define CRM_MAX_CHILDREN 4096
 #define CRM_ROUTE_WAIT_MS 5000 /* for a new connection's first bytes */
 
 typedef struct crm__child {
     pid_t pid;
-    int refused;           /* a refusing process, not counted as a session */
     char peer[CRM_ADMIT_KEY_MAX]; /* who connected, as crm_admit counts failures */
+    int startup;           /* not yet admitted (server/crm_startup.h) */
+    int evicted;           /* told to end, to make room for a newcomer */
+    int hello_fd;          /* hears of its HELLO while a startup, else -1 */
+    uint64_t started_ms;   /* accepted at (crm_startup_now_ms) */
 } crm__child;
 
 static volatile sig_atomic_t crm__stop, crm__reload;
@@ -100,12 +105,64 @@ static int crm__open_listeners(const crm_options *o, struct pollfd *fds)
     return 0;
 }
 
-static int crm__active_sessions(void)
+/* Startups whose HELLO was answered since last asked are startups no more. */
+static void crm__collect_hellos(void)
 {
-    int n = 0;
+    char byte;
+    for (int i = 0; i < crm__nchildren; i++) {
+        crm__child *c = &crm__children[i];
+        if (c->hello_fd >= 0 && read(c->hello_fd, &byte, 1) == 1) {
+            c->startup = 0;
+            close(c->hello_fd);
+            c->hello_fd = -1;
+        }
+    }
+}
+
+/* Says, at most once a second, how many connections the startup limits turned
+ * away or ended, so that a flood cannot fill the log. */
+static void crm__note_limited(const char *what, const char *peer)
+{
+    static time_t last;
+    static unsigned quiet;
+    time_t now = time(NULL);
+    if (now == last) {
+        quiet++;
+        return;
+    }
+    crm_warn("%s %s (startup limits: --max-startups, --max-startups-per-peer, --login-grace)", what, peer);
+    if (quiet > 0)
+        crm_warn("... and %u more connections closed or ended by the startup limits in the second before", quiet);
+    last = now;
+    quiet = 0;
+}
+
+/* Whether a newcomer from peer gets a process: it may first end the oldest idle
+ * startup (server/crm_startup.h). 0: go on; -1: closed at once. */
+static int crm__make_room(const char *peer, const crm_options *o)
+{
+    static crm_startup pending[CRM_MAX_CHILDREN];
+    static int which[CRM_MAX_CHILDREN];
+    int n = 0, victim = -1;
+    crm__collect_hellos();
     for (int i = 0; i < crm__nchildren; i++)
-        n += !crm__children[i].refused;
-    return n;
+        if (crm__children[i].startup && !crm__children[i].evicted) {
+            pending[n] = (crm_startup){crm__children[i].peer, crm__children[i].started_ms};
+            which[n++] = i;
+        }
+    enum crm_startup_verdict v =
+        crm_startup_decide(pending, n, peer, crm_startup_now_ms(), o->max_startups, o->max_startups_per_peer, &victim);
+    if (v == CRM_STARTUP_REFUSE) {
+        crm__note_limited("closed a new connection from", peer);
+        return -1;
+    }
+    if (v == CRM_STARTUP_EVICT) {
+        crm__child *c = &crm__children[which[victim]];
+        c->evicted = 1;
+        kill(c->pid, SIGUSR2); /* ends it only while it is still a startup */
+        crm__note_limited("ended an idle connection from", c->peer);
+    }
+    return 0;
 }
 
 /* With --tls-cert: a connection that opens with a TLS handshake gets TLS; a plain
@@ -156,7 +213,7 @@ static void crm__session_child(int fd, struct pollfd *listeners, int nlisten, en
 }
 
 static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum crm_backend_kind kind,
-                        int max_sessions)
+                        const crm_options *o)
 {
     int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
@@ -166,25 +223,36 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     char peer[CRM_ADMIT_KEY_MAX];
     crm_admit_peer_key(fd, peer, sizeof peer);
-    const char *refuse = crm_admit_refusal(peer, time(NULL));
-    if (refuse == NULL && crm__active_sessions() >= max_sessions)
-        refuse = "server full (--max-sessions reached)";
-    int status = refuse != NULL ? CRM_REFUSED_BUSY : 0; /* a lock-out or a full server: try later */
-    if (crm__nchildren == CRM_MAX_CHILDREN) {
+    int hello[2];
+    if (crm__nchildren == CRM_MAX_CHILDREN || crm__make_room(peer, o) != 0 ||
+        pipe2(hello, O_CLOEXEC | O_NONBLOCK) != 0) {
         close(fd);
         return;
     }
+    /* A lock-out after failed authentications: refused at HELLO, try later. Whether
+     * the server is full is decided there too, among admitted sessions only. */
+    const char *refuse = crm_admit_refusal(peer, time(NULL));
+    int status = refuse != NULL ? CRM_REFUSED_BUSY : 0;
     uint64_t id = crm__next_session++;
     pid_t daemon = getpid(), pid = fork();
-    if (pid == 0)
+    if (pid == 0) {
+        close(hello[0]);
+        for (int i = 0; i < crm__nchildren; i++) /* the other startups' pipes are the daemon's */
+            if (crm__children[i].hello_fd >= 0)
+                close(crm__children[i].hello_fd);
+        crm_startup_child_begin(hello[1], o->login_grace);
         crm__session_child(fd, all, nlisten, kind, refuse, status, id, daemon);
-    close(fd);
-    if (pid > 0) {
-        crm__children[crm__nchildren] = (crm__child){pid, refuse != NULL, ""};
-        snprintf(crm__children[crm__nchildren++].peer, CRM_ADMIT_KEY_MAX, "%s", peer);
     }
-    else
+    close(fd);
+    close(hello[1]);
+    if (pid > 0) {
+        crm__child *c = &crm__children[crm__nchildren++];
+        *c = (crm__child){.pid = pid, .startup = 1, .hello_fd = hello[0], .started_ms = crm_startup_now_ms()};
+        snprintf(c->peer, CRM_ADMIT_KEY_MAX, "%s", peer);
+    } else {
+        close(hello[0]);
         crm_error("cannot fork a session: %s", strerror(errno));
+    }
 }
 
 static void crm__reap(void)
@@ -197,6 +265,11 @@ static void crm__reap(void)
             if (crm__children[i].pid == pid) {
                 if (WIFEXITED(status) && WEXITSTATUS(status) == CRM_EXIT_AUTH_FAILED)
                     crm_admit_failed(crm__children[i].peer, time(NULL));
+                if (WIFEXITED(status) && WEXITSTATUS(status) == CRM_EXIT_GRACE)
+                    crm__note_limited("ended a connection that did not finish its handshake in time, from",
+                                      crm__children[i].peer);
+                if (crm__children[i].hello_fd >= 0)
+                    close(crm__children[i].hello_fd);
                 crm__children[i] = crm__children[--crm__nchildren];
                 break;
             }
@@ -363,6 +436,7 @@ int main(int argc, char **argv)
     if (crm_monitor_init() != 0) /* before any fork: every session shares it */
         crm_warn("no shared session table: NVML lists each client's own session only");
     crm_monitor_set_backend(crm_backend_name(kind));
+    crm_monitor_set_max_sessions(o.max_sessions); /* checked at HELLO, among admitted sessions */
     pid_t http = crm__start_http(&o, fds);
     if (http == 0) {
         crm__close_listeners(&o, fds);
@@ -373,7 +447,7 @@ int main(int argc, char **argv)
         int n = poll(fds, (nfds_t)o.nlisten, 500);
         for (int i = 0; n > 0 && i < o.nlisten; i++)
             if (fds[i].revents & POLLIN)
-                crm__accept(&fds[i], fds, o.nlisten, kind, o.max_sessions);
+                crm__accept(&fds[i], fds, o.nlisten, kind, &o);
         crm__reap();
         if (crm__reload) {
             crm__reload = 0;

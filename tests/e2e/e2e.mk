@@ -7,7 +7,7 @@
 # The harness and its compile-time definitions are in tests/tests.mk.
 
 E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth check_e2e_netns check_e2e_tls \
-                check_e2e_smi check_e2e_install check_e2e_pool
+                check_e2e_smi check_e2e_install check_e2e_pool check_e2e_hostile
 
 E2E_TESTS += $(addprefix $(BUILD)/tests/,$(E2E_NAMES))
 
