@@ -17,17 +17,6 @@
 static char dir[64], cert[E2E_PATH_LEN], key[E2E_PATH_LEN], other[E2E_PATH_LEN], other_key[E2E_PATH_LEN];
 static e2e_server srv;
 
-/* A self-signed certificate for 127.0.0.1 and localhost. */
-static void make_cert(const char *crt, const char *k)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout %s -out %s "
-             "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost -days 2 >/dev/null 2>&1",
-             k, crt);
-    ck_assert_msg(system(cmd) == 0, "openssl(1) could not make a certificate");
-}
-
 static void setup(void)
 {
     ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
@@ -35,8 +24,8 @@ static void setup(void)
     snprintf(key, sizeof key, "%s/key.pem", dir);
     snprintf(other, sizeof other, "%s/other.pem", dir);
     snprintf(other_key, sizeof other_key, "%s/other-key.pem", dir);
-    make_cert(cert, key);
-    make_cert(other, other_key);
+    ck_assert_msg(e2e_make_cert(cert, key) == 0, "openssl(1) could not make a certificate");
+    ck_assert_msg(e2e_make_cert(other, other_key) == 0, "openssl(1) could not make a certificate");
     unsetenv("CUDAREM_TLS");
     unsetenv("CUDAREM_TLS_CA");
     unsetenv("CUDAREM_TOKEN");

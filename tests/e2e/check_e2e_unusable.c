@@ -228,17 +228,6 @@ START_TEST(test_quota)
 }
 END_TEST
 
-/* A certificate for 127.0.0.1 made by openssl(1). */
-static void make_cert(const char *crt, const char *k)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout %s -out %s "
-             "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost -days 2 >/dev/null 2>&1",
-             k, crt);
-    ck_assert_msg(system(cmd) == 0, "openssl(1) could not make a certificate");
-}
-
 START_TEST(test_untrusted_certificate)
 {
     char cert[E2E_PATH_LEN], key[E2E_PATH_LEN], other[E2E_PATH_LEN], other_key[E2E_PATH_LEN];
@@ -246,8 +235,8 @@ START_TEST(test_untrusted_certificate)
     snprintf(key, sizeof key, "%s/key.pem", dir);
     snprintf(other, sizeof other, "%s/other.pem", dir);
     snprintf(other_key, sizeof other_key, "%s/other-key.pem", dir);
-    make_cert(cert, key);
-    make_cert(other, other_key);
+    ck_assert_msg(e2e_make_cert(cert, key) == 0 && e2e_make_cert(other, other_key) == 0,
+                  "openssl(1) could not make a certificate");
     start_server((char *[]){"--tls-cert", cert, "--tls-key", key, NULL});
     setenv("CUDAREM_TLS", "on", 1);
     setenv("CUDAREM_TLS_CA", other, 1); /* not the certificate's signer */

@@ -105,6 +105,10 @@ int e2e_server_alive(e2e_server *s);
 int e2e_spawn(e2e_proc *p, const char *dir, const char *tag, const char *prog,
               char *const argv[], const e2e_proc_opts *o);
 
+/* Writes a self-signed certificate for 127.0.0.1 and localhost to CRT and its key
+ * to KEY with openssl(1). 0, or -1 when openssl failed. */
+int e2e_make_cert(const char *crt, const char *key);
+
 /* Directories put ahead of LD_LIBRARY_PATH for the programs spawned from now on
  * (NULL: the environment's as it is), e.g.
  * build/lib so that a hidden-CUDA run finds libcublas.so.13 as the shim. */
