@@ -90,19 +90,26 @@ static int crm__append(uint64_t **arr, size_t *n, uint64_t v)
     return 0;
 }
 
-/* The image: shipped now (then cached) or taken from the cache; NULL when neither. */
-static unsigned char *crm__image(const crm_digest *digest, const crm_image *image, size_t *len)
+/* The image: shipped now or taken from the session's user's cache; NULL when neither. */
+static unsigned char *crm__image(const crm_session *s, const crm_digest *digest, const crm_image *image, size_t *len)
 {
-    unsigned char d[CRM_DIGEST_LEN], *data = NULL;
+    unsigned char *data = NULL;
     if (image->data.data_len == 0)
-        return crm_kcache_get((const unsigned char *)digest->bytes, &data, len) == 0 ? data : NULL;
+        return crm_kcache_get(s->user, (const unsigned char *)digest->bytes, &data, len) == 0 ? data : NULL;
     if ((data = malloc(image->data.data_len)) == NULL)
         return NULL;
     memcpy(data, image->data.data_val, image->data.data_len);
     *len = image->data.data_len;
-    if (crm_sha256(data, *len, d) == 0) /* the server's own hash of what it received */
-        crm_kcache_put(d, data, *len);
     return data;
+}
+
+/* A shipped image that loaded is kept for the user's later sessions, under the
+ * server's own hash of what it received. */
+static void crm__cache(const crm_session *s, const crm__kmod *m)
+{
+    unsigned char d[CRM_DIGEST_LEN];
+    if (crm_sha256(m->image, m->len, d) == 0)
+        crm_kcache_put(s->user, d, m->image, m->len);
 }
 
 cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_digest *digest, const crm_image *image,
@@ -117,7 +124,7 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
     if (m == NULL)
         return cudaErrorMemoryAllocation;
     m->s = s;
-    if ((m->image = crm__image(digest, image, &m->len)) == NULL) {
+    if ((m->image = crm__image(s, digest, image, &m->len)) == NULL) {
         free(m);
         return image->data.data_len == 0 ? cudaSuccess : cudaErrorMemoryAllocation; /* not cached: send it */
     }
@@ -133,6 +140,8 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
         crm_rt.cudaGetLastError();
         goto fail;
     }
+    if (image->data.data_len > 0)
+        crm__cache(s, m); /* checked and loaded: an image, not just bytes */
     if (crm__keep(s, CRM_HANDLE_kernel_module, id, m, crm__kmod_free) != 0) {
         rc = cudaErrorMemoryAllocation;
         goto fail;

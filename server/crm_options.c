@@ -40,10 +40,13 @@ static void crm__usage(FILE *out)
             "                       the same for one source: an IP address, or a uid on a\n"
             "                       Unix socket (default 64)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
-            "  --cache-dir DIR      keep the device code modules clients ship in DIR, so\n"
-            "                       later sessions send only their SHA-256 (default:\n"
+            "  --cache-dir DIR      keep the device code modules clients ship, once they\n"
+            "                       loaded, in DIR/USER, so that USER's later sessions send\n"
+            "                       only their SHA-256 (default:\n"
             "                       $XDG_CACHE_HOME/cudarem/modules or ~/.cache/cudarem/modules;\n"
             "                       'off' disables the cache)\n"
+            "  --cache-max SIZE     each user's cached modules beyond SIZE (K, M, G, T) are\n"
+            "                       removed, least recently used first (default 1G)\n"
             "  --emu-kernels PATH   load CPU implementations of kernels for the emulated\n"
             "                       device from the shared library PATH (see\n"
             "                       server/emu/cudarem_emu_kernel.h); repeatable. Other\n"
@@ -211,6 +214,19 @@ static int crm__allow_uid_arg(crm_options *o, const char *text)
     return 0;
 }
 
+/* --cache-max SIZE, passed on to the sessions (server/crm_kcache.h). */
+static int crm__cache_max_arg(const char *arg)
+{
+    uint64_t bytes;
+    char text[32];
+    if (crm_quota_size(arg, &bytes) != 0) {
+        fprintf(stderr, "cudarem-server: --cache-max takes a size such as 512M or 2G\n");
+        return -1;
+    }
+    snprintf(text, sizeof text, "%llu", (unsigned long long)bytes);
+    return setenv("CUDAREM_CACHE_MAX", text, 1) == 0 ? 0 : -1;
+}
+
 static int crm__quota_arg(const char *spec)
 {
     char err[200];
@@ -237,6 +253,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
         }
         return 0;
     case 'C': return setenv("CUDAREM_CACHE_DIR", arg, 1) == 0 ? 0 : -1; /* read by server/crm_kcache.c */
+    case 'X': return crm__cache_max_arg(arg);
     case 'K': return crm__emu_kernels_arg(arg);
     case 'T': return crm__timeout_arg(arg);
     case 'A': o->auth.auth_file = arg; return 0;
@@ -272,7 +289,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"admin", no_argument, NULL, 'a'},             {"metrics", required_argument, NULL, 'M'},
         {"http", required_argument, NULL, 'H'},         {"config", required_argument, NULL, 'F'},
         {"login-grace", required_argument, NULL, 'G'},  {"max-startups", required_argument, NULL, 'P'},
-        {"max-startups-per-peer", required_argument, NULL, 'p'},
+        {"max-startups-per-peer", required_argument, NULL, 'p'}, {"cache-max", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

@@ -41,6 +41,11 @@ static int crm__size(const char *text, size_t len, uint64_t *out)
     return 0;
 }
 
+int crm_quota_size(const char *text, uint64_t *out)
+{
+    return crm__size(text, strlen(text), out);
+}
+
 /* One "key=value" of a spec into q. 0 or -1. */
 static int crm__field(const char *f, size_t len, crm_quota *q, char *err, size_t errlen)
 {

@@ -19,6 +19,9 @@ typedef struct crm_quota {
  * its own; SIZE takes K, M, G or T, powers of 1024) into user and q. 0, or -1 with
  * err set. */
 int crm_quota_parse(const char *spec, char *user, size_t userlen, crm_quota *q, char *err, size_t errlen);
+/* A size with K, M, G or T (powers of 1024, optionally followed by B or iB):
+ * "8G" -> 8 << 30. 0, or -1 when not a size. */
+int crm_quota_size(const char *text, uint64_t *out);
 /* Adds a parsed --quota; a second line for one user replaces the first. 0 or -1. */
 int crm_quota_add(const char *spec, char *err, size_t errlen);
 /* The limits of user: its own line, else '*''s, else none. */

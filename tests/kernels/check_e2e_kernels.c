@@ -221,12 +221,18 @@ static unsigned long long stat_h2d(const char *path)
     return v;
 }
 
+/* Images under dir, in its users' directories (server/crm_kcache.h). */
 static int count_cached(const char *dir)
 {
     DIR *d = opendir(dir);
     int n = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char sub[2 * E2E_PATH_LEN];
         n += strstr(e->d_name, ".fatbin") != NULL;
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (e->d_type == DT_DIR && e->d_name[0] != '.')
+            n += count_cached(sub);
+    }
     if (d != NULL)
         closedir(d);
     return n;

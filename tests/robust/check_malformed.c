@@ -365,7 +365,11 @@ static int crm__module_load(CLIENT *c, uint64_t id, const void *image, unsigned 
  * CUDA error, and the session and server go on. */
 START_TEST(test_hostile_module_images)
 {
+    char cache[64] = "/tmp/crm-malformed-cache-XXXXXX", cmd[128];
+    ck_assert_ptr_nonnull(mkdtemp(cache));
+    setenv("CUDAREM_CACHE_DIR", cache, 1); /* read by the server: nothing refused may be kept */
     raw_server_start("malformed");
+    unsetenv("CUDAREM_CACHE_DIR");
     int fd = raw_connect();
     CLIENT *c = raw_client(fd);
     crm_hello_res h;
@@ -394,6 +398,11 @@ START_TEST(test_hostile_module_images)
     close(fd);
     crm__assert_server_healthy();
     raw_server_stop();
+    snprintf(cmd, sizeof cmd, "test -z \"$(find %s -name '*.fatbin')\"", cache);
+    int nothing_kept = system(cmd) == 0;
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cache);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(nothing_kept, "the module cache kept an image the server refused");
 }
 END_TEST
 

@@ -5,10 +5,10 @@
 # zstd parameters, the client's pointer table and what it answers after a round
 # trip, the failures of queued calls kept per thread, the token exchange, --quota's lines, the pool's server list and device
 # order, a GPU session's kernel time from NVML's samples, the capture of what the
-# device prints, the limits on connections not yet admitted. One binary per module, $(BUILD)/tests/check_<module>.
+# device prints, the limits on connections not yet admitted, the module cache. One binary per module, $(BUILD)/tests/check_<module>.
 
 UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time \
-             devout deferred startup
+             devout deferred startup kcache
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -92,6 +92,11 @@ $(BUILD)/tests/check_auth: tests/unit/check_auth.c tests/unit/crm_check.h common
 $(BUILD)/tests/check_startup: tests/unit/check_startup.c tests/unit/crm_check.h server/crm_startup.h \
                               $(BUILD)/obj/server/crm_startup.o | $(BUILD)/tests
 	$(UNIT_LINK)
+
+$(BUILD)/tests/check_kcache: tests/unit/check_kcache.c tests/unit/crm_check.h server/crm_kcache.h \
+                             $(BUILD)/obj/server/crm_kcache.o $(BUILD)/obj/common/crm_digest.o $(AUTH_OBJS) \
+                             $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lcrypto
 
 $(BUILD)/tests/check_quota: tests/unit/check_quota.c tests/unit/crm_check.h server/crm_quota.h \
                             $(BUILD)/obj/server/crm_quota.o $(AUTH_OBJS) | $(BUILD)/tests
