@@ -62,6 +62,14 @@ void crm_monitor_utilization(int device, unsigned *compute, unsigned *memory);
  * it selected; returns how many there are (may exceed max). */
 int crm_monitor_processes(int device, crm_monitor_proc *out, int max);
 
+#define CRM_MONITOR_REFUSALS_LOGGED 10 /* refusals logged per second at most */
+
+/* Whether a refused HELLO may be logged now: at most CRM_MONITOR_REFUSALS_LOGGED
+ * a second across every session process, so that strangers cannot fill the log.
+ * 1 with *quiet set to the refusals left unlogged since the last one logged (to
+ * say so), or 0 (this one counted among them). */
+int crm_monitor_refusal_log(uint64_t *quiet);
+
 /* What happened to sessions, counted since the daemon started. */
 enum crm_monitor_event {
     CRM_EVENT_ADMITTED = 0,    /* a session opened */

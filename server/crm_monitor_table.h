@@ -51,6 +51,9 @@ typedef struct crm__table {
     _Atomic uint64_t events[CRM_MONITOR_EVENTS];     /* counts of enum crm_monitor_event */
     _Atomic uint64_t call_buckets[CRM_MONITOR_CALL_BUCKETS + 1]; /* calls per duration bucket; last: longer */
     _Atomic uint64_t call_ns;                        /* their durations, summed */
+    _Atomic int64_t refusal_second;                  /* the second refusals are being counted in */
+    _Atomic int refusals_logged;                     /* refusals logged in it */
+    _Atomic uint64_t refusals_quiet;                 /* refusals not logged since the last logged */
     crm__slot slots[CRM_MONITOR_SESSIONS];
     crm__user users[CRM_MONITOR_USERS];
 } crm__table;

@@ -62,6 +62,23 @@ void crm_monitor_call_time(uint64_t ns)
     atomic_fetch_add(&crm__t->call_ns, ns);
 }
 
+int crm_monitor_refusal_log(uint64_t *quiet)
+{
+    int64_t now = (int64_t)time(NULL), second;
+    *quiet = 0;
+    if (crm__table_get() == NULL)
+        return 1;
+    second = atomic_load(&crm__t->refusal_second);
+    if (second != now && atomic_compare_exchange_strong(&crm__t->refusal_second, &second, now))
+        atomic_store(&crm__t->refusals_logged, 0); /* a new second (a race costs a line or two) */
+    if (atomic_fetch_add(&crm__t->refusals_logged, 1) >= CRM_MONITOR_REFUSALS_LOGGED) {
+        atomic_fetch_add(&crm__t->refusals_quiet, 1);
+        return 0;
+    }
+    *quiet = atomic_exchange(&crm__t->refusals_quiet, 0);
+    return 1;
+}
+
 void crm_monitor_note(enum crm_monitor_event ev)
 {
     if (crm__table_get() != NULL && ev >= 0 && ev < CRM_MONITOR_EVENTS)

@@ -224,9 +224,14 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     size_t n = strlen(s->peer);
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
     crm__count_hello(s, &res);
-    if (res.status != 0)
+    uint64_t quiet;
+    if (res.status != 0 && crm_monitor_refusal_log(&quiet)) { /* at most 10 a second */
         crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
                  s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
+        if (quiet > 0)
+            crm_warn("... after %llu refusals not logged (at most %d a second are)", (unsigned long long)quiet,
+                     CRM_MONITOR_REFUSALS_LOGGED);
+    }
     else
         crm_info("session %llu: admitted %s as %s %s", (unsigned long long)s->id, s->peer,
                  s->observer ? "observer" : "user", s->user);
@@ -369,11 +374,12 @@ static void crm__log_end(crm_session *s)
     if (crm_scrub_on)
         snprintf(scrub, sizeof scrub, ", %llu of %llu bytes allocated zeroed when freed",
                  (unsigned long long)s->scrubbed, (unsigned long long)s->allocated);
-    crm_info("session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out%s, "
-             "%llu in and %llu out through shared pinned memory",
-             (unsigned long long)s->id, s->peer, secs, (unsigned long long)s->calls,
-             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, scrub,
-             (unsigned long long)s->bytes_pinned_in, (unsigned long long)s->bytes_pinned_out);
+    crm_log(s->hello_done ? CRM_LOG_INFO : CRM_LOG_DEBUG, /* strangers' connections at debug only */
+            "session %llu end: peer %s, %.3f s, %llu calls, %llu bytes in, %llu bytes out%s, "
+            "%llu in and %llu out through shared pinned memory",
+            (unsigned long long)s->id, s->peer, secs, (unsigned long long)s->calls,
+            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, scrub,
+            (unsigned long long)s->bytes_pinned_in, (unsigned long long)s->bytes_pinned_out);
 }
 
 #define CRM__LINGER_MS 2000 /* how long a goodbye waits for its client to read it */
@@ -446,9 +452,9 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, i
     crm_idmap_init(&s->hostmem);
     crm_xfer_init(s);
     crm_devout_capture(crm_backend_kind() == CRM_BACKEND_EMU);
-    if (refuse == NULL)
-        crm_info("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
-                 crm_backend_name(crm_backend_kind()));
+    if (refuse == NULL) /* info once admitted (HELLO): a stranger's connection must not fill the log */
+        crm_debug("session %llu start: peer %s, backend %s", (unsigned long long)id, peer,
+                  crm_backend_name(crm_backend_kind()));
     crm__serve(fd);
     if (crm_shm_guard_faulted())
         crm_warn("session %llu: peer %s shrank shared memory the server was using; session ended",

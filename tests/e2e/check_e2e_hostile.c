@@ -4,7 +4,9 @@
  * Attacks: idle connections from another source (200, past every cap) and from the
  * client's own source (100, then the client a little later); handshakes that stall
  * half-way (a record announced and never sent) until --login-grace ends them; a
- * flood of connections opened and dropped at once; more idle connections than
+ * flood of connections opened and dropped at once; a flood of malformed openings
+ * (a record of 2 GiB, garbage, a record cut short, a lone TLS byte); more idle
+ * connections than
  * --max-sessions, which counts admitted sessions only. Under each, the client is
  * admitted and its program passes, the server's processes stay within
  * --max-startups-per-peer (plus the client's), and the attacker's connections over
@@ -241,6 +243,54 @@ START_TEST(test_connection_flood)
 }
 END_TEST
 
+/* A child process sending, until killed, from 127.0.0.2, one malformed opening per
+ * connection: a record announcing 2 GiB, garbage, a record cut short, a TLS-looking
+ * byte and nothing more. */
+static pid_t start_garbage(void)
+{
+    pid_t pid = fork();
+    ck_assert_msg(pid >= 0, "fork failed");
+    if (pid == 0) {
+        unsigned char huge[8] = {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4}, cut[12] = {0x80, 0, 0x10, 0, 0, 0, 0, 1};
+        unsigned char junk[64], tls[1] = {0x16};
+        for (unsigned i = 0; i < sizeof junk; i++)
+            junk[i] = (unsigned char)(i * 37 + 11);
+        const struct { const void *p; size_t n; } kinds[] = {{huge, sizeof huge}, {junk, sizeof junk},
+                                                             {cut, sizeof cut}, {tls, sizeof tls}};
+        for (unsigned i = 0;; i++) {
+            int fd = connect_from("127.0.0.2");
+            if (fd < 0)
+                continue;
+            ssize_t sent = send(fd, kinds[i % 4].p, kinds[i % 4].n, MSG_NOSIGNAL);
+            (void)sent;
+            close(fd);
+        }
+    }
+    return pid;
+}
+
+START_TEST(test_malformed_openings_flood)
+{
+    start_server(NULL);
+    pid_t garbage = start_garbage();
+    e2e_sleep_ms(500);
+    client_runs("copy", "a flood of malformed openings");
+    kill(garbage, SIGKILL);
+    waitpid(garbage, NULL, 0);
+    client_runs("meminfo", "after a flood of malformed openings");
+    /* strangers' connections are logged at debug only: the flood cannot fill the log */
+    char *log = e2e_read_file(srv.log_path);
+    int lines = 0;
+    for (const char *c = log; *c; c++)
+        lines += *c == '\n';
+    if (lines > 40)
+        e2e_dump("server log", log, 3000);
+    free(log);
+    fprintf(stderr, "hostile: the flood left %d lines in the server's log\n", lines);
+    ck_assert_msg(lines <= 40, "the server's log grew to %d lines under the flood", lines);
+}
+END_TEST
+
 START_TEST(test_max_sessions_counts_admitted_only)
 {
     start_server((char *[]){"--max-sessions", "2", NULL});
@@ -259,6 +309,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, test_idle_from_the_same_source);
     tcase_add_test(tc, test_stalled_handshakes_end_at_the_grace);
     tcase_add_test(tc, test_connection_flood);
+    tcase_add_test(tc, test_malformed_openings_flood);
     tcase_add_test(tc, test_max_sessions_counts_admitted_only);
     suite_add_tcase(s, tc);
     return s;
