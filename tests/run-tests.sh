@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-tests.sh -- runs Check test binaries one after another, keeps going after a
-# failure, and ends with one summary line: "N passed, N failed".
+# failure, and ends with the failing tests' Check lines ("failed: ..."), the failing
+# binaries and one summary line: "N passed, N failed".
 #   usage: tests/run-tests.sh BINARY...
 # CRM_TESTS_NOT_RUN, when set, names suites the build left out on purpose: it is
 # printed as a NOT RUN line before the first suite and again after the summary.
@@ -10,6 +11,7 @@ not_run=${CRM_TESTS_NOT_RUN:-}
 passed=0
 failed=0
 failed_bins=()
+failure_lines=()
 for t in "$@"; do
     echo "== $t"
     out=$(CK_FORK=yes "$t" 2>&1)
@@ -25,9 +27,14 @@ for t in "$@"; do
     fi
     if [ $rc -ne 0 ]; then
         failed_bins+=("$t")
+        # Check's failure lines (file:line:F|E:case:test:...), repeated at the end so
+        # a log cut in the middle still says which test failed and why.
+        while IFS= read -r line; do failure_lines+=("$t: $line"); done \
+            < <(printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+:[FE]:' | head -20)
         [ -n "$summary" ] || failed=$((failed + 1))
     fi
 done
+[ ${#failure_lines[@]} -eq 0 ] || printf 'failed: %s\n' "${failure_lines[@]}"
 [ ${#failed_bins[@]} -eq 0 ] || echo "failing binaries: ${failed_bins[*]}"
 echo "$passed passed, $failed failed"
 [ -z "$not_run" ] || echo "NOT RUN: $not_run"
