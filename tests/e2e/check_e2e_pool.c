@@ -100,10 +100,14 @@ static const char *const runtimes[] = {"cuda/pool", "cuda-static/pool"};
 START_TEST(test_pool_runs_on_both_servers)
 {
     ck_assert_msg(run_pool(runtimes[_i], pool, "2048,2048,1024", NULL), "%s over the pool failed", runtimes[_i]);
-    char *log_a = e2e_read_file(srv_a.log_path), *log_b = e2e_read_file(srv_b.log_path);
     /* admitted sessions' ends (a connection never admitted, as the harness's
-     * readiness probe, logs its end at debug only) */
-    int seen_a = e2e_count_lines_with(log_a, " end: peer"), seen_b = e2e_count_lines_with(log_b, " end: peer");
+     * readiness probe, logs its end at debug only); a session logs its end after its
+     * client has gone, so the count is awaited, then read once more for extras */
+    int seen_a = e2e_wait_log_lines(srv_a.log_path, " end: peer", 1, 10000);
+    int seen_b = e2e_wait_log_lines(srv_b.log_path, " end: peer", 1, 10000);
+    char *log_a = e2e_read_file(srv_a.log_path), *log_b = e2e_read_file(srv_b.log_path);
+    seen_a = e2e_count_lines_with(log_a, " end: peer");
+    seen_b = e2e_count_lines_with(log_b, " end: peer");
     int mapped_a = e2e_count_lines_with(log_a, "mapped in address slot 0,");
     int mapped_b = e2e_count_lines_with(log_b, "mapped in address slot 1,");
     free(log_a);

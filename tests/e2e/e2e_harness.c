@@ -594,6 +594,18 @@ int e2e_count_lines_with(const char *text, const char *needle)
     return n;
 }
 
+int e2e_wait_log_lines(const char *path, const char *needle, int want, int timeout_ms)
+{
+    for (int waited = 0;; waited += 50) {
+        char *text = e2e_read_file(path);
+        int n = e2e_count_lines_with(text, needle);
+        free(text);
+        if (n >= want || waited >= timeout_ms)
+            return n;
+        e2e_sleep_ms(50);
+    }
+}
+
 const char *e2e_describe(const e2e_proc *p, char *buf, size_t len)
 {
     if (p->timed_out)

@@ -148,6 +148,11 @@ char *e2e_read_file(const char *path);
 /* Number of lines of TEXT containing NEEDLE. */
 int e2e_count_lines_with(const char *text, const char *needle);
 
+/* Polls the file at PATH (a server log) up to TIMEOUT_MS until WANT of its lines
+ * contain NEEDLE: a process that has just ended may not have written its last line
+ * yet. Returns the number of such lines at the end. */
+int e2e_wait_log_lines(const char *path, const char *needle, int want, int timeout_ms);
+
 /* Describes a waitpid status and timeout for messages: "exit 3", "signal 9", "timeout". */
 const char *e2e_describe(const e2e_proc *p, char *buf, size_t len);
 
