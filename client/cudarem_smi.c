@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_observe.h"
+#include "protocol/crm_limit_kinds.h"
 #include "protocol/crm_status_json.h"
 #include "common/crm_addr.h"
 
@@ -21,6 +22,7 @@ typedef struct smi_options {
     const char *servers[SMI_MAX_SERVERS];
     int nservers;
     int json;
+    int objects;           /* --objects: what each session holds against its limits */
     int loop_seconds;      /* 0: once */
     uint64_t end_session;  /* 0: none */
 } smi_options;
@@ -42,6 +44,9 @@ static void smi_usage(FILE *f)
             "                       list or repeated for many (default: CUDAREM_SERVER, else\n"
             "                       " SMI_DEFAULT_SERVER "); a pool's @GPU lists are ignored\n"
             "      --json           print JSON: {\"servers\": [...]}, one document per line\n"
+            "  -o, --objects        also show what each session holds of every kind the\n"
+            "                       server's --session-limits bound, against those limits,\n"
+            "                       and how many creations they refused\n"
             "  -l, --loop SECONDS   show again every SECONDS until interrupted\n"
             "      --end SESSION    end session SESSION (its number in the table) of the one\n"
             "                       server given; the session's process frees all it held\n"
@@ -76,18 +81,20 @@ static int smi_parse(int argc, char **argv, smi_options *o)
     static const struct option longs[] = {
         {"server", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'j'},
         {"loop", required_argument, NULL, 'l'},   {"end", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"objects", no_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
     };
     int opt;
     char *end;
     memset(o, 0, sizeof *o);
-    while ((opt = getopt_long(argc, argv, "s:l:h", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "s:l:oh", longs, NULL)) != -1) {
         switch (opt) {
         case 's':
             if (smi_add_servers(o, optarg) != 0)
                 return -1;
             break;
         case 'j': o->json = 1; break;
+        case 'o': o->objects = 1; break;
         case 'l':
             o->loop_seconds = (int)strtol(optarg, &end, 10);
             if (*end != '\0' || o->loop_seconds < 1)
@@ -164,7 +171,53 @@ static void smi_text_sessions(const crm_status_res *r, time_t now)
         printf("  no sessions\n");
 }
 
-static void smi_text(const char *addr, const crm_status_res *r)
+/* One held or limit value: a count, or MiB for a byte kind; "-" for no limit. */
+static void smi_kind_value(char *buf, size_t len, int kind, uint64_t v, int is_limit)
+{
+    if (is_limit && v == 0)
+        snprintf(buf, len, "-");
+    else if (crm_limit_is_bytes(kind))
+        snprintf(buf, len, "%.0fMiB", smi_mib(v));
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* Value k of an array the server sent, 0 when it sent fewer. */
+static uint64_t smi_kind_at(const u_quad_t *v, u_int n, int k)
+{
+    return (u_int)k < n ? (uint64_t)v[k] : 0;
+}
+
+/* --objects: per session, what it holds of each limited kind; then the limits and
+ * the creations they refused. */
+static void smi_text_objects(const crm_status_res *r)
+{
+    char cell[32];
+    printf("\n%6s ", "ID");
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        printf(" %12s", crm_limit_name(k));
+    printf("\n");
+    for (u_int i = 0; i < r->sessions.sessions_len; i++) {
+        const crm_status_session *s = &r->sessions.sessions_val[i];
+        printf("%6" PRIu64 " ", s->id);
+        for (int k = 0; k < CRM_LIMIT_KINDS; k++) {
+            smi_kind_value(cell, sizeof cell, k, smi_kind_at(s->held.held_val, s->held.held_len, k), 0);
+            printf(" %12s", cell);
+        }
+        printf("\n");
+    }
+    printf("%6s ", "limit");
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++) {
+        smi_kind_value(cell, sizeof cell, k, smi_kind_at(r->limits.limits_val, r->limits.limits_len, k), 1);
+        printf(" %12s", cell);
+    }
+    printf("\n%6s ", "hits");
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        printf(" %12" PRIu64, smi_kind_at(r->limit_hits.limit_hits_val, r->limit_hits.limit_hits_len, k));
+    printf("\n");
+}
+
+static void smi_text(const char *addr, const crm_status_res *r, int objects)
 {
     time_t now = time(NULL);
     long up = r->start_unix > 0 ? (long)(now - r->start_unix) : 0;
@@ -174,6 +227,8 @@ static void smi_text(const char *addr, const crm_status_res *r)
            r->sessions_refused, r->auth_failures, r->sessions_ended_by_admin);
     smi_text_devices(r);
     smi_text_sessions(r, now);
+    if (objects)
+        smi_text_objects(r);
 }
 
 /* ---- one pass over the servers --------------------------------------------------- */
@@ -199,7 +254,7 @@ static int smi_show_one(const smi_options *o, const char *addr)
     if (o->json)
         crm_status_json(stdout, addr, rc == 0 ? &res : NULL, rc == 0 ? NULL : err);
     else if (rc == 0)
-        smi_text(addr, &res);
+        smi_text(addr, &res, o->objects);
     else
         fprintf(stderr, "cudarem-smi: %s: %s\n", addr, err);
     if (rc == 0)

@@ -1,6 +1,16 @@
 /* crm_status_json.c -- a server's status as JSON (protocol/crm_status_json.h). */
 #include <inttypes.h>
+#include "protocol/crm_limit_kinds.h"
 #include "protocol/crm_status_json.h"
+
+/* "KEY": {"streams": N, ...} from an array of the session limits' kinds. */
+static void crm__json_kinds(FILE *f, const char *key, const u_quad_t *v, u_int n)
+{
+    fprintf(f, ", \"%s\": {", key);
+    for (u_int k = 0; k < n && crm_limit_name((int)k) != NULL; k++)
+        fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", crm_limit_name((int)k), (uint64_t)v[k]);
+    putc('}', f);
+}
 
 void crm_json_string(FILE *f, const char *s)
 {
@@ -35,9 +45,11 @@ static void crm__json_session(FILE *f, const crm_status_session *s)
     fprintf(f,
             ", \"client_pid\": %u, \"server_pid\": %d, \"start_unix\": %" PRId64 ", \"calls\": %" PRIu64
             ", \"bytes_in\": %" PRIu64 ", \"bytes_out\": %" PRIu64 ", \"memory_used\": %" PRIu64
-            ", \"kernel_ns\": %" PRIu64 ", \"devices\": %" PRIu64 "}",
+            ", \"kernel_ns\": %" PRIu64 ", \"devices\": %" PRIu64,
             s->client_pid, s->server_pid, (int64_t)s->start_unix, s->calls, s->bytes_in, s->bytes_out,
             s->memory_used, s->kernel_ns, s->devices);
+    crm__json_kinds(f, "held", s->held.held_val, s->held.held_len);
+    putc('}', f);
 }
 
 void crm_status_json(FILE *f, const char *addr, const crm_status_res *r, const char *error)
@@ -66,6 +78,9 @@ void crm_status_json(FILE *f, const char *addr, const crm_status_res *r, const c
         fputs(i ? ", " : "", f);
         crm__json_session(f, &r->sessions.sessions_val[i]);
     }
-    fprintf(f, "]}");
+    putc(']', f);
+    crm__json_kinds(f, "limits", r->limits.limits_val, r->limits.limits_len);
+    crm__json_kinds(f, "limit_hits", r->limit_hits.limit_hits_val, r->limit_hits.limit_hits_len);
+    putc('}', f);
 }
 

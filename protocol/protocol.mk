@@ -31,7 +31,8 @@ GEN_HEADERS := $(GEN)/crm_api.h $(GEN)/crm_client_gen.h $(GEN)/crm_server_gen.h 
 PROTO_OBJS := $(BUILD)/obj/protocol/crm_api_xdr.o $(BUILD)/obj/protocol/crm_bulk.o $(BUILD)/obj/protocol/crm_payload.o \
               $(BUILD)/obj/protocol/crm_shm.o $(BUILD)/obj/protocol/crm_shm_guard.o $(BUILD)/obj/protocol/crm_chan.o $(BUILD)/obj/protocol/crm_chan_link.o \
               $(BUILD)/obj/protocol/crm_sockio.o $(BUILD)/obj/protocol/crm_tls.o $(BUILD)/obj/protocol/crm_zlive.o $(BUILD)/obj/protocol/crm_zshape.o \
-              $(BUILD)/obj/protocol/crm_api_names.o $(BUILD)/obj/protocol/crm_status_json.o
+              $(BUILD)/obj/protocol/crm_api_names.o $(BUILD)/obj/protocol/crm_status_json.o \
+              $(BUILD)/obj/protocol/crm_limit_kinds.o
 
 $(BUILD)/obj/protocol/crm_api_xdr.o: $(GEN)/crm_api_xdr.c $(GEN_HEADERS)
 	@mkdir -p $(dir $@)

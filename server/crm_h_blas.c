@@ -198,6 +198,8 @@ cublasStatus_t crm_srv_cublasCreate_v2(crm_session *s, uint64_t id)
         return CUBLAS_STATUS_NOT_SUPPORTED;
     if (id == 0 || crm_idmap_get(&s->handles, id, &old) == 0)
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (crm_session_room(s, CRM_LIMIT_HANDLES, 1) != 0)
+        return CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t st = crm_rt.cublasCreate_v2(&h);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;

@@ -47,6 +47,8 @@ cudnnStatus_t crm_srv_crm_dnn_create(crm_session *s, uint64_t id)
         return CUDNN_STATUS_NOT_SUPPORTED;
     if (id == 0 || crm_session_handle(s, CRM_HANDLE_cudnnHandle_t, id, &old) == 0)
         return CUDNN_STATUS_BAD_PARAM;
+    if (crm_session_room(s, CRM_LIMIT_HANDLES, 1) != 0)
+        return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED; /* cudnnCreate out of host memory */
     cudnnStatus_t st = crm_rt.cudnnCreate(&h);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;

@@ -10,7 +10,6 @@
 #include "server/crm_backend.h"
 #include "server/crm_session.h"
 
-#define CRM_HOSTMEM_REGIONS_MAX 4096 /* per session: each is a mapping of ours */
 
 typedef struct crm__hostmem {
     crm_shm_region shm;
@@ -30,8 +29,10 @@ cudaError_t crm_srv_crm_host_attach(crm_session *s, uint64_t id, const crm_bytes
 {
     char path[CRM_SHM_NAME_MAX];
     void *old;
-    if (id == 0 || crm_idmap_get(&s->hostmem, id, &old) == 0 || s->hostmem.used >= CRM_HOSTMEM_REGIONS_MAX)
+    if (id == 0 || crm_idmap_get(&s->hostmem, id, &old) == 0)
         return cudaErrorInvalidValue;
+    if (crm_session_room(s, CRM_LIMIT_PINNED, 1) != 0) /* --session-limits pinned: each is a mapping of ours */
+        return cudaErrorMemoryAllocation;
     if (name->crm_bytes_len == 0 || name->crm_bytes_len >= sizeof path || cookie->crm_bytes_len != CRM_SHM_COOKIE)
         return cudaErrorInvalidValue;
     memcpy(path, name->crm_bytes_val, name->crm_bytes_len);

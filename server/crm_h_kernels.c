@@ -34,6 +34,7 @@ typedef struct crm__kmod {
     size_t nfuncs;
     uint64_t *syms;            /* bases it added to s->allocs */
     size_t nsyms;
+    int counted;               /* its bytes count against --session-limits module-bytes */
 } crm__kmod;
 
 /* A kernel of a module, with its own copy of the layout. */
@@ -60,6 +61,8 @@ static void crm__kmod_free(void *h)
         if (r != NULL && r->base == m->syms[i] && r->kind == CRM_RANGE_SYMBOL)
             crm_rangemap_remove(&m->s->allocs, m->syms[i], NULL);
     }
+    if (m->counted)
+        crm_session_count(m->s, CRM_LIMIT_MODULE_BYTES, -(int64_t)m->len);
     if (m->lib != NULL)
         crm_rt.cudaLibraryUnload(m->lib);
     crm_module_info_free(&m->info);
@@ -120,6 +123,9 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
     *loaded = 0;
     if (id == 0 || crm_idmap_get(&s->handles, id, &v) == 0)
         return cudaErrorInvalidValue;
+    uint64_t shipped = image->data.data_len; /* a cached image's size is known once read */
+    if (crm_session_room(s, CRM_LIMIT_MODULES, 1) != 0 || crm_session_room(s, CRM_LIMIT_MODULE_BYTES, shipped) != 0)
+        return cudaErrorMemoryAllocation;
     crm__kmod *m = calloc(1, sizeof *m);
     if (m == NULL)
         return cudaErrorMemoryAllocation;
@@ -128,7 +134,10 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
         free(m);
         return image->data.data_len == 0 ? cudaSuccess : cudaErrorMemoryAllocation; /* not cached: send it */
     }
-    cudaError_t rc = cudaErrorInvalidKernelImage;
+    cudaError_t rc = cudaErrorMemoryAllocation;
+    if (shipped == 0 && crm_session_room(s, CRM_LIMIT_MODULE_BYTES, m->len) != 0)
+        goto fail;
+    rc = cudaErrorInvalidKernelImage;
     if (crm_image_check(m->image, m->len) != 0 ||
         crm_module_info_from_image(m->image, m->len, &m->info, err, sizeof err) != 0) {
         crm_warn("session %llu: rejected a device code module: %s", (unsigned long long)s->id,
@@ -146,6 +155,8 @@ cudaError_t crm_srv_crm_module_load(crm_session *s, uint64_t id, const crm_diges
         rc = cudaErrorMemoryAllocation;
         goto fail;
     }
+    m->counted = 1;
+    crm_session_count(s, CRM_LIMIT_MODULE_BYTES, (int64_t)m->len);
     *loaded = 1;
     return cudaSuccess;
 fail:
@@ -208,6 +219,8 @@ cudaError_t crm_srv_crm_function_get(crm_session *s, uint64_t module, uint64_t i
         return cudaErrorInvalidDeviceFunction;
     if (id == 0 || crm_idmap_get(&s->handles, id, &v) == 0)
         return cudaErrorInvalidValue;
+    if (crm_session_room(s, CRM_LIMIT_FUNCTIONS, 1) != 0)
+        return cudaErrorMemoryAllocation;
     cudaError_t err = crm_rt.cudaLibraryGetKernel(&kernel, m->lib, k->name);
     if (err != cudaSuccess) {
         crm_rt.cudaGetLastError();

@@ -52,9 +52,12 @@ static cudaError_t crm__track(crm_session *s, void *ptr, uint64_t size, uint64_t
 }
 
 /* Charges an allocation of size bytes before it is made: the user's --quota limits
- * it as a full device would (cudaErrorMemoryAllocation). */
+ * it as a full device would (cudaErrorMemoryAllocation), and so does the session's
+ * count of allocations (--session-limits). */
 static cudaError_t crm__charge(crm_session *s, uint64_t size)
 {
+    if (crm_session_room(s, CRM_LIMIT_ALLOCATIONS, 1) != 0) /* --session-limits allocations */
+        return cudaErrorMemoryAllocation;
     return crm_session_charge(s, crm_session_device(), size) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 

@@ -77,6 +77,17 @@ int crm_session_handle(crm_session *s, int kind, uint64_t id, void **out)
     return 0;
 }
 
+/* The --session-limits kind a library handle of kind counts against. */
+static int crm__limit_of(int kind)
+{
+    switch (kind) {
+    case CRM_HANDLE_kernel_module: return CRM_LIMIT_MODULES;
+    case CRM_HANDLE_kernel_func: return CRM_LIMIT_FUNCTIONS;
+    case CRM_HANDLE_vmm_phys: return CRM_LIMIT_ALLOCATIONS;
+    default: return CRM_LIMIT_HANDLES;
+    }
+}
+
 int crm_session_handle_add(crm_session *s, int kind, uint64_t id, void *handle, void (*destroy)(void *))
 {
     crm_session_obj *o = malloc(sizeof *o);
@@ -87,6 +98,7 @@ int crm_session_handle_add(crm_session *s, int kind, uint64_t id, void *handle, 
         free(o);
         return -1;
     }
+    crm_session_count(s, crm__limit_of(kind), 1);
     return 0;
 }
 
@@ -97,6 +109,7 @@ int crm_session_handle_del(crm_session *s, int kind, uint64_t id, void **out)
         return -1;
     crm_idmap_del(&s->handles, id, &v);
     free(v);
+    crm_session_count(s, crm__limit_of(kind), -1);
     return 0;
 }
 
@@ -119,6 +132,8 @@ cudaError_t crm_srv_crm_stream_create(crm_session *s, uint64_t id, unsigned int 
     cudaStream_t h;
     if (id == 0 || crm_idmap_get(&s->streams, id, NULL) == 0)
         return cudaErrorInvalidValue;
+    if (crm_session_room(s, CRM_LIMIT_STREAMS, 1) != 0)
+        return cudaErrorMemoryAllocation; /* as a GPU out of the resources a stream needs */
     cudaError_t err = crm_rt.cudaStreamCreateWithPriority(&h, flags, priority);
     if (err == cudaSuccess && (err = crm__remember(&s->streams, id, h)) != cudaSuccess)
         crm_rt.cudaStreamDestroy(h);
@@ -141,6 +156,8 @@ cudaError_t crm_srv_crm_event_create(crm_session *s, uint64_t id, unsigned int f
     cudaEvent_t h;
     if (id == 0 || crm_idmap_get(&s->events, id, NULL) == 0)
         return cudaErrorInvalidValue;
+    if (crm_session_room(s, CRM_LIMIT_EVENTS, 1) != 0)
+        return cudaErrorMemoryAllocation;
     cudaError_t err = crm_rt.cudaEventCreateWithFlags(&h, flags);
     if (err == cudaSuccess && (err = crm__remember(&s->events, id, h)) != cudaSuccess)
         crm_rt.cudaEventDestroy(h);
@@ -233,7 +250,9 @@ static void crm__release_obj(crm_session_obj *o, int forget_only, int is_stream)
         crm_rt.cudaEventDestroy(o->handle);
 }
 
-static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_stream)
+/* Releases the objects of m on device (-1: all); `counted`: the session whose
+ * library handles they are, whose counts go down (NULL for streams and events). */
+static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_stream, crm_session *counted)
 {
     crm__sweep sw = {device, malloc((m->used + 1) * sizeof(uint64_t)), 0};
     if (sw.ids == NULL)
@@ -242,6 +261,8 @@ static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_
     for (size_t i = 0; i < sw.count; i++) {
         void *v;
         crm_idmap_del(m, sw.ids[i], &v);
+        if (counted != NULL)
+            crm_session_count(counted, crm__limit_of(((crm_session_obj *)v)->kind), -1);
         crm__release_obj(v, forget_only, is_stream);
         free(v);
     }
@@ -250,9 +271,9 @@ static void crm__release_objs(crm_idmap *m, int device, int forget_only, int is_
 
 void crm_session_release(crm_session *s, int device, int forget_only)
 {
-    crm__release_objs(&s->handles, device, forget_only, 0); /* they may use streams */
-    crm__release_objs(&s->streams, device, forget_only, 1);
-    crm__release_objs(&s->events, device, forget_only, 0);
+    crm__release_objs(&s->handles, device, forget_only, 0, s); /* they may use streams */
+    crm__release_objs(&s->streams, device, forget_only, 1, NULL);
+    crm__release_objs(&s->events, device, forget_only, 0, NULL);
     crm_rangemap *m = &s->allocs;
     for (size_t i = m->count; i-- > 0;) {
         if (device >= 0 && m->ranges[i].device != device)

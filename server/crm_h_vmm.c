@@ -84,6 +84,8 @@ CUresult crm_srv_crm_vmm_create(crm_session *s, uint64_t id, uint64_t size, int 
         return CUDA_ERROR_NOT_SUPPORTED;
     if (id == 0 || crm_idmap_get(&s->handles, id, &old) == 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if (crm_session_room(s, CRM_LIMIT_ALLOCATIONS, 1) != 0) /* --session-limits allocations */
+        return CUDA_ERROR_OUT_OF_MEMORY;
     crm__phys *ph = calloc(1, sizeof *ph);
     if (ph == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -128,6 +130,8 @@ CUresult crm_srv_crm_vmm_map(crm_session *s, uint64_t ptr, uint64_t size, uint64
     crm__phys *ph = v;
     if (size == 0 || crm_rangemap_overlaps(&s->allocs, ptr, size))
         return CUDA_ERROR_INVALID_VALUE; /* already mapped there */
+    if (crm_session_room(s, CRM_LIMIT_ALLOCATIONS, 1) != 0) /* --session-limits allocations */
+        return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc = crm_rt.cuMemMap((CUdeviceptr)ptr, size, offset, ph->handle, 0);
     crm_range r = {.base = ptr, .size = size, .kind = CRM_RANGE_VMM, .device = ph->device};
     if (rc == CUDA_SUCCESS && crm_rangemap_add(&s->allocs, r) != 0) {

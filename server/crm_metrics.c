@@ -1,7 +1,8 @@
 /* crm_metrics.c -- the Prometheus exposition text of the shared table
  * (server/crm_metrics.h): per device, DCGM exporter names with its labels (gpu,
  * modelName, Hostname); per session, its counters labelled by session, user and
- * pid; server-wide, sessions and events; and a histogram of calls' execution
+ * pid, with what it holds of each limited kind; server-wide, sessions, events, the
+ * session limits and their refusals; and a histogram of calls' execution
  * times. Label values are escaped as the format asks (\\, \", \n). */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -103,7 +104,29 @@ static void crm__sessions(FILE *f)
             crm__session_sample(f, fams[k].name, &v[i], val[k]);
         }
     }
+    crm__head(f, "cudarem_session_held", "gauge",
+              "What the session holds of each kind --session-limits bounds (host-memory and module-bytes in bytes).");
+    for (int i = 0; i < n; i++)
+        for (int kind = 0; kind < CRM_LIMIT_KINDS; kind++) {
+            fprintf(f, "cudarem_session_held{session=\"%" PRIu64 "\",user=", v[i].id);
+            crm__label(f, v[i].user);
+            fprintf(f, ",server_pid=\"%d\",kind=\"%s\"} %" PRIu64 "\n", (int)v[i].server_pid, crm_limit_name(kind),
+                    v[i].held[kind]);
+        }
     free(v);
+}
+
+/* Each session's limits and how often they refused a creation, per kind. */
+static void crm__limits(FILE *f, const crm_monitor_server *m)
+{
+    crm__head(f, "cudarem_session_limit", "gauge", "What one session may hold of each kind (--session-limits; 0: no limit).");
+    for (int kind = 0; kind < CRM_LIMIT_KINDS; kind++)
+        fprintf(f, "cudarem_session_limit{kind=\"%s\"} %" PRIu64 "\n", crm_limit_name(kind),
+                crm_session_limits.max[kind]);
+    crm__head(f, "cudarem_session_limit_hits_total", "counter", "Creations a session's limit refused, per kind.");
+    for (int kind = 0; kind < CRM_LIMIT_KINDS; kind++)
+        fprintf(f, "cudarem_session_limit_hits_total{kind=\"%s\"} %" PRIu64 "\n", crm_limit_name(kind),
+                m->limit_hits[kind]);
 }
 
 static void crm__server(FILE *f, const crm_monitor_server *m)
@@ -153,6 +176,7 @@ void crm_metrics_write(FILE *f, const char *hostname)
     crm__devices(f, hostname);
     crm__sessions(f);
     crm__server(f, &m);
+    crm__limits(f, &m);
     crm__call_histogram(f, &m);
 }
 

@@ -90,6 +90,8 @@ static void crm__slot_clear(crm__slot *s)
     atomic_store(&s->bytes_in, 0);
     atomic_store(&s->bytes_out, 0);
     atomic_store(&s->kernel_ns, 0);
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        atomic_store(&s->held[k], 0);
 }
 
 /* The slot of user name (claimed when new, or when the table is full, one no

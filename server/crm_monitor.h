@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "server/crm_limits.h"
 
 #define CRM_MONITOR_DEVICES 64   /* devices whose figures are kept */
 #define CRM_MONITOR_SESSIONS 1024 /* sessions listed at once; more are not listed */
@@ -91,6 +92,7 @@ typedef struct crm_monitor_session {
     uint64_t memory;          /* device memory held, bytes, on all devices */
     uint64_t kernel_ns;       /* device time its work took (emulated device; 0 on a GPU) */
     uint64_t devices;         /* bit d: it used device d (d < 64) */
+    uint64_t held[CRM_LIMIT_KINDS]; /* objects, bytes and host memory it holds (server/crm_limits.h) */
 } crm_monitor_session;
 
 /* One device as a session described it, with what the table adds. */
@@ -114,6 +116,7 @@ typedef struct crm_monitor_server {
     uint64_t events[CRM_MONITOR_EVENTS];
     uint64_t call_buckets[CRM_MONITOR_CALL_BUCKETS + 1]; /* calls per bucket (not cumulative); last: longer */
     uint64_t call_ns;                                     /* their execution times, summed */
+    uint64_t limit_hits[CRM_LIMIT_KINDS];                 /* creations --session-limits refused */
 } crm_monitor_server;
 
 /* Daemon: names the backend sessions run on. */
@@ -122,6 +125,10 @@ void crm_monitor_set_backend(const char *name);
 void crm_monitor_session_describe(const char *peer);
 /* Session: its counters so far, after each batch. */
 void crm_monitor_session_counts(uint64_t calls, uint64_t bytes_in, uint64_t bytes_out);
+/* Session: what it holds of each kind --session-limits bounds. */
+void crm_monitor_session_held(const uint64_t held[CRM_LIMIT_KINDS]);
+/* Session: a creation of kind was refused by its limit. */
+void crm_monitor_limit_hit(int kind);
 /* Session: what device is (the first description of each device stays). */
 void crm_monitor_device_describe(int device, const char *name, uint64_t total);
 /* Session: one call took ns to execute here (decoded to answered). */

@@ -29,6 +29,7 @@ typedef struct crm__slot {
     _Atomic int64_t start_unix;                      /* when it was admitted */
     _Atomic uint64_t calls, bytes_in, bytes_out;     /* published after each batch */
     _Atomic uint64_t kernel_ns;                      /* device time its work took (emulated device) */
+    _Atomic uint64_t held[CRM_LIMIT_KINDS];          /* what it holds of each limited kind */
 } crm__slot;
 
 typedef struct crm__device_desc {
@@ -54,6 +55,7 @@ typedef struct crm__table {
     _Atomic int64_t refusal_second;                  /* the second refusals are being counted in */
     _Atomic int refusals_logged;                     /* refusals logged in it */
     _Atomic uint64_t refusals_quiet;                 /* refusals not logged since the last logged */
+    _Atomic uint64_t limit_hits[CRM_LIMIT_KINDS];    /* creations refused by --session-limits */
     crm__slot slots[CRM_MONITOR_SESSIONS];
     crm__user users[CRM_MONITOR_USERS];
 } crm__table;

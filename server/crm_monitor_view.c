@@ -32,6 +32,20 @@ void crm_monitor_session_counts(uint64_t calls, uint64_t bytes_in, uint64_t byte
     atomic_store(&crm__me->bytes_out, bytes_out);
 }
 
+void crm_monitor_session_held(const uint64_t held[CRM_LIMIT_KINDS])
+{
+    if (crm__me == NULL)
+        return;
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        atomic_store(&crm__me->held[k], held[k]);
+}
+
+void crm_monitor_limit_hit(int kind)
+{
+    if (crm__table_get() != NULL && kind >= 0 && kind < CRM_LIMIT_KINDS)
+        atomic_fetch_add(&crm__t->limit_hits[kind], 1);
+}
+
 void crm_monitor_device_describe(int device, const char *name, uint64_t total)
 {
     if (crm__table_get() == NULL || device < 0 || device >= CRM_MONITOR_DEVICES)
@@ -109,6 +123,8 @@ static int crm__copy_session(const crm__slot *s, crm_monitor_session *out)
     out->bytes_in = atomic_load(&s->bytes_in);
     out->bytes_out = atomic_load(&s->bytes_out);
     out->kernel_ns = atomic_load(&s->kernel_ns);
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        out->held[k] = atomic_load(&s->held[k]);
     for (int d = 0; d < CRM_MONITOR_DEVICES; d++) {
         out->memory += crm__positive(atomic_load(&s->used[d]));
         if (atomic_load(&s->touched[d]))
@@ -172,4 +188,6 @@ void crm_monitor_server_info(crm_monitor_server *out)
     for (int b = 0; b <= CRM_MONITOR_CALL_BUCKETS; b++)
         out->call_buckets[b] = atomic_load(&crm__t->call_buckets[b]);
     out->call_ns = atomic_load(&crm__t->call_ns);
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++)
+        out->limit_hits[k] = atomic_load(&crm__t->limit_hits[k]);
 }

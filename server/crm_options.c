@@ -9,6 +9,7 @@
 #include "crm_api.h"
 #include "protocol/crm_wire.h"
 #include "server/crm_options.h"
+#include "server/crm_limits.h"
 #include "server/crm_quota.h"
 
 #define CRM_VERSION_TEXT "cudarem-server 0.1.0 (protocol %d, CUDA runtime API %d)\n"
@@ -86,6 +87,14 @@ static void crm__usage(FILE *out)
             "                       properties report as the device's, and N sessions at\n"
             "                       once; repeatable. Users are token users, Unix-socket\n"
             "                       users by uid name, 'anonymous' under --insecure\n"
+            "  --session-limits KIND=N[,KIND=N...]\n"
+            "                       what one session may hold besides device memory;\n"
+            "                       a creation past a limit fails as out of memory (0: no\n"
+            "                       limit). KIND and default: streams=1024, events=65536,\n"
+            "                       handles=256 (cuBLAS, cuBLASLt, cuDNN), modules=4096,\n"
+            "                       module-bytes=4G, functions=262144, allocations=1048576,\n"
+            "                       pinned=4096 (host regions), host-memory=16G (the\n"
+            "                       session process's private resident memory)\n"
             "  --emu-kernel-timeout SECONDS\n"
             "                       stop a kernel the PTX engine has run for longer with\n"
             "                       cudaErrorLaunchTimeout, and a cuBLAS batch the emulated\n"
@@ -236,6 +245,15 @@ static int crm__quota_arg(const char *spec)
     return -1;
 }
 
+static int crm__session_limits_arg(const char *spec)
+{
+    char err[300];
+    if (crm_limits_parse(spec, &crm_session_limits, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "cudarem-server: --session-limits %s: %s\n", spec, err);
+    return -1;
+}
+
 static int crm__one(crm_options *o, int opt, const char *arg)
 {
     switch (opt) {
@@ -265,6 +283,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'u': return crm__allow_uid_arg(o, arg);
     case 'I': o->auth.insecure = 1; return 0;
     case 'Q': return crm__quota_arg(arg);
+    case 'W': return crm__session_limits_arg(arg);
     case 'c': o->tls_cert = arg; return 0;
     case 'S': o->scrub = 1; return 0;
     case 'k': o->tls_key = arg; return 0;
@@ -290,6 +309,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"http", required_argument, NULL, 'H'},         {"config", required_argument, NULL, 'F'},
         {"login-grace", required_argument, NULL, 'G'},  {"max-startups", required_argument, NULL, 'P'},
         {"max-startups-per-peer", required_argument, NULL, 'p'}, {"cache-max", required_argument, NULL, 'X'},
+        {"session-limits", required_argument, NULL, 'W'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;
@@ -300,6 +320,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
     o->max_startups = 128;
     o->max_startups_per_peer = 64;
     o->log_level = CRM_LOG_INFO;
+    crm_session_limits = crm_limits_default(); /* the sessions inherit them */
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1)
         if ((rc = crm__one(o, opt, optarg)) != 0)
             return rc;

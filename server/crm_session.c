@@ -225,14 +225,15 @@ static void crm__hello(crm_srv_rpc *x, crm_session *s)
     snprintf(s->peer + n, sizeof s->peer - n, " (%s pid %u)", args.host ? args.host : "?", args.pid);
     crm__count_hello(s, &res);
     uint64_t quiet;
-    if (res.status != 0 && crm_monitor_refusal_log(&quiet)) { /* at most 10 a second */
-        crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
-                 s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
-        if (quiet > 0)
-            crm_warn("... after %llu refusals not logged (at most %d a second are)", (unsigned long long)quiet,
-                     CRM_MONITOR_REFUSALS_LOGGED);
-    }
-    else
+    if (res.status != 0) {
+        if (crm_monitor_refusal_log(&quiet)) { /* at most 10 a second */
+            crm_warn("session %llu: refused %s: %s (client protocol %u, server %d)", (unsigned long long)s->id,
+                     s->peer, res.message, args.proto_version, CRM_PROTO_VERSION);
+            if (quiet > 0)
+                crm_warn("... after %llu refusals not logged (at most %d a second are)",
+                         (unsigned long long)quiet, CRM_MONITOR_REFUSALS_LOGGED);
+        }
+    } else
         crm_info("session %llu: admitted %s as %s %s", (unsigned long long)s->id, s->peer,
                  s->observer ? "observer" : "user", s->user);
     if (res.status == 0)
@@ -295,6 +296,7 @@ static void crm__exec_batch(crm_srv_rpc *x, crm_session *s)
         ex.res.device_output.device_output_len =
             (u_int)crm_devout_take(&ex.res.device_output.device_output_val, CRM_OUTPUT_MAX);
         crm_monitor_session_counts(s->calls, s->bytes_in + s->bytes_pinned_in, s->bytes_out + s->bytes_pinned_out);
+        crm_session_publish_held(s);
         if (!crm_srv_rpc_reply(x, (xdrproc_t)xdr_crm_exec_res, &ex.res))
             crm_session_chan_discard();
         else if (crm_session_chan_after_reply() != 0)

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include "common/crm_idmap.h"
 #include "common/crm_rangemap.h"
+#include "server/crm_limits.h"
 #include "server/crm_quota.h"
 
 /* A stream, event or library handle the client created under its own id. */
@@ -64,6 +65,10 @@ typedef struct crm_session {
     unsigned batch_index;  /* position of the running call in its batch */
     unsigned batch_len;    /* calls in the running batch */
     crm_posted_failure posted; /* first failure of a posted batch, for the next reply */
+    uint64_t counted[CRM_LIMIT_KINDS]; /* holdings no table says (server/crm_session_limits.c) */
+    unsigned limits_logged;    /* bit k: reaching limit k was logged */
+    uint64_t host_memory;      /* private resident bytes, last read */
+    uint64_t host_memory_at;   /* when, CLOCK_MONOTONIC ns */
 } crm_session;
 
 /* Exit status of a session process whose client failed to authenticate: the
@@ -96,6 +101,18 @@ int crm_session_charge(crm_session *s, int device, uint64_t bytes);
 /* Narrows a device's free and total memory to what the session's user may still
  * take of it under --quota (the slice a client sees). */
 void crm_session_slice(crm_session *s, int device, size_t *free_bytes, size_t *total_bytes);
+/* What the session holds of a --session-limits kind (server/crm_limits.h). */
+uint64_t crm_session_held(crm_session *s, int kind);
+/* Before creating `more` of kind (not CRM_LIMIT_HOST_MEMORY, which every creation
+ * checks): 0 when the session's limits allow it, else -1, and the creation must fail
+ * as out of memory (the limit's first hit is logged). */
+int crm_session_room(crm_session *s, int kind, uint64_t more);
+/* Counts a creation (delta > 0) or release of kind that the session's tables do
+ * not show by themselves: library handles, modules, their bytes, kernels, VMM
+ * physical allocations. */
+void crm_session_count(crm_session *s, int kind, int64_t delta);
+/* Publishes the holdings for cudarem-smi and the metrics. */
+void crm_session_publish_held(crm_session *s);
 /* Unmaps every shared pinned host region of the session, once the device is idle. */
 void crm_session_hostmem_release(crm_session *s);
 /* Device current in the backend. */

@@ -37,6 +37,17 @@ static void crm__fill_devices(crm_status_res *res)
     }
 }
 
+/* A malloc'd copy of the CRM_LIMIT_KINDS values of v, for an XDR array (freed with
+ * the answer); NULL, an empty array, when memory runs out. */
+static u_quad_t *crm__kinds_copy(const uint64_t *v, u_int *len)
+{
+    u_quad_t *out = malloc(CRM_LIMIT_KINDS * sizeof *out);
+    *len = out != NULL ? CRM_LIMIT_KINDS : 0;
+    for (int k = 0; out != NULL && k < CRM_LIMIT_KINDS; k++)
+        out[k] = v[k];
+    return out;
+}
+
 static void crm__fill_sessions(crm_status_res *res)
 {
     crm_monitor_session *v = calloc(CRM_STATUS_SESSIONS_MAX, sizeof *v);
@@ -51,6 +62,7 @@ static void crm__fill_sessions(crm_status_res *res)
                                   .start_unix = v[i].start_unix, .calls = v[i].calls, .bytes_in = v[i].bytes_in,
                                   .bytes_out = v[i].bytes_out, .memory_used = v[i].memory,
                                   .kernel_ns = v[i].kernel_ns, .devices = v[i].devices};
+        o->held.held_val = crm__kinds_copy(v[i].held, &o->held.held_len);
     }
     free(v);
 }
@@ -69,6 +81,8 @@ void crm_status_fill(crm_status_res *res)
     res->sessions_ended_by_admin = info.events[CRM_EVENT_ENDED_BY_ADMIN];
     crm__fill_devices(res);
     crm__fill_sessions(res);
+    res->limits.limits_val = crm__kinds_copy(crm_session_limits.max, &res->limits.limits_len);
+    res->limit_hits.limit_hits_val = crm__kinds_copy(info.limit_hits, &res->limit_hits.limit_hits_len);
 }
 
 void crm_status_serve(crm_srv_rpc *x, crm_session *s)

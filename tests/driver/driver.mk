@@ -1,10 +1,11 @@
-# driver.mk -- the runtime-fallback program (rt_fallback.cu), the driver-API test programs (tests/driver/drv_api.c
-# and drv_vmm.c, linked with -lcuda against the toolkit's stub, so they have DT_NEEDED libcuda.so.1 as driver
+# driver.mk -- the runtime-fallback program (rt_fallback.cu), the driver-API test programs (tests/driver/drv_api.c,
+# drv_vmm.c and flood.c, linked with -lcuda against the toolkit's stub, so they have DT_NEEDED libcuda.so.1 as driver
 # programs do), the cubin and PTX of the vadd kernel it loads, and its e2e suite.
 
 DRV_DIR   := $(BUILD)/driver
 DRV_PROG  := $(DRV_DIR)/drv_api
 DRV_VMM   := $(DRV_DIR)/drv_vmm
+DRV_FLOOD := $(DRV_DIR)/flood
 DRV_MODS  := $(DRV_DIR)/vadd.cubin $(DRV_DIR)/vadd.ptx
 DRV_FALLBACK := $(DRV_DIR)/rt_fallback
 E2E_TESTS += $(BUILD)/tests/check_e2e_driver
@@ -13,7 +14,7 @@ DRV_FAKE_BLAS := $(DRV_DIR)/fake/libcublas.so.13 $(DRV_DIR)/fake/libcudnn.so.9 $
 DRV_BLAS_FALLBACK := $(DRV_DIR)/blas_fallback
 DRV_MIXED := $(DRV_DIR)/mixed $(DRV_DIR)/mixed_static
 
-test-programs: $(DRV_PROG) $(DRV_VMM) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
+test-programs: $(DRV_PROG) $(DRV_VMM) $(DRV_FLOOD) $(DRV_MODS) $(DRV_FALLBACK) $(DRV_FAKE_BLAS) $(DRV_BLAS_FALLBACK) $(DRV_MIXED)
 
 # Runtime and driver calls on the same objects, with each runtime.
 $(DRV_DIR)/mixed: tests/driver/mixed.cu tests/driver/dcheck.h | $(DRV_DIR)
@@ -48,6 +49,11 @@ $(DRV_PROG): tests/driver/drv_api.c tests/driver/dcheck.h | $(DRV_DIR)
 
 $(DRV_VMM): tests/driver/drv_vmm.c tests/driver/dcheck.h | $(DRV_DIR)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# An authenticated client creating objects until the session limits refuse (check_e2e_limits).
+$(DRV_FLOOD): tests/driver/flood.c | $(DRV_DIR)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -I$(CUDA_HOME)/include -o $@ $< \
+	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -lcublas -lcuda
 
 $(DRV_DIR)/vadd.cubin: tests/kernels/vadd.cu | $(DRV_DIR)
 	$(NVCC) -cubin -arch=sm_90 -o $@ $<

@@ -2,12 +2,13 @@
 # loopback, the tests/cuda programs run through the preloaded shim; check_e2e_auth
 # starts servers that admit by token or uid; check_e2e_smi runs cudarem-smi, the
 # metrics and the dashboard; check_e2e_install runs make install and what it wrote;
-# check_e2e_pool pools two servers; check_e2e_unusable, every way a server cannot be
+# check_e2e_pool pools two servers; check_e2e_hostile, strangers on the network, and
+# check_e2e_limits, a tenant flooding the server with objects; check_e2e_unusable, every way a server cannot be
 # used, as each build and framework sees it.
 # The harness and its compile-time definitions are in tests/tests.mk.
 
 E2E_NAMES    := check_e2e_programs check_e2e_faults check_e2e_roundtrips check_e2e_auth check_e2e_netns check_e2e_tls \
-                check_e2e_smi check_e2e_install check_e2e_pool check_e2e_hostile
+                check_e2e_smi check_e2e_install check_e2e_pool check_e2e_hostile check_e2e_limits
 
 E2E_TESTS += $(addprefix $(BUILD)/tests/,$(E2E_NAMES))
 

@@ -5,10 +5,11 @@
 # zstd parameters, the client's pointer table and what it answers after a round
 # trip, the failures of queued calls kept per thread, the token exchange, --quota's lines, the pool's server list and device
 # order, a GPU session's kernel time from NVML's samples, the capture of what the
-# device prints, the limits on connections not yet admitted, the module cache. One binary per module, $(BUILD)/tests/check_<module>.
+# device prints, the limits on connections not yet admitted, the module cache, the
+# parsing of --session-limits. One binary per module, $(BUILD)/tests/check_<module>.
 
 UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time \
-             devout deferred startup kcache
+             devout deferred startup kcache limits
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -96,6 +97,11 @@ $(BUILD)/tests/check_startup: tests/unit/check_startup.c tests/unit/crm_check.h 
 $(BUILD)/tests/check_kcache: tests/unit/check_kcache.c tests/unit/crm_check.h server/crm_kcache.h \
                              $(BUILD)/obj/server/crm_kcache.o $(BUILD)/obj/common/crm_digest.o $(AUTH_OBJS) \
                              $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -lcrypto
+
+$(BUILD)/tests/check_limits: tests/unit/check_limits.c tests/unit/crm_check.h server/crm_limits.h \
+                             $(BUILD)/obj/server/crm_limits.o $(BUILD)/obj/server/crm_quota.o \
+                             $(BUILD)/obj/protocol/crm_limit_kinds.o $(AUTH_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -lcrypto
 
 $(BUILD)/tests/check_quota: tests/unit/check_quota.c tests/unit/crm_check.h server/crm_quota.h \

@@ -1,0 +1,278 @@
+/* check_e2e_limits.c -- end-to-end suite: an authenticated but hostile tenant
+ * (mallory) floods the server with one kind of object at a time against small
+ * --session-limits, while another user (alice) works.
+ *
+ * For each kind (streams, events, allocations, pinned host regions, cuBLAS handles,
+ * modules, module bytes, kernels): the flood (tests/driver/flood.c) stops at the
+ * limit with the out-of-memory error a GPU gives (pinned memory past the limit stays
+ * the client's own, and the program goes on); cudarem-smi --json, run by an
+ * administrator, shows the flooder holding exactly the limit and the refusals
+ * counted; the server logs the limit once; alice's program passes meanwhile. A
+ * host-memory limit below what a session process needs refuses every creation.
+ * How long alice's program took, and the server's processes and resident memory
+ * while the flooder holds everything, are printed (not judged: speed is measured in
+ * benchmarks/).
+ */
+#include "tests/e2e/e2e_harness.h"
+#include "tests/unit/crm_check.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMITS "streams=16,events=16,handles=4,modules=8,module-bytes=256K,functions=32,allocations=32,pinned=8"
+
+static char dir[64], users[E2E_PATH_LEN], mallory[160], alice[160], ops[160];
+static e2e_server srv;
+
+/* What a flood of each kind must end with under LIMITS. */
+static const struct {
+    const char *kind;
+    int max;          /* objects the flood asks for */
+    int created;      /* how many it gets */
+    const char *then; /* and the error after them */
+    long long held;   /* what the server shows it holding (-1: see the test) */
+} floods[] = {
+    {"streams", 100, 16, "CUDA_ERROR_OUT_OF_MEMORY", 16},
+    {"events", 100, 16, "CUDA_ERROR_OUT_OF_MEMORY", 16},
+    {"allocations", 100, 32, "CUDA_ERROR_OUT_OF_MEMORY", 32},
+    {"pinned", 30, 30, "none", 8}, /* past 8, pinned memory stays private */
+    {"handles", 20, 4, "CUBLAS_STATUS_ALLOC_FAILED", 4},
+    {"modules", 30, 8, "CUDA_ERROR_OUT_OF_MEMORY", 8},
+    {"module-bytes", 30, 3, "CUDA_ERROR_OUT_OF_MEMORY", -1}, /* 64 KiB and a little more each */
+    {"functions", 60, 32, "CUDA_ERROR_OUT_OF_MEMORY", 32},
+};
+
+static void setup(void)
+{
+    ck_assert_msg(e2e_dir_make(dir, sizeof dir) == 0, "mkdtemp failed");
+    snprintf(users, sizeof users, "%s/users", dir);
+    ck_assert(e2e_add_user(dir, users, "mallory", 0, mallory, sizeof mallory) == 0);
+    ck_assert(e2e_add_user(dir, users, "alice", 0, alice, sizeof alice) == 0);
+    ck_assert(e2e_add_user(dir, users, "ops", 1, ops, sizeof ops) == 0);
+}
+
+static void teardown(void)
+{
+    e2e_server_kill(&srv);
+    e2e_server_extra_args(NULL);
+    e2e_client_library_path(NULL);
+    unsetenv("CUDAREM_TOKEN");
+    e2e_dir_remove(dir);
+}
+
+static void start_server(const char *limits)
+{
+    static char *args[8];
+    static char spec[256];
+    char err[512];
+    snprintf(spec, sizeof spec, "%s", limits);
+    args[0] = "--auth-file", args[1] = users, args[2] = "--session-limits", args[3] = spec, args[4] = NULL;
+    e2e_server_extra_args(args);
+    ck_assert_msg(e2e_server_start_logged(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The server's processes (the daemon and its children) and their resident memory, KiB. */
+static int server_footprint(long long *rss_kib)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    *rss_kib = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *paren = strrchr(buf, ')');
+        long ppid = 0, rss = 0;
+        if (paren == NULL || sscanf(paren + 2, "%*c %ld", &ppid) != 1)
+            continue;
+        if (atol(e->d_name) != (long)srv.pid && ppid != (long)srv.pid)
+            continue;
+        /* field 24, rss in pages: after ')' come fields 3 .. */
+        char *p = paren + 2;
+        for (int field = 3; field < 24 && p != NULL; field++)
+            p = (p = strchr(p, ' ')) ? p + 1 : NULL;
+        if (p != NULL)
+            rss = atol(p);
+        *rss_kib += rss * (sysconf(_SC_PAGESIZE) / 1024);
+        n++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/* mallory's flood of kind, holding what it made: its first output line. */
+static char *flood_holding(e2e_proc *p, const char *kind, int max)
+{
+    char path[E2E_PATH_LEN], lib[E2E_PATH_LEN], maxs[16];
+    e2e_build_path("driver/flood", path, sizeof path);
+    e2e_build_path("lib", lib, sizeof lib);
+    snprintf(maxs, sizeof maxs, "%d", max);
+    char *argv[] = {path, (char *)kind, maxs, "hold", NULL};
+    e2e_proc_opts o = {srv.tcp_addr, 1, 0};
+    setenv("CUDAREM_TOKEN", mallory, 1);
+    e2e_client_library_path(lib); /* libcuda.so.1 and libcublas.so.13 are the shim */
+    ck_assert_int_eq(e2e_spawn(p, dir, kind, path, argv, &o), 0);
+    e2e_client_library_path(NULL);
+    unsetenv("CUDAREM_TOKEN");
+    int held = e2e_wait_output(p, "holding", 60000) == 0;
+    char *out = e2e_read_file(p->out_path);
+    if (!held) {
+        char *err = e2e_read_file(p->err_path), *log = e2e_read_file(srv.log_path);
+        e2e_dump("flood stdout", out, 2000);
+        e2e_dump("flood stderr", err, 2000);
+        e2e_dump("server log", log, 4000);
+        free(err);
+        free(log);
+    }
+    ck_assert_msg(held, "the %s flood never held", kind);
+    return out;
+}
+
+/* cudarem-smi --json as ops: its output (malloc'd). */
+static char *smi_json(void)
+{
+    char path[E2E_PATH_LEN];
+    e2e_proc p;
+    e2e_build_path("cudarem-smi", path, sizeof path);
+    char *argv[] = {path, "--server", srv.tcp_addr, "--json", NULL};
+    e2e_proc_opts o = {NULL, 0, 0};
+    setenv("CUDAREM_TOKEN", ops, 1);
+    ck_assert_int_eq(e2e_run(&p, dir, "smi", path, argv, &o), 0);
+    unsetenv("CUDAREM_TOKEN");
+    ck_assert_msg(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "cudarem-smi failed");
+    return e2e_read_file(p.out_path);
+}
+
+/* The number after "key": in the object named obj ("held", "limits", "limit_hits")
+ * at or after at: -1 when absent. */
+static long long json_kind(const char *at, const char *obj, const char *kind)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\": {", obj);
+    const char *o = at ? strstr(at, quoted) : NULL;
+    if (o == NULL)
+        return -1;
+    const char *close = strchr(o, '}');
+    snprintf(quoted, sizeof quoted, "\"%s\": ", kind);
+    const char *v = strstr(o, quoted);
+    return v != NULL && v < close ? atoll(v + strlen(quoted)) : -1;
+}
+
+/* alice runs tests/cuda/copy, which must pass: how long it took, ms. */
+static long long alice_copies(const char *attack)
+{
+    char *err;
+    setenv("CUDAREM_TOKEN", alice, 1);
+    long long t0 = now_ms();
+    int rc = e2e_client_status(dir, "copy", srv.tcp_addr, "alice-copy", &err);
+    long long took = now_ms() - t0;
+    unsetenv("CUDAREM_TOKEN");
+    if (rc != 0)
+        e2e_dump("alice's stderr", err, 2000);
+    free(err);
+    ck_assert_msg(rc == 0, "%s: alice's copy failed (exit %d)", attack, rc);
+    return took;
+}
+
+START_TEST(test_flood_stops_at_the_limit)
+{
+    const char *kind = floods[_i].kind;
+    char want[128], attack[64];
+    e2e_proc flood;
+    start_server(LIMITS);
+    char *out = flood_holding(&flood, kind, floods[_i].max);
+    snprintf(want, sizeof want, "flood %s: %d created, then %s\n", kind, floods[_i].created, floods[_i].then);
+    int as_wanted = strstr(out, want) != NULL;
+    free(out);
+    char *json = smi_json();
+    const char *session = strstr(json, "\"user\": \"mallory\"");
+    long long held = json_kind(session, "held", kind), hits = json_kind(json, "limit_hits", kind);
+    long long limit = json_kind(json, "limits", kind);
+    snprintf(attack, sizeof attack, "a flood of %s", kind);
+    long long took = alice_copies(attack), rss;
+    int procs = server_footprint(&rss);
+    fprintf(stderr, "limits: %s: alice's copy passed in %lld ms; server: %d processes, %lld MiB resident\n", attack,
+            took, procs, rss / 1024);
+    char *log = e2e_read_file(srv.log_path), line[96];
+    snprintf(line, sizeof line, "(mallory): reached its limit of");
+    int logged = e2e_count_lines_with(log, line);
+    free(log);
+    kill(flood.pid, SIGKILL);
+    e2e_wait(&flood, 5000);
+    ck_assert_msg(as_wanted, "the flood did not end with: %s", want);
+    if (floods[_i].held >= 0)
+        ck_assert_msg(held == floods[_i].held, "smi shows %lld %s held, expected %lld\n%s", held, kind,
+                      floods[_i].held, json);
+    else
+        ck_assert_msg(held > 3 * 65536 && held <= limit, "smi shows %lld %s held, limit %lld", held, kind, limit);
+    ck_assert_msg(hits >= 1, "smi counts %lld refused %s", hits, kind);
+    ck_assert_msg(logged == 1, "the server logged mallory's limit %d times, expected once", logged);
+    free(json);
+}
+END_TEST
+
+/* A host-memory limit below what a session process holds refuses every creation,
+ * and says which limit. */
+START_TEST(test_host_memory_limit)
+{
+    e2e_proc flood;
+    start_server("host-memory=1M");
+    char *out = flood_holding(&flood, "allocations", 5);
+    int refused = strstr(out, "flood allocations: 0 created, then CUDA_ERROR_OUT_OF_MEMORY") != NULL;
+    free(out);
+    kill(flood.pid, SIGKILL);
+    e2e_wait(&flood, 5000);
+    char *log = e2e_read_file(srv.log_path);
+    int said = strstr(log, "reached its limit of 1.0 MiB of host-memory (--session-limits host-memory=1048576)") != NULL;
+    if (!refused || !said)
+        e2e_dump("server log", log, 3000);
+    free(log);
+    ck_assert_msg(refused, "an allocation was made past the host-memory limit");
+    ck_assert_msg(said, "the server did not log the host-memory limit");
+}
+END_TEST
+
+/* The defaults let an ordinary program through, and the server says them in --help. */
+START_TEST(test_defaults_admit_ordinary_work)
+{
+    start_server("streams=1024");
+    alice_copies("no attack");
+    char *json = smi_json();
+    ck_assert_int_eq(json_kind(json, "limits", "events"), 65536);
+    ck_assert_int_eq(json_kind(json, "limits", "host-memory"), 16ll << 30);
+    free(json);
+}
+END_TEST
+
+static Suite *e2e_limits_suite(void)
+{
+    Suite *s = suite_create("e2e_limits");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, test_flood_stops_at_the_limit, 0, (int)(sizeof floods / sizeof *floods));
+    tcase_add_test(tc, test_host_memory_limit);
+    tcase_add_test(tc, test_defaults_admit_ordinary_work);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CRM_CHECK_MAIN(e2e_limits_suite)
