@@ -9,6 +9,17 @@ void crm_log_init(const char *tag, enum crm_log_level level);
 /* Parses "error|warn|info|debug"; returns -1 when the name is unknown. */
 int crm_log_parse_level(const char *name);
 void crm_log(enum crm_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Bounds the lines this process writes: `burst` at once, then `per_second` (a token
+ * bucket; 0, 0: no bound, the default). A line over the bound is dropped and counted;
+ * the next line written is preceded by how many were dropped. A server's session
+ * process sets it, so that a client cannot make the server fill its log. */
+void crm_log_limit(int per_second, int burst);
+/* Writes the count of lines dropped since the last written one, if any (a session
+ * process, before its last line). */
+void crm_log_flush_dropped(void);
+/* Writes one line as it is (no tag), within the bound; for text another library
+ * would have printed (the emulated device's messages). */
+void crm_log_raw(const char *text);
 
 #define crm_error(...) crm_log(CRM_LOG_ERROR, __VA_ARGS__)
 #define crm_warn(...)  crm_log(CRM_LOG_WARN, __VA_ARGS__)

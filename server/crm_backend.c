@@ -135,6 +135,13 @@ int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
 #include "server/crm_rt_vmm.def"
 #undef CRM_RT_FN
     crm__kind = kind;
+    if (kind == CRM_BACKEND_EMU) { /* its messages join the log, and the session's bound on it */
+        void (*set_log)(void (*)(const char *)) = NULL;
+        void *emu = crm__library(kind, "cudart", err, errlen);
+        *(void **)&set_log = emu != NULL ? dlsym(emu, "crm_emu_set_log") : NULL;
+        if (set_log != NULL)
+            set_log(crm_log_raw);
+    }
     return 0;
 }
 

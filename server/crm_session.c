@@ -441,6 +441,7 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, i
     crm__stopping = 0; /* one process may serve sessions one after another (tests/fuzz) */
     crm__ended_by = 0;
     crm_auth_srv_session_reset();
+    crm_log_limit(CRM_SESSION_LOG_PER_SECOND, CRM_SESSION_LOG_BURST); /* a client cannot fill the log */
     s->id = id;
     s->fd = fd;
     s->refuse = refuse;
@@ -467,6 +468,8 @@ int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, i
     crm_xfer_fini();
     crm_session_chan_close();
     crm_shm_detach();
+    crm_log_flush_dropped();
+    crm_log_limit(0, 0); /* the end line is always written */
     if (refuse == NULL)
         crm__log_end(s);
     return s->auth_failed ? CRM_EXIT_AUTH_FAILED : 0;

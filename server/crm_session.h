@@ -71,6 +71,12 @@ typedef struct crm_session {
     uint64_t host_memory_at;   /* when, CLOCK_MONOTONIC ns */
 } crm_session;
 
+/* The lines a session process may write to the server's log: this many at once,
+ * then this many a second (common/crm_log.h); the rest are counted, and the count
+ * is logged. */
+#define CRM_SESSION_LOG_BURST 100
+#define CRM_SESSION_LOG_PER_SECOND 10
+
 /* Exit status of a session process whose client failed to authenticate: the
  * daemon counts these per peer (server/crm_admit.h). */
 #define CRM_EXIT_AUTH_FAILED 3

@@ -1,7 +1,7 @@
 /* crm_emu.h -- internal interface between the files of the CPU-emulated CUDA device.
  *
- * libcudarem-emu.so exports only CUDA runtime names (CRM_EXPORT); everything here is
- * crm__ and hidden. All shared tables (device memory, host memory, streams, events)
+ * libcudarem-emu.so exports only CUDA runtime names (CRM_EXPORT), and crm_emu_set_log
+ * for the server; everything here is crm__ and hidden. All shared tables (device memory, host memory, streams, events)
  * are guarded by one process-wide read/write lock: lookups and the copies that use
  * them take it shared, anything that changes a table takes it exclusive.
  */
@@ -15,6 +15,9 @@
 #define CRM_EXPORT __attribute__((visibility("default")))
 
 #define CRM_EMU_MAX_DEVICES 8
+
+/* --- crm_emu_log.c: the device's messages, one line each (no newline in fmt) --- */
+void crm__emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- crm_emu_env.c: parsing of the configuration variables (pure functions) --- */
 

@@ -104,7 +104,7 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
                         crm__engine_memory, crm__engine_variable, k, NULL, crm__engine_output};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
-        fprintf(stderr, "cudarem-emu: %s (%s)\n", msg, crm_error_name((int)err));
+        crm__emu_log("%s (%s)", msg, crm_error_name((int)err));
     crm__emu_poison(err);
     return err;
 }

@@ -28,7 +28,7 @@ static void crm__load_impls(void)
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         const cudarem_emu_kernel *t = h ? dlsym(h, CUDAREM_EMU_KERNELS_TABLE) : NULL;
         if (t == NULL) {
-            fprintf(stderr, "cudarem-emu: cannot use kernel library %s: %s\n", path,
+            crm__emu_log("cannot use kernel library %s: %s", path,
                     h == NULL ? dlerror() : "it exports no " CUDAREM_EMU_KERNELS_TABLE " table");
             continue;
         }
@@ -93,7 +93,7 @@ static char *crm__image_ptx(const void *code, size_t len, size_t *ptx_len)
     unsigned char *text = NULL;
     char err[128];
     if (best >= 0 && crm_fatbin_payload(&e[best], &text, ptx_len, err, sizeof err) != 0) {
-        fprintf(stderr, "cudarem-emu: the module's PTX cannot be read: %s\n", err);
+        crm__emu_log("the module's PTX cannot be read: %s", err);
         text = NULL;
     }
     return (char *)text;
@@ -106,7 +106,7 @@ crm_ptx_module *crm__lib_engine(struct CUlib_st *lib)
         return lib->engine;
     if (crm_ptx_load(lib->ptx, lib->ptx_len, &lib->engine, err, sizeof err) != 0) {
         lib->engine_err = strdup(err);
-        fprintf(stderr, "cudarem-emu: the PTX engine cannot read this module: %s\n", err);
+        crm__emu_log("the PTX engine cannot read this module: %s", err);
     }
     return lib->engine;
 }
@@ -132,7 +132,7 @@ CRM_EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *c
         snprintf(err, sizeof err, "not a fatbinary, cubin or PTX image");
     cudaError_t ret = cudaErrorInvalidKernelImage;
     if (rc != 0)
-        fprintf(stderr, "cudarem-emu: bad device code module: %s\n", err);
+        crm__emu_log("bad device code module: %s", err);
     if (rc == 0)
         lib->ptx = crm__image_ptx(code, len, &lib->ptx_len);
     if (rc == 0 && (lib->globals = calloc(lib->info.nglobals + 1, sizeof *lib->globals)) == NULL) {
@@ -179,8 +179,8 @@ static int crm__ptx_runnable(struct CUlib_st *lib, struct CUkern_st *kern)
     if (m == NULL && lib->engine_err != NULL)
         snprintf(why, sizeof why, "its PTX cannot be read: %s", lib->engine_err);
     if (!ok && !kern->warned)
-        fprintf(stderr, "cudarem-emu: kernel %s has no CPU implementation (give the server one with --emu-kernels) "
-                        "and cannot run on the PTX engine: %s\n", kern->k->name, why);
+        crm__emu_log("kernel %s has no CPU implementation (give the server one with --emu-kernels) "
+                        "and cannot run on the PTX engine: %s", kern->k->name, why);
     kern->warned |= !ok;
     crm__emu_unlock();
     return ok;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "protocol/crm_chan.h"
 #include "protocol/crm_chan_link.h"
 #include "protocol/crm_wire.h"
+#include "server/crm_session.h"
 #include "tests/robust/raw_session.h"
 #include "tests/unit/crm_check.h"
 
@@ -406,6 +408,52 @@ START_TEST(test_hostile_module_images)
 }
 END_TEST
 
+/* A session that makes the server warn on every call (1,000 images refused) cannot
+ * fill the log: its process writes CRM_SESSION_LOG_BURST lines at once and
+ * CRM_SESSION_LOG_PER_SECOND a second after them, then says how many it left out. */
+START_TEST(test_a_session_cannot_fill_the_log)
+{
+    char log_path[64] = "/tmp/crm-malformed-log-XXXXXX";
+    int log_fd = mkstemp(log_path);
+    ck_assert_int_ge(log_fd, 0);
+    close(log_fd);
+    raw_server_log_to(log_path);
+    raw_server_start("logflood");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    unsigned char garbage[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < 1000; i++) {
+        int loaded = -1;
+        ck_assert_int_eq(crm__module_load(c, 5000 + (uint64_t)i, garbage, 7, &loaded), cudaErrorInvalidKernelImage);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    FILE *f = fopen(log_path, "r");
+    char line[1024];
+    int rejected = 0, summary = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        rejected += strstr(line, "rejected a device code module") != NULL;
+        summary += strstr(line, "lines of this process not logged") != NULL;
+    }
+    if (f != NULL)
+        fclose(f);
+    unlink(log_path);
+    int allowed = CRM_SESSION_LOG_BURST + (int)(CRM_SESSION_LOG_PER_SECOND * (seconds + 1.0));
+    ck_assert_msg(rejected >= CRM_SESSION_LOG_BURST / 2 && rejected <= allowed,
+                  "%d refusals logged in %.1f s, expected %d to %d", rejected, seconds, CRM_SESSION_LOG_BURST, allowed);
+    ck_assert_msg(summary >= 1, "the session did not say how many lines it left out");
+}
+END_TEST
+
 /* STATUS and END from a session that is no observer, before HELLO and after it,
  * and calls from an observer: refused with a reason, never answered with data. */
 START_TEST(test_status_needs_an_observer)
@@ -475,6 +523,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_bad_channel_greetings);
     tcase_add_test(tc, test_hostile_module_images);
     tcase_add_test(tc, test_status_needs_an_observer);
+    tcase_add_test(tc, test_a_session_cannot_fill_the_log);
     suite_add_tcase(s, tc);
     return s;
 }
