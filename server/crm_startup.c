@@ -1,5 +1,6 @@
 /* crm_startup.c -- the limits on connections not yet admitted (server/crm_startup.h). */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,8 +29,18 @@ static int crm__oldest(const crm_startup *pending, int n, const char *peer, uint
     return best;
 }
 
-enum crm_startup_verdict crm_startup_decide(const crm_startup *pending, int n, const char *peer, uint64_t now_ms,
-                                            int max_total, int max_per_peer, int *victim)
+/* The oldest startup from a source never admitted, of any age, or -1. */
+static int crm__oldest_stranger(const crm_startup *pending, int n)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (!pending[i].trusted && (best < 0 || pending[i].started_ms < pending[best].started_ms))
+            best = i;
+    return best;
+}
+
+enum crm_startup_verdict crm_startup_decide(const crm_startup *pending, int n, const char *peer, int trusted,
+                                            uint64_t now_ms, int max_total, int max_per_peer, int *victim)
 {
     int of_peer = 0;
     for (int i = 0; i < n; i++)
@@ -42,7 +53,32 @@ enum crm_startup_verdict crm_startup_decide(const crm_startup *pending, int n, c
     else
         return CRM_STARTUP_ACCEPT;
     *victim = crm__oldest(pending, n, scope[0] ? scope : NULL, now_ms);
+    if (*victim < 0 && trusted && scope[0] == '\0')
+        *victim = crm__oldest_stranger(pending, n); /* a returning user before any stranger */
     return *victim >= 0 ? CRM_STARTUP_EVICT : CRM_STARTUP_REFUSE;
+}
+
+void crm_startup_trust_add(crm_startup_trust *t, const char *peer, uint64_t now_ms)
+{
+    int slot = 0;
+    for (int i = 0; i < CRM_STARTUP_TRUSTED; i++) {
+        if (t->at_ms[i] != 0 && strcmp(t->peer[i], peer) == 0) {
+            slot = i;
+            break;
+        }
+        if (t->at_ms[i] < t->at_ms[slot])
+            slot = i; /* a free entry, else the least recently admitted */
+    }
+    snprintf(t->peer[slot], sizeof t->peer[slot], "%s", peer);
+    t->at_ms[slot] = now_ms ? now_ms : 1;
+}
+
+int crm_startup_trusted(const crm_startup_trust *t, const char *peer, uint64_t now_ms)
+{
+    for (int i = 0; i < CRM_STARTUP_TRUSTED; i++)
+        if (t->at_ms[i] != 0 && now_ms - t->at_ms[i] < CRM_STARTUP_TRUST_MS && strcmp(t->peer[i], peer) == 0)
+            return 1;
+    return 0;
 }
 
 static volatile sig_atomic_t crm__admitted;

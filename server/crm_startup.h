@@ -10,8 +10,11 @@
  * startup pending longer than CRM_STARTUP_MIN_AGE_MS (in total, or of the same
  * source), which is ended; when none is that old, the newcomer is closed at once,
  * with no process. A legitimate client finishes its handshake in milliseconds, so
- * the startups that are ended are those that sat idle. --max-sessions counts
- * admitted sessions only.
+ * the startups that are ended are those that sat idle. A newcomer from a source
+ * that was admitted before (trusted: the daemon remembers CRM_STARTUP_TRUSTED
+ * sources for CRM_STARTUP_TRUST_MS) over the total cap takes the place of the oldest
+ * startup from a source never admitted, however young: strangers at many addresses
+ * cannot keep returning users out. --max-sessions counts admitted sessions only.
  *
  * The policy (crm_startup_decide) is pure; the daemon keeps the table, and the
  * session process reports its HELLO over a pipe (crm_startup_child_*). */
@@ -20,13 +23,16 @@
 
 #include <stdint.h>
 
-#define CRM_STARTUP_MIN_AGE_MS 2000 /* a startup younger than this is never ended for a newcomer */
+#define CRM_STARTUP_MIN_AGE_MS 2000 /* a startup younger than this is never ended for an untrusted newcomer */
+#define CRM_STARTUP_TRUSTED 256     /* sources remembered as admitted before */
+#define CRM_STARTUP_TRUST_MS (24ull * 3600 * 1000) /* for this long after their last admission */
 #define CRM_EXIT_GRACE 5            /* a session process that ended at its --login-grace deadline */
 
 /* One startup as the policy sees it. */
 typedef struct crm_startup {
     const char *peer;     /* its source, as crm_admit_peer_key says */
     uint64_t started_ms;  /* accepted at, CLOCK_MONOTONIC milliseconds */
+    int trusted;          /* its source was admitted before */
 } crm_startup;
 
 enum crm_startup_verdict {
@@ -35,10 +41,23 @@ enum crm_startup_verdict {
     CRM_STARTUP_REFUSE = 2  /* close the newcomer: over a cap and nobody old enough to make room */
 };
 
-/* What to do with a newcomer from peer, given the n startups pending, the caps
- * (0: none) and the time now. *victim is set for CRM_STARTUP_EVICT. */
-enum crm_startup_verdict crm_startup_decide(const crm_startup *pending, int n, const char *peer, uint64_t now_ms,
-                                            int max_total, int max_per_peer, int *victim);
+/* What to do with a newcomer from peer (trusted: admitted before), given the n
+ * startups pending, the caps (0: none) and the time now. *victim is set for
+ * CRM_STARTUP_EVICT. */
+enum crm_startup_verdict crm_startup_decide(const crm_startup *pending, int n, const char *peer, int trusted,
+                                            uint64_t now_ms, int max_total, int max_per_peer, int *victim);
+
+/* The sources admitted before, remembered by the daemon: a fixed table, the least
+ * recently admitted replaced first. */
+typedef struct crm_startup_trust {
+    char peer[CRM_STARTUP_TRUSTED][64];
+    uint64_t at_ms[CRM_STARTUP_TRUSTED]; /* 0: a free entry */
+} crm_startup_trust;
+
+/* Remembers that peer was admitted at now_ms. */
+void crm_startup_trust_add(crm_startup_trust *t, const char *peer, uint64_t now_ms);
+/* 1 when peer was admitted within CRM_STARTUP_TRUST_MS of now_ms. */
+int crm_startup_trusted(const crm_startup_trust *t, const char *peer, uint64_t now_ms);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t crm_startup_now_ms(void);

@@ -43,10 +43,12 @@ typedef struct crm__child {
     int evicted;           /* told to end, to make room for a newcomer */
     int hello_fd;          /* hears of its HELLO while a startup, else -1 */
     uint64_t started_ms;   /* accepted at (crm_startup_now_ms) */
+    int trusted;           /* its source was admitted before (server/crm_startup.h) */
 } crm__child;
 
 static volatile sig_atomic_t crm__stop, crm__reload;
 static crm__child crm__children[CRM_MAX_CHILDREN];
+static crm_startup_trust crm__trust; /* sources admitted before */
 static int crm__nchildren;
 static uint64_t crm__next_session = 1;
 
@@ -113,6 +115,7 @@ static void crm__collect_hellos(void)
         crm__child *c = &crm__children[i];
         if (c->hello_fd >= 0 && read(c->hello_fd, &byte, 1) == 1) {
             c->startup = 0;
+            crm_startup_trust_add(&crm__trust, c->peer, crm_startup_now_ms());
             close(c->hello_fd);
             c->hello_fd = -1;
         }
@@ -139,19 +142,19 @@ static void crm__note_limited(const char *what, const char *peer)
 
 /* Whether a newcomer from peer gets a process: it may first end the oldest idle
  * startup (server/crm_startup.h). 0: go on; -1: closed at once. */
-static int crm__make_room(const char *peer, const crm_options *o)
+static int crm__make_room(const char *peer, int trusted, const crm_options *o)
 {
     static crm_startup pending[CRM_MAX_CHILDREN];
     static int which[CRM_MAX_CHILDREN];
     int n = 0, victim = -1;
-    crm__collect_hellos();
     for (int i = 0; i < crm__nchildren; i++)
         if (crm__children[i].startup && !crm__children[i].evicted) {
-            pending[n] = (crm_startup){crm__children[i].peer, crm__children[i].started_ms};
+            pending[n] = (crm_startup){crm__children[i].peer, crm__children[i].started_ms, crm__children[i].trusted};
             which[n++] = i;
         }
     enum crm_startup_verdict v =
-        crm_startup_decide(pending, n, peer, crm_startup_now_ms(), o->max_startups, o->max_startups_per_peer, &victim);
+        crm_startup_decide(pending, n, peer, trusted, crm_startup_now_ms(), o->max_startups, o->max_startups_per_peer,
+                           &victim);
     if (v == CRM_STARTUP_REFUSE) {
         crm__note_limited("closed a new connection from", peer);
         return -1;
@@ -224,7 +227,9 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     char peer[CRM_ADMIT_KEY_MAX];
     crm_admit_peer_key(fd, peer, sizeof peer);
     int hello[2];
-    if (crm__nchildren == CRM_MAX_CHILDREN || crm__make_room(peer, o) != 0 ||
+    crm__collect_hellos(); /* who was admitted since: trusted from now on */
+    int trusted = crm_startup_trusted(&crm__trust, peer, crm_startup_now_ms());
+    if (crm__nchildren == CRM_MAX_CHILDREN || crm__make_room(peer, trusted, o) != 0 ||
         pipe2(hello, O_CLOEXEC | O_NONBLOCK) != 0) {
         close(fd);
         return;
@@ -247,7 +252,8 @@ static void crm__accept(struct pollfd *l, struct pollfd *all, int nlisten, enum 
     close(hello[1]);
     if (pid > 0) {
         crm__child *c = &crm__children[crm__nchildren++];
-        *c = (crm__child){.pid = pid, .startup = 1, .hello_fd = hello[0], .started_ms = crm_startup_now_ms()};
+        *c = (crm__child){.pid = pid, .startup = 1, .hello_fd = hello[0], .started_ms = crm_startup_now_ms(),
+                          .trusted = trusted};
         snprintf(c->peer, CRM_ADMIT_KEY_MAX, "%s", peer);
     } else {
         close(hello[0]);
@@ -268,6 +274,9 @@ static void crm__reap(void)
                 if (WIFEXITED(status) && WEXITSTATUS(status) == CRM_EXIT_GRACE)
                     crm__note_limited("ended a connection that did not finish its handshake in time, from",
                                       crm__children[i].peer);
+                char byte;
+                if (crm__children[i].hello_fd >= 0 && read(crm__children[i].hello_fd, &byte, 1) == 1)
+                    crm_startup_trust_add(&crm__trust, crm__children[i].peer, crm_startup_now_ms()); /* admitted */
                 if (crm__children[i].hello_fd >= 0)
                     close(crm__children[i].hello_fd);
                 crm__children[i] = crm__children[--crm__nchildren];

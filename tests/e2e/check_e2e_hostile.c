@@ -7,7 +7,8 @@
  * flood of connections opened and dropped at once; a flood of malformed openings
  * (a record of 2 GiB, garbage, a record cut short, a lone TLS byte); more idle
  * connections than
- * --max-sessions, which counts admitted sessions only. Under each, the client is
+ * --max-sessions, which counts admitted sessions only; strangers at 64 addresses
+ * filling --max-startups while a client admitted before returns. Under each, the client is
  * admitted and its program passes, the server's processes stay within
  * --max-startups-per-peer (plus the client's), and the attacker's connections over
  * the caps are closed. How long the client took is printed (not judged: speed is
@@ -299,6 +300,35 @@ START_TEST(test_max_sessions_counts_admitted_only)
 }
 END_TEST
 
+/* Strangers at 64 addresses hold every startup --max-startups allows, all younger
+ * than CRM_STARTUP_MIN_AGE_MS: a stranger more is closed at once, while the client,
+ * admitted before from its address, ends a stranger's startup and is admitted. */
+START_TEST(test_many_addresses_keep_out_no_returning_user)
+{
+    start_server((char *[]){"--max-startups", "64", NULL});
+    client_runs("meminfo", "before the strangers came");
+    for (int i = 0; i < 64; i++) {
+        char src[32];
+        snprintf(src, sizeof src, "127.0.0.%d", 2 + i);
+        open_idle(src, 1);
+    }
+    e2e_sleep_ms(200); /* every one accepted, none 2 s old */
+    open_idle("127.0.0.100", 1);
+    int stranger = attack[nattack - 1];
+    client_runs("copy", "64 young connections from 64 addresses");
+    struct pollfd p = {stranger, POLLIN, 0};
+    char byte;
+    int closed = poll(&p, 1, 2000) == 1 && recv(stranger, &byte, 1, MSG_DONTWAIT | MSG_PEEK) <= 0;
+    ck_assert_msg(closed, "a stranger past --max-startups 64 was not closed");
+    int procs = server_children();
+    for (int i = 0; i < 40 && procs > 64; i++) { /* the ended ones, until the daemon reaps them */
+        e2e_sleep_ms(50);
+        procs = server_children();
+    }
+    ck_assert_msg(procs <= 64, "%d processes for 65 strangers under --max-startups 64", procs);
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
     Suite *s = suite_create("e2e_hostile");
@@ -311,6 +341,7 @@ static Suite *hostile_suite(void)
     tcase_add_test(tc, test_connection_flood);
     tcase_add_test(tc, test_malformed_openings_flood);
     tcase_add_test(tc, test_max_sessions_counts_admitted_only);
+    tcase_add_test(tc, test_many_addresses_keep_out_no_returning_user);
     suite_add_tcase(s, tc);
     return s;
 }
