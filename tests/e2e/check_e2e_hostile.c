@@ -168,8 +168,10 @@ static long long client_runs(const char *prog, const char *attack_name)
     free(err);
     unsetenv("CUDAREM_TOKEN");
     ck_assert_msg(rc == 0, "%s: the client's %s failed (exit %d)", attack_name, prog, rc);
-    fprintf(stderr, "hostile: %s: the client's %s passed in %lld ms; %d session processes\n", attack_name, prog, took,
-            server_children());
+    long long rss_kib;
+    int procs = e2e_server_footprint(&srv, &rss_kib);
+    fprintf(stderr, "hostile: %s: the client's %s passed in %lld ms; %d session processes; the server's %d processes "
+            "%lld MiB resident\n", attack_name, prog, took, server_children(), procs, rss_kib / 1024);
     return took;
 }
 

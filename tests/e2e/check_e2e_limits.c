@@ -8,7 +8,8 @@
  * the client's own, and the program goes on); cudarem-smi --json, run by an
  * administrator, shows the flooder holding exactly the limit and the refusals
  * counted; the server logs the limit once; alice's program passes meanwhile. A
- * host-memory limit below what a session process needs refuses every creation.
+ * host-memory limit below what a session process needs refuses every creation. A
+ * flood of new modules leaves the module cache within --cache-max.
  * How long alice's program took, and the server's processes and resident memory
  * while the flooder holds everything, are printed (not judged: speed is measured in
  * benchmarks/).
@@ -16,7 +17,7 @@
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
-#include <dirent.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,15 +66,42 @@ static void teardown(void)
     e2e_dir_remove(dir);
 }
 
-static void start_server(const char *limits)
+/* A server wanting tokens, with --session-limits limits and the extra arguments
+ * (NULL-terminated, at most 4). */
+static void start_server_with(const char *limits, char *const *extra)
 {
-    static char *args[8];
+    static char *args[12];
     static char spec[256];
     char err[512];
+    int n = 0;
     snprintf(spec, sizeof spec, "%s", limits);
-    args[0] = "--auth-file", args[1] = users, args[2] = "--session-limits", args[3] = spec, args[4] = NULL;
+    args[n++] = "--auth-file", args[n++] = users, args[n++] = "--session-limits", args[n++] = spec;
+    for (int i = 0; extra != NULL && extra[i] != NULL && n < 10; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
     e2e_server_extra_args(args);
     ck_assert_msg(e2e_server_start_logged(&srv, dir, 0, err, sizeof err) == 0, "server start: %s", err);
+}
+
+static void start_server(const char *limits)
+{
+    start_server_with(limits, NULL);
+}
+
+/* Bytes in the regular files under path. */
+static long long tree_bytes;
+static int add_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)path, (void)ftw;
+    if (type == FTW_F)
+        tree_bytes += st->st_size;
+    return 0;
+}
+static long long disk_bytes(const char *path)
+{
+    tree_bytes = 0;
+    nftw(path, add_file, 16, FTW_PHYS);
+    return tree_bytes;
 }
 
 static long long now_ms(void)
@@ -81,41 +109,6 @@ static long long now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* The server's processes (the daemon and its children) and their resident memory, KiB. */
-static int server_footprint(long long *rss_kib)
-{
-    DIR *d = opendir("/proc");
-    int n = 0;
-    *rss_kib = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        char path[300], buf[1024];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        size_t len = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[len] = '\0';
-        char *paren = strrchr(buf, ')');
-        long ppid = 0, rss = 0;
-        if (paren == NULL || sscanf(paren + 2, "%*c %ld", &ppid) != 1)
-            continue;
-        if (atol(e->d_name) != (long)srv.pid && ppid != (long)srv.pid)
-            continue;
-        /* field 24, rss in pages: after ')' come fields 3 .. */
-        char *p = paren + 2;
-        for (int field = 3; field < 24 && p != NULL; field++)
-            p = (p = strchr(p, ' ')) ? p + 1 : NULL;
-        if (p != NULL)
-            rss = atol(p);
-        *rss_kib += rss * (sysconf(_SC_PAGESIZE) / 1024);
-        n++;
-    }
-    if (d != NULL)
-        closedir(d);
-    return n;
 }
 
 /* mallory's flood of kind, holding what it made: its first output line. */
@@ -208,7 +201,7 @@ START_TEST(test_flood_stops_at_the_limit)
     long long limit = json_kind(json, "limits", kind);
     snprintf(attack, sizeof attack, "a flood of %s", kind);
     long long took = alice_copies(attack), rss;
-    int procs = server_footprint(&rss);
+    int procs = e2e_server_footprint(&srv, &rss);
     fprintf(stderr, "limits: %s: alice's copy passed in %lld ms; server: %d processes, %lld MiB resident\n", attack,
             took, procs, rss / 1024);
     char *log = e2e_read_file(srv.log_path), line[96];
@@ -250,6 +243,29 @@ START_TEST(test_host_memory_limit)
 }
 END_TEST
 
+/* A tenant shipping ever new modules (30 of 64 KiB) cannot fill the server's disk:
+ * its module cache stays within --cache-max. */
+START_TEST(test_module_cache_flood)
+{
+    char cache[E2E_PATH_LEN + 8];
+    e2e_proc flood;
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    start_server_with("modules=0,module-bytes=0", (char *[]){"--cache-dir", cache, "--cache-max", "256K", NULL});
+    char *out = flood_holding(&flood, "module-bytes", 30);
+    int all = strstr(out, "flood module-bytes: 30 created, then none") != NULL;
+    free(out);
+    long long took = alice_copies("a module-cache flood"), rss, disk = disk_bytes(cache);
+    int procs = e2e_server_footprint(&srv, &rss);
+    fprintf(stderr, "limits: a module-cache flood (30 modules of 64 KiB): alice's copy passed in %lld ms; server: %d "
+            "processes, %lld MiB resident, %lld KiB of cache on disk (--cache-max 256K)\n",
+            took, procs, rss / 1024, disk / 1024);
+    kill(flood.pid, SIGKILL);
+    e2e_wait(&flood, 5000);
+    ck_assert_msg(all, "the flood did not load its 30 modules");
+    ck_assert_msg(disk > 0 && disk <= 256 * 1024, "the module cache holds %lld bytes, --cache-max 256K", disk);
+}
+END_TEST
+
 /* The defaults let an ordinary program through, and the server says them in --help. */
 START_TEST(test_defaults_admit_ordinary_work)
 {
@@ -270,6 +286,7 @@ static Suite *e2e_limits_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, test_flood_stops_at_the_limit, 0, (int)(sizeof floods / sizeof *floods));
     tcase_add_test(tc, test_host_memory_limit);
+    tcase_add_test(tc, test_module_cache_flood);
     tcase_add_test(tc, test_defaults_admit_ordinary_work);
     suite_add_tcase(s, tc);
     return s;

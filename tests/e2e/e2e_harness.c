@@ -679,3 +679,37 @@ int e2e_make_cert(const char *crt, const char *key)
              key, crt);
     return system(cmd) == 0 ? 0 : -1;
 }
+
+int e2e_server_footprint(const e2e_server *srv, long long *rss_kib)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    *rss_kib = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *paren = strrchr(buf, ')');
+        long ppid = 0, rss = 0;
+        if (paren == NULL || sscanf(paren + 2, "%*c %ld", &ppid) != 1)
+            continue;
+        if (atol(e->d_name) != (long)srv->pid && ppid != (long)srv->pid)
+            continue;
+        /* field 24, rss in pages: after ')' come fields 3 .. */
+        char *p = paren + 2;
+        for (int field = 3; field < 24 && p != NULL; field++)
+            p = (p = strchr(p, ' ')) ? p + 1 : NULL;
+        if (p != NULL)
+            rss = atol(p);
+        *rss_kib += rss * (sysconf(_SC_PAGESIZE) / 1024);
+        n++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}

@@ -159,6 +159,10 @@ const char *e2e_describe(const e2e_proc *p, char *buf, size_t len);
 /* Prints the tail of TEXT (at most MAX bytes) to stderr under a heading. */
 void e2e_dump(const char *heading, const char *text, size_t max);
 
+/* The server's processes now (the daemon and its children, zombies included) and, in
+ * *rss_kib, their resident memory summed, KiB. */
+int e2e_server_footprint(const e2e_server *srv, long long *rss_kib);
+
 /* Sleeps MS milliseconds. */
 void e2e_sleep_ms(int ms);
 
