@@ -45,7 +45,7 @@ static double crm__now(void)
 void crm_log_limit(int per_second, int burst)
 {
     pthread_mutex_lock(&crm__bound_lock);
-    crm__bound.per_second = per_second;
+    __atomic_store_n(&crm__bound.per_second, per_second, __ATOMIC_RELAXED); /* read unlocked first */
     crm__bound.burst = burst;
     crm__bound.tokens = burst;
     crm__bound.at = crm__now();
