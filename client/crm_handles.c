@@ -101,6 +101,28 @@ void crm_handles_forget(uint64_t id)
     pthread_mutex_unlock(&crm__owners_lock);
 }
 
+/* Events created and not yet destroyed, whatever the pool: a destruction the client
+ * can check costs no round trip. */
+static pthread_mutex_t crm__live_lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_idmap crm__live_events;
+
+void crm_event_live(uint64_t id)
+{
+    pthread_mutex_lock(&crm__live_lock);
+    if (crm__live_events.cap == 0)
+        crm_idmap_init(&crm__live_events);
+    crm_idmap_put(&crm__live_events, id, NULL); /* no room: its destruction is answered */
+    pthread_mutex_unlock(&crm__live_lock);
+}
+
+int crm_event_take_live(uint64_t id)
+{
+    pthread_mutex_lock(&crm__live_lock);
+    int live = crm__live_events.cap > 0 && crm_idmap_del(&crm__live_events, id, NULL) == 0;
+    pthread_mutex_unlock(&crm__live_lock);
+    return live;
+}
+
 cudaStream_t crm_stream_new(uint64_t *id)
 {
     *id = crm__owned(CRM_STREAM_TAG | atomic_fetch_add(&crm__next_id, 1));
@@ -156,4 +178,8 @@ uint64_t crm_event_wire(cudaEvent_t event)
 void crm_handles_reset(void)
 {
     atomic_fetch_add(&crm__generation, 1);
+    pthread_mutex_lock(&crm__live_lock); /* the reset destroyed them on the server */
+    if (crm__live_events.cap > 0)
+        crm_idmap_free(&crm__live_events);
+    pthread_mutex_unlock(&crm__live_lock);
 }

@@ -280,7 +280,9 @@ static cudaError_t crm__copy_across(const crm__copy *c, int src_server, int dst_
     return err;
 }
 
-/* A device-to-device copy: on the server, or across two servers of a pool. */
+/* A device-to-device copy: on the server, or across two servers of a pool. Between
+ * two regions the client knows on one server it is queued, synchronous or not: a
+ * GPU's device-to-device cudaMemcpy does not wait for the copy either. */
 static cudaError_t crm__copy_d2d(const crm__copy *c)
 {
     if (crm_conn_pooled()) {
@@ -288,6 +290,10 @@ static cudaError_t crm__copy_d2d(const crm__copy *c)
         int dst_server = crm_conn_server_of(crm__device_of(c->dst));
         if (src_server >= 0 && dst_server >= 0 && src_server != dst_server)
             return crm__copy_across(c, src_server, dst_server);
+    } else if (crm_ptrmap_device_region((uint64_t)(uintptr_t)c->dst, c->dpitch, c->width, c->height) &&
+               crm_ptrmap_device_region((uint64_t)(uintptr_t)c->src, c->spitch, c->width, c->height)) {
+        return crm_rpc_crm_memcpy_d2d_queued((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src,
+                                             c->spitch, c->width, c->height, c->stream, c->async);
     }
     return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src, c->spitch,
                                   c->width, c->height, c->stream, c->async);

@@ -71,7 +71,10 @@ CRM_EXPORT cudaError_t cudaFree(void *devPtr)
     crm_range gone;
     int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0, local;
     int routed = known && crm_conn_pooled(), saved = routed ? crm_conn_device_begin(gone.device, &local) : 0;
-    cudaError_t err = crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
+    /* an allocation the client knows is freed without a round trip: the server's
+     * later calls, another thread's cudaMalloc among them, run after it */
+    cudaError_t err = known && !routed ? crm_rpc_cudaFree_queued((uint64_t)(uintptr_t)devPtr)
+                                       : crm_rpc_cudaFree((uint64_t)(uintptr_t)devPtr);
     if (routed)
         crm_conn_device_end(saved);
     if (err != cudaSuccess && known)

@@ -1,6 +1,7 @@
 /* crm_rt_stream.c -- exported stream and event creation and destruction; the ids
  * are chosen here, so creating a handle needs no answer from the server: creation
- * is queued, after the arguments were checked as a local GPU checks them. And a
+ * is queued, after the arguments were checked as a local GPU checks them, and so is
+ * a live event's destruction. And a
  * stream waiting for an event, which may be another pooled server's. */
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
@@ -58,8 +59,10 @@ CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
         return crm_set_error(cudaErrorInvalidValue);
     cudaEvent_t handle = crm_event_new(&id);
     cudaError_t err = crm_rpc_crm_event_create(id, flags);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        crm_event_live(id);
         *event = handle;
+    }
     return crm_set_error(err);
 }
 
@@ -68,10 +71,12 @@ CRM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
+/* A live event's destruction is queued: the client knows it exists, as a GPU's
+ * driver does; another (destroyed twice, never created) is answered by the server. */
 CRM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     uint64_t id = crm_event_wire(event);
-    cudaError_t err = crm_rpc_cudaEventDestroy(id);
+    cudaError_t err = crm_event_take_live(id) ? crm_rpc_cudaEventDestroy_queued(id) : crm_rpc_cudaEventDestroy(id);
     if (err == cudaSuccess)
         crm_handles_forget(id);
     return crm_set_error(err);

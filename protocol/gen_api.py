@@ -118,8 +118,9 @@ class Fn:
         self.ptsz = flags.get("ptsz") or flags.get("ptds")
         self.async_ = "async" in flags   # queued: its failure is reported later
         self.sync = "sync" in flags      # synchronising: reports queued failures
-        if self.async_ and [p for p in params if p.dir == "out"]:
-            raise ValueError("%s: an async call cannot have out parameters" % name)
+        self.queueable = "queueable" in flags  # also crm_rpc_NAME_queued, for checked arguments
+        if (self.async_ or self.queueable) and [p for p in params if p.dir == "out"]:
+            raise ValueError("%s: an async or queueable call cannot have out parameters" % name)
         self.ins = [p for p in params if p.dir == "in"]
         self.outs = [p for p in params if p.dir == "out"]
 
@@ -268,9 +269,29 @@ def gen_client(fns):
                          % (f.name, f.name))
             c.append("    }")
         c.append("    crm_conn_reply_free(&reply);\n    return err;\n}\n")
+        if f.queueable:
+            gen_queued(f, h, c)
     gen_route(fns, h, c)
     h += ["", "#endif"]
     return "\n".join(h) + "\n", "\n".join(c) + "\n"
+
+
+def gen_queued(f, h, c):
+    """crm_rpc_NAME_queued: the call queued like an async one, for a caller that has
+    checked what a GPU would refuse; a failure the server still finds is reported at
+    the next synchronising call."""
+    proto = "%s crm_rpc_%s_queued(%s)" % (f.lib.status, f.name, rpc_params(f))
+    h.append(proto + ";")
+    c.append(proto + "\n{")
+    c.append("    crm_call call;")
+    c.append("    memset(&call, 0, sizeof call);")
+    c.append("    call.api = CRM_API_%s;" % f.name)
+    for p in f.ins:
+        val = "*" + p.name if p.special else p.name
+        c.append("    call.crm_call_u.%s.%s = %s;" % (f.name, p.name, val))
+    lost = "transport" if f.lib.lost == "TRANSPORT" else f.lib.lost
+    c.append("    cudaError_t transport = crm_conn_async(&call);")
+    c.append("    return transport != cudaSuccess ? %s : %s;\n}\n" % (lost, f.lib.ok))
 
 
 def route_key(f):

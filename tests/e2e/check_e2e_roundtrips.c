@@ -1,8 +1,10 @@
 /* check_e2e_roundtrips.c -- end-to-end suite: round trips are the cost of remoting,
  * and they are deterministic, so they are counted exactly. tests/cuda/roundtrips
- * queues 1,203 asynchronous calls between eight synchronous ones, and makes four
+ * queues 1,406 calls (device-to-device copies, frees of known allocations and a
+ * live event's destruction among them) between ten synchronous ones, and makes four
  * synchronisations the round trip before them already answered; the client's
- * counters (CUDAREM_STATS) must show eight messages carrying the calls sent. Built with
+ * counters (CUDAREM_STATS) must show eleven messages carrying the calls sent (the
+ * last, at exit, with the last free). Built with
  * nvcc's static runtime it costs exactly the same: NVIDIA's runtime reads the
  * device's name and every attribute when it starts, which HELLO brought.
  * tests/cuda/holdout queues 3,000 copies, cuBLAS calls and event records between
@@ -23,13 +25,17 @@ static const struct {
     const char *prog;
     unsigned long long round_trips, calls, synced_here, posts;
 } runs[] = {
-    {"cuda/roundtrips", 8, 1211, 4, 0},        /* 1,203 queued + 8 synchronous; 4 answered here */
-    {"cuda-static/roundtrips", 8, 1211, 4, 0}, /* the same: device queries cost nothing */
-    /* 3 mallocs, 3 frees, the handle's create and destroy, the event's and stream's
-     * destroys, 2 readbacks and 4 stream synchronisations; 3,301 queued calls in 4
-     * posts (16 MiB and 4.7 MiB of captured copies), and a 4 MiB copy in a fifth */
-    {"cuda/holdout", 16, 3322, 1, 5},
-    {"cuda-static/holdout", 16, 3322, 1, 5},
+    /* 1,406 queued (200 of them device-to-device copies, 2 frees, an event's
+     * destruction) + 10 synchronous; the last free queued is sent at exit (a round
+     * trip); 4 synchronisations answered here */
+    {"cuda/roundtrips", 11, 1416, 4, 0},
+    {"cuda-static/roundtrips", 11, 1416, 4, 0}, /* the same: device queries cost nothing */
+    /* 3 mallocs, the handle's create and destroy, the stream's destroy, 2 readbacks
+     * and 4 stream synchronisations; the 3 frees and the event's destruction queued
+     * (the last sent at exit); 3,301 queued calls in 4 posts (16 MiB and 4.7 MiB of
+     * captured copies), and a 4 MiB copy in a fifth */
+    {"cuda/holdout", 13, 3322, 1, 5},
+    {"cuda-static/holdout", 13, 3322, 1, 5},
 };
 
 START_TEST(test_queued_calls_cost_no_round_trips)
