@@ -101,24 +101,24 @@ void crm_handles_forget(uint64_t id)
     pthread_mutex_unlock(&crm__owners_lock);
 }
 
-/* Events created and not yet destroyed, whatever the pool: a destruction the client
- * can check costs no round trip. */
+/* Streams and events created and not yet destroyed, whatever the pool: a
+ * destruction the client can check costs no round trip. */
 static pthread_mutex_t crm__live_lock = PTHREAD_MUTEX_INITIALIZER;
-static crm_idmap crm__live_events;
+static crm_idmap crm__live_objects;
 
-void crm_event_live(uint64_t id)
+void crm_object_live(uint64_t id)
 {
     pthread_mutex_lock(&crm__live_lock);
-    if (crm__live_events.cap == 0)
-        crm_idmap_init(&crm__live_events);
-    crm_idmap_put(&crm__live_events, id, NULL); /* no room: its destruction is answered */
+    if (crm__live_objects.cap == 0)
+        crm_idmap_init(&crm__live_objects);
+    crm_idmap_put(&crm__live_objects, id, NULL); /* no room: its destruction is answered */
     pthread_mutex_unlock(&crm__live_lock);
 }
 
-int crm_event_take_live(uint64_t id)
+int crm_object_take_live(uint64_t id)
 {
     pthread_mutex_lock(&crm__live_lock);
-    int live = crm__live_events.cap > 0 && crm_idmap_del(&crm__live_events, id, NULL) == 0;
+    int live = crm__live_objects.cap > 0 && crm_idmap_del(&crm__live_objects, id, NULL) == 0;
     pthread_mutex_unlock(&crm__live_lock);
     return live;
 }
@@ -179,7 +179,7 @@ void crm_handles_reset(void)
 {
     atomic_fetch_add(&crm__generation, 1);
     pthread_mutex_lock(&crm__live_lock); /* the reset destroyed them on the server */
-    if (crm__live_events.cap > 0)
-        crm_idmap_free(&crm__live_events);
+    if (crm__live_objects.cap > 0)
+        crm_idmap_free(&crm__live_objects);
     pthread_mutex_unlock(&crm__live_lock);
 }

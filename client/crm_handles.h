@@ -45,13 +45,13 @@ uint64_t crm_event_wire(cudaEvent_t event);
 int crm_handles_device(uint64_t id);
 /* Forgets that, when the object is destroyed. */
 void crm_handles_forget(uint64_t id);
-/* An event the server was asked to create (its creation queued). */
-void crm_event_live(uint64_t id);
-/* 1 when id is an event created and not destroyed since (nor reset away): it is
- * forgotten, and its destruction may be queued; 0 when unknown. */
-int crm_event_take_live(uint64_t id);
-/* Forgets the per-thread streams of every thread, and which events are live
- * (after cudaDeviceReset). */
+/* A stream or event the server was asked to create (its creation queued). */
+void crm_object_live(uint64_t id);
+/* 1 when id is a stream or event created and not destroyed since (nor reset away):
+ * it is forgotten, and its destruction may be queued; 0 when unknown. */
+int crm_object_take_live(uint64_t id);
+/* Forgets the per-thread streams of every thread, and which streams and events are
+ * live (after cudaDeviceReset). */
 void crm_handles_reset(void);
 
 #endif

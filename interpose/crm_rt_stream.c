@@ -1,7 +1,7 @@
 /* crm_rt_stream.c -- exported stream and event creation and destruction; the ids
  * are chosen here, so creating a handle needs no answer from the server: creation
  * is queued, after the arguments were checked as a local GPU checks them, and so is
- * a live event's destruction. And a
+ * a live stream's or event's destruction. And a
  * stream waiting for an event, which may be another pooled server's. */
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
@@ -18,8 +18,10 @@ CRM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsig
         return crm_set_error(cudaErrorInvalidValue);
     cudaStream_t handle = crm_stream_new(&id);
     cudaError_t err = crm_rpc_crm_stream_create(id, flags, priority);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        crm_object_live(id);
         *pStream = handle;
+    }
     return crm_set_error(err);
 }
 
@@ -33,10 +35,12 @@ CRM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
     return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
 }
 
+/* A live stream's destruction is queued, as a GPU returns at once and releases the
+ * stream once its work is done. */
 CRM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     uint64_t id = crm_stream_wire(stream, CRM_PTDS_OFF);
-    cudaError_t err = crm_rpc_cudaStreamDestroy(id);
+    cudaError_t err = crm_object_take_live(id) ? crm_rpc_cudaStreamDestroy_queued(id) : crm_rpc_cudaStreamDestroy(id);
     if (err == cudaSuccess)
         crm_handles_forget(id);
     return crm_set_error(err);
@@ -60,7 +64,7 @@ CRM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
     cudaEvent_t handle = crm_event_new(&id);
     cudaError_t err = crm_rpc_crm_event_create(id, flags);
     if (err == cudaSuccess) {
-        crm_event_live(id);
+        crm_object_live(id);
         *event = handle;
     }
     return crm_set_error(err);
@@ -76,7 +80,7 @@ CRM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 CRM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     uint64_t id = crm_event_wire(event);
-    cudaError_t err = crm_event_take_live(id) ? crm_rpc_cudaEventDestroy_queued(id) : crm_rpc_cudaEventDestroy(id);
+    cudaError_t err = crm_object_take_live(id) ? crm_rpc_cudaEventDestroy_queued(id) : crm_rpc_cudaEventDestroy(id);
     if (err == cudaSuccess)
         crm_handles_forget(id);
     return crm_set_error(err);

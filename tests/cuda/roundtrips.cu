@@ -7,12 +7,12 @@
 // copy's or the first sync's round trip already drained what they wait for.
 // Device-to-device copies (100 async, 100 synchronous: a GPU's D2D cudaMemcpy does
 // not wait either), the frees of known allocations and the destruction of a live
-// event are queued too; a second free or destroy of the same object is answered
-// (the client cannot vouch for it), with the error a GPU gives.
+// stream or event are queued too; a second free or destroy of the same object is
+// answered (the client cannot vouch for it), with the error a GPU gives.
 // Expected EXEC messages: the two cudaMallocs, the synchronise (carrying the queue),
-// the readback, the async readback, the first device synchronise, the stream's
-// destroy, the readback of the copies, the second event destroy and the second
-// free = 10 (runs[] in tests/e2e/check_e2e_roundtrips.c).
+// the readback, the async readback, the first device synchronise, the readback of
+// the copies, the second event destroy, the second free, and at exit the queue with
+// the last free = 10 (runs[] in tests/e2e/check_e2e_roundtrips.c).
 #include "cuda_check.h"
 
 int main()
@@ -55,9 +55,9 @@ int main()
     CT_ERR(cudaDeviceSynchronize(), cudaSuccess);                   /* answered by the first */
     CT_ERR(cudaStreamSynchronize(stream), cudaSuccess);             /* the same */
     CT_ERR(cudaEventDestroy(event), cudaSuccess);                   /* queued */
-    CT_ERR(cudaStreamDestroy(stream), cudaSuccess);                 /* round trip 6 */
+    CT_ERR(cudaStreamDestroy(stream), cudaSuccess);                 /* queued */
     unsigned char *copy = nullptr;
-    CT_ERR(cudaMalloc(&copy, n), cudaSuccess);                      /* round trip 7 */
+    CT_ERR(cudaMalloc(&copy, n), cudaSuccess);                      /* round trip 6 */
     for (int i = 0; i < 100; i++) {                                 /* queued, each pair */
         size_t at = (size_t)(i % 16) * 4096;
         CT_ERR(cudaMemcpyAsync(copy + at, dev + (size_t)(63 - i % 16) * 1024, 1024, cudaMemcpyDeviceToDevice, 0),
@@ -67,7 +67,7 @@ int main()
     }
     CT_ERR(cudaFree(dev), cudaSuccess);                             /* queued: after the copies */
     static unsigned char back[1 << 16];
-    CT_ERR(cudaMemcpy(back, copy, n, cudaMemcpyDeviceToHost), cudaSuccess); /* round trip 8 */
+    CT_ERR(cudaMemcpy(back, copy, n, cudaMemcpyDeviceToHost), cudaSuccess); /* round trip 7 */
     bad = 0;
     for (int k = 0; k < 16; k++)
         for (int b = 0; b < 1024; b++) {
@@ -75,8 +75,9 @@ int main()
             bad += back[k * 4096 + 1024 + b] != host[k * 1024 + b];
         }
     CT_TRUE(bad == 0);
-    CT_ERR(cudaEventDestroy(event), cudaErrorInvalidResourceHandle); /* round trip 9: destroyed before */
+    CT_ERR(cudaEventDestroy(event), cudaErrorInvalidResourceHandle); /* round trip 8: destroyed before */
+    CT_ERR(cudaStreamDestroy(stream), cudaErrorInvalidResourceHandle); /* 9: the same */
     CT_ERR(cudaFree(dev), cudaErrorInvalidValue);                   /* round trip 10: freed before */
-    CT_ERR(cudaFree(copy), cudaSuccess);                            /* queued */
+    CT_ERR(cudaFree(copy), cudaSuccess);                            /* queued: sent at exit, 11 */
     return ct_finish("roundtrips");
 }
