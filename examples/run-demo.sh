@@ -33,9 +33,7 @@ print("  %d CUDA calls, %d round trips to the server; %d MiB to the device, %d b
 print("  round trips by the call that waited: %s" % s.get("round_trips_by_call", "?"))
 print("  A call costs a round trip when the program needs its answer before going on: an")
 print("  allocation, a synchronisation, a copy into host memory, an event's time. Launches,")
-print("  asynchronous copies and memsets travel inside those round trips (%d calls in %d here)." % (
+print("  asynchronous copies, memsets, device-to-device copies, frees and the destruction of")
+print("  streams and events travel inside those round trips (%d calls in %d here)." % (
     s["calls"], s["round_trips"]))
-if "cudaEventDestroy" in s.get("round_trips_by_call", ""):
-    print("  cudaEventDestroy, cudaStreamDestroy and cudaFree still wait for the server; queuing them")
-    print("  is on the road map (docs/performance.md).")
 PY
