@@ -217,6 +217,20 @@ static void smi_text_objects(const crm_status_res *r)
     printf("\n");
 }
 
+/* Without --objects: one line naming the limits that refused creations, if any. */
+static void smi_text_limit_hits(const crm_status_res *r)
+{
+    char line[512] = "";
+    for (int k = 0; k < CRM_LIMIT_KINDS; k++) {
+        uint64_t hits = smi_kind_at(r->limit_hits.limit_hits_val, r->limit_hits.limit_hits_len, k);
+        if (hits > 0)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s %" PRIu64, line[0] ? ", " : "",
+                     crm_limit_name(k), hits);
+    }
+    if (line[0] != '\0')
+        printf("creations refused by --session-limits since the start: %s (see --objects)\n", line);
+}
+
 static void smi_text(const char *addr, const crm_status_res *r, int objects)
 {
     time_t now = time(NULL);
@@ -229,6 +243,8 @@ static void smi_text(const char *addr, const crm_status_res *r, int objects)
     smi_text_sessions(r, now);
     if (objects)
         smi_text_objects(r);
+    else
+        smi_text_limit_hits(r);
 }
 
 /* ---- one pass over the servers --------------------------------------------------- */

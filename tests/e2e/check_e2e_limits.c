@@ -7,7 +7,7 @@
  * limit with the out-of-memory error a GPU gives (pinned memory past the limit stays
  * the client's own, and the program goes on); cudarem-smi --json, run by an
  * administrator, shows the flooder holding exactly the limit and the refusals
- * counted; the server logs the limit once; alice's program passes meanwhile. A
+ * counted, its table names the limit, and --objects shows the kind against it; the server logs the limit once; alice's program passes meanwhile. A
  * host-memory limit below what a session process needs refuses every creation. A
  * flood of new modules leaves the module cache within --cache-max.
  * How long alice's program took, and the server's processes and resident memory
@@ -139,13 +139,14 @@ static char *flood_holding(e2e_proc *p, const char *kind, int max)
     return out;
 }
 
-/* cudarem-smi --json as ops: its output (malloc'd). */
-static char *smi_json(void)
+/* cudarem-smi with option (--json, --objects or NULL: none) as ops: its output
+ * (malloc'd). */
+static char *smi_as_ops(char *option)
 {
     char path[E2E_PATH_LEN];
     e2e_proc p;
     e2e_build_path("cudarem-smi", path, sizeof path);
-    char *argv[] = {path, "--server", srv.tcp_addr, "--json", NULL};
+    char *argv[] = {path, "--server", srv.tcp_addr, option, NULL};
     e2e_proc_opts o = {NULL, 0, 0};
     setenv("CUDAREM_TOKEN", ops, 1);
     ck_assert_int_eq(e2e_run(&p, dir, "smi", path, argv, &o), 0);
@@ -195,7 +196,14 @@ START_TEST(test_flood_stops_at_the_limit)
     snprintf(want, sizeof want, "flood %s: %d created, then %s\n", kind, floods[_i].created, floods[_i].then);
     int as_wanted = strstr(out, want) != NULL;
     free(out);
-    char *json = smi_json();
+    char *json = smi_as_ops("--json"), *text = smi_as_ops(NULL), *objects = smi_as_ops("--objects");
+    char hit_line[128];
+    snprintf(hit_line, sizeof hit_line, "creations refused by --session-limits since the start: %s ", kind);
+    int text_says = strstr(text, hit_line) != NULL; /* a fresh server: the flood's kind alone */
+    int objects_show = strstr(objects, " limit ") != NULL && strstr(objects, kind) != NULL &&
+                       strstr(objects, "creations refused") == NULL;
+    free(text);
+    free(objects);
     const char *session = strstr(json, "\"user\": \"mallory\"");
     long long held = json_kind(session, "held", kind), hits = json_kind(json, "limit_hits", kind);
     long long limit = json_kind(json, "limits", kind);
@@ -217,6 +225,8 @@ START_TEST(test_flood_stops_at_the_limit)
     else
         ck_assert_msg(held > 3 * 65536 && held <= limit, "smi shows %lld %s held, limit %lld", held, kind, limit);
     ck_assert_msg(hits >= 1, "smi counts %lld refused %s", hits, kind);
+    ck_assert_msg(text_says, "cudarem-smi's table does not name the limit that refused %s", kind);
+    ck_assert_msg(objects_show, "cudarem-smi --objects does not show %s against its limit", kind);
     ck_assert_msg(logged == 1, "the server logged mallory's limit %d times, expected once", logged);
     free(json);
 }
@@ -271,7 +281,7 @@ START_TEST(test_defaults_admit_ordinary_work)
 {
     start_server("streams=1024");
     alice_copies("no attack");
-    char *json = smi_json();
+    char *json = smi_as_ops("--json");
     ck_assert_int_eq(json_kind(json, "limits", "events"), 65536);
     ck_assert_int_eq(json_kind(json, "limits", "host-memory"), 16ll << 30);
     free(json);
