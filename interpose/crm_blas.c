@@ -217,7 +217,8 @@ void *crm_blas_real_handle(void *handle)
     return real;
 }
 
-/* Forgets the handle locally whatever the server says: it is gone either way. */
+/* Forgets the handle locally whatever the server says: it is gone either way. The
+ * client knows it was live, so the server's destruction is queued (no round trip). */
 CRM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
     void *v;
@@ -230,7 +231,7 @@ CRM_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     if (destroy != NULL)
         destroy(((crm_blas_state *)v)->real);
     free(v);
-    return crm_rpc_cublasDestroy_v2((uint64_t)(uintptr_t)handle);
+    return crm_rpc_cublasDestroy_v2_queued((uint64_t)(uintptr_t)handle);
 }
 
 CRM_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)

@@ -89,7 +89,7 @@ CRM_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
     if (destroy != NULL)
         destroy(((crm__lt_state *)v)->real);
     free(v);
-    return crm_rpc_cublasLtDestroy((uint64_t)(uintptr_t)lightHandle);
+    return crm_rpc_cublasLtDestroy_queued((uint64_t)(uintptr_t)lightHandle); /* known live: no round trip */
 }
 
 void *crm_lt_real_handle(void *handle)
