@@ -79,14 +79,7 @@ static void expect_admitted(const char *prog, const char *addr, const char *tag)
 /* 1 once the server log has needle (waits up to ms). */
 static int log_has(const char *needle, int ms)
 {
-    for (int waited = 0;; waited += 50) {
-        char *log = e2e_read_file(srv.log_path);
-        int found = strstr(log, needle) != NULL;
-        free(log);
-        if (found || waited >= ms)
-            return found;
-        e2e_sleep_ms(50);
-    }
+    return e2e_wait_log_lines(srv.log_path, needle, 1, ms) >= 1;
 }
 
 /* The right token over TCP (CUDAREM_TOKEN) and a Unix socket (CUDAREM_TOKEN_FILE):

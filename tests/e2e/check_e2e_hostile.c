@@ -201,19 +201,43 @@ START_TEST(test_stalled_handshakes_end_at_the_grace)
 }
 END_TEST
 
-/* A child process opening and dropping connections from 127.0.0.2 until killed. */
-static pid_t start_flood(void)
+/* A child process connecting from 127.0.0.2 until killed, sending opening(i) on the
+ * i-th connection (nothing when it returns len 0), then closing it. */
+typedef struct attack_bytes {
+    const void *p;
+    size_t n;
+} attack_bytes;
+
+static pid_t start_attacker(attack_bytes (*opening)(unsigned i))
 {
     pid_t pid = fork();
     ck_assert_msg(pid >= 0, "fork failed");
     if (pid == 0) {
-        for (;;) {
+        for (unsigned i = 0;; i++) {
             int fd = connect_from("127.0.0.2");
-            if (fd >= 0)
-                close(fd);
+            if (fd < 0)
+                continue;
+            attack_bytes b = opening(i);
+            if (b.n > 0) {
+                ssize_t sent = send(fd, b.p, b.n, MSG_NOSIGNAL);
+                (void)sent;
+            }
+            close(fd);
         }
     }
     return pid;
+}
+
+/* Connections opened and dropped at once. */
+static attack_bytes nothing(unsigned i)
+{
+    (void)i;
+    return (attack_bytes){NULL, 0};
+}
+
+static pid_t start_flood(void)
+{
+    return start_attacker(nothing);
 }
 
 START_TEST(test_connection_flood)
@@ -228,30 +252,22 @@ START_TEST(test_connection_flood)
 }
 END_TEST
 
-/* A child process sending, until killed, from 127.0.0.2, one malformed opening per
- * connection: a record announcing 2 GiB, garbage, a record cut short, a TLS-looking
- * byte and nothing more. */
+/* One malformed opening per connection, in turn: a record announcing 2 GiB,
+ * garbage, a record cut short, a TLS-looking byte and nothing more. */
+static attack_bytes malformed(unsigned i)
+{
+    static const unsigned char huge[8] = {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4};
+    static const unsigned char cut[12] = {0x80, 0, 0x10, 0, 0, 0, 0, 1}, tls[1] = {0x16};
+    static unsigned char junk[64];
+    for (unsigned k = 0; k < sizeof junk; k++)
+        junk[k] = (unsigned char)(k * 37 + 11);
+    const attack_bytes kinds[] = {{huge, sizeof huge}, {junk, sizeof junk}, {cut, sizeof cut}, {tls, sizeof tls}};
+    return kinds[i % 4];
+}
+
 static pid_t start_garbage(void)
 {
-    pid_t pid = fork();
-    ck_assert_msg(pid >= 0, "fork failed");
-    if (pid == 0) {
-        unsigned char huge[8] = {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4}, cut[12] = {0x80, 0, 0x10, 0, 0, 0, 0, 1};
-        unsigned char junk[64], tls[1] = {0x16};
-        for (unsigned i = 0; i < sizeof junk; i++)
-            junk[i] = (unsigned char)(i * 37 + 11);
-        const struct { const void *p; size_t n; } kinds[] = {{huge, sizeof huge}, {junk, sizeof junk},
-                                                             {cut, sizeof cut}, {tls, sizeof tls}};
-        for (unsigned i = 0;; i++) {
-            int fd = connect_from("127.0.0.2");
-            if (fd < 0)
-                continue;
-            ssize_t sent = send(fd, kinds[i % 4].p, kinds[i % 4].n, MSG_NOSIGNAL);
-            (void)sent;
-            close(fd);
-        }
-    }
-    return pid;
+    return start_attacker(malformed);
 }
 
 START_TEST(test_malformed_openings_flood)

@@ -86,14 +86,7 @@ static void setup(void)
               "tcp:" SERVER_ADDR ":" PORT, "--log-level", "info", (char *)NULL);
         _exit(127);
     }
-    int up = 0;
-    for (int i = 0; i < 250 && !up; i++) {
-        char *log = e2e_read_file(log_path);
-        up = strstr(log, "serving the") != NULL;
-        free(log);
-        if (!up)
-            e2e_sleep_ms(20);
-    }
+    int up = e2e_wait_log_lines(log_path, "serving the", 1, 5000) >= 1;
     N_ASSERT(up, "the server did not start in its namespace");
 }
 

@@ -271,14 +271,7 @@ START_TEST(test_locked_out)
         free(err);
     }
     /* the daemon counts a failure once it has reaped that session's process */
-    int locked = 0;
-    for (int i = 0; i < 250 && !locked; i++) {
-        char *log = e2e_read_file(srv.log_path);
-        locked = strstr(log, "failed to authenticate 5 times") != NULL;
-        free(log);
-        if (!locked)
-            e2e_sleep_ms(20);
-    }
+    int locked = e2e_wait_log_lines(srv.log_path, "failed to authenticate 5 times", 1, 5000) >= 1;
     ck_assert_msg(locked, "the server did not lock the peer out after 5 failures");
     setenv("CUDAREM_TOKEN", token, 1);
     expect_unusable(srv.unix_addr, BUSY, "too many failed authentications");
