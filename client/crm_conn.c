@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "common/crm_errors.h"
 #include "client/crm_deferred.h"
 #include "client/crm_devices.h"
@@ -527,6 +528,14 @@ cudaError_t crm_conn_async(crm_call *call)
         err = crm__post(NULL, 0);
     pthread_mutex_unlock(&crm__conn.lock);
     return err;
+}
+
+cudaError_t crm_conn_async_on(crm_call *call, uint64_t stream)
+{
+    cudaError_t err;
+    if (crm_capture_any() && crm_capture_call(stream, call, &err))
+        return err;
+    return crm_conn_async(call);
 }
 
 cudaError_t crm_conn_post(crm_call *call)

@@ -59,6 +59,9 @@ cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n);
  * and through cudaGetLastError, as on a local GPU. Bulk data the call points to is
  * captured before this returns. */
 cudaError_t crm_conn_async(crm_call *call);
+/* crm_conn_async of work on wire stream `stream`: while the stream is capturing, the
+ * call becomes a node of the capture's graph instead (client/crm_graph.h). */
+cudaError_t crm_conn_async_on(crm_call *call, uint64_t stream);
 
 /* Sends an asynchronous call with large bulk data now, after the queue, without
  * waiting for an answer (CRM_POST): it returns once the data has left, so the

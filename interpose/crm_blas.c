@@ -70,6 +70,15 @@ cublasStatus_t crm_blas_async(crm_call *call)
     return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
 }
 
+cublasStatus_t crm_blas_work(crm_call *call, uint64_t stream)
+{
+    crm_blas_log_call(call->api);
+    int err = (int)crm_conn_async_on(call, stream);
+    if (err == 0)
+        return CUBLAS_STATUS_SUCCESS;
+    return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
+}
+
 cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply)
 {
     crm_blas_log_call(call->api);

@@ -59,6 +59,9 @@ cublasStatus_t crm_blas_with(cublasHandle_t h, cublasStatus_t (*fn)(crm_blas_sta
  * INTERNAL_ERROR when the server cannot take it. Failures of the call itself on
  * the server are reported later, as a GPU reports asynchronous errors. */
 cublasStatus_t crm_blas_async(crm_call *call);
+/* crm_blas_async of a compute call on wire stream `stream` (the handle's): while
+ * that stream is capturing, it becomes a node of the capture's graph. */
+cublasStatus_t crm_blas_work(crm_call *call, uint64_t stream);
 /* Sends a call whose reply the caller reads (crm_conn_exec, waiting); the same
  * status as crm_conn_exec. */
 cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply);

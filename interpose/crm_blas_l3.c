@@ -7,6 +7,7 @@
  * the union arms), so one arm is filled for both. */
 #include <string.h>
 #include "crm_client_gen.h"
+#include "client/crm_handles.h"
 #include "interpose/crm_blas.h"
 #include "interpose/crm_export.h"
 
@@ -59,7 +60,7 @@ static cublasStatus_t crm__gemm(cublasHandle_t handle, int api, int ta, int tb, 
     crm_call call = {.api = api}; /* Sgemm, Dgemm and Hgemm arms: same members */
     call.crm_call_u.cublasSgemm_v2 = (crm_args_cublasSgemm_v2){
         st.id, st.pmode, ta, tb, m, n, k, a, CRM_BLAS_DEV(A), lda, CRM_BLAS_DEV(B), ldb, b, CRM_BLAS_DEV(C), ldc};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }
 
 CRM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -109,7 +110,7 @@ CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
     call.crm_call_u.cublasGemmEx = (crm_args_cublasGemmEx){
         st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(A), Atype, lda, CRM_BLAS_DEV(B), Btype, ldb,
         b, CRM_BLAS_DEV(C), Ctype, ldc, computeType, algo};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }
 
 /* cuBLAS defines SgemmEx as GemmEx computing in float, so it travels as GemmEx. Its
@@ -145,7 +146,7 @@ static cublasStatus_t crm__gemm_strided(cublasHandle_t handle, int api, int ta, 
     call.crm_call_u.cublasSgemmStridedBatched = (crm_args_cublasSgemmStridedBatched){
         st.id, st.pmode, ta, tb, m, n, k, a, CRM_BLAS_DEV(A), lda, sa, CRM_BLAS_DEV(B), ldb, sb, b,
         CRM_BLAS_DEV(C), ldc, sc, batch};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }
 
 CRM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -187,7 +188,7 @@ CRM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cubl
     call.crm_call_u.cublasGemmStridedBatchedEx = (crm_args_cublasGemmStridedBatchedEx){
         st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(A), Atype, lda, strideA, CRM_BLAS_DEV(B),
         Btype, ldb, strideB, b, CRM_BLAS_DEV(C), Ctype, ldc, strideC, batchCount, computeType, algo};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }
 
 CRM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -206,7 +207,7 @@ CRM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperat
     call.crm_call_u.cublasSgemmBatched = (crm_args_cublasSgemmBatched){
         st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(Aarray), lda, CRM_BLAS_DEV(Barray), ldb, b,
         CRM_BLAS_DEV(Carray), ldc, batchCount};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }
 
 CRM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -227,5 +228,5 @@ CRM_EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOpera
     call.crm_call_u.cublasGemmBatchedEx = (crm_args_cublasGemmBatchedEx){
         st.id, st.pmode, transa, transb, m, n, k, a, CRM_BLAS_DEV(Aarray), Atype, lda, CRM_BLAS_DEV(Barray), Btype,
         ldb, b, CRM_BLAS_DEV(Carray), Ctype, ldc, batchCount, computeType, algo};
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, crm_stream_wire(st.stream, CRM_PTDS_OFF));
 }

@@ -34,6 +34,9 @@ cudnnStatus_t crm_dnn_handle_id(cudnnHandle_t h, uint64_t *id);
 /* Sends a compute call (its errors may be reported late, as on a GPU); returns the
  * status to report now. A lost server becomes CUDNN_STATUS_INTERNAL_ERROR. */
 cudnnStatus_t crm_dnn_async(crm_call *call);
+/* crm_dnn_async of a compute call on handle's stream: while that stream is
+ * capturing, it becomes a node of the capture's graph. */
+cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle);
 /* Sends a call that needs an answer; reply must be freed with crm_conn_reply_free. */
 cudnnStatus_t crm_dnn_sync(crm_call *call, crm_reply *reply);
 /* Copies the server's list of algorithm results (at most `requested`) into out (the

@@ -88,7 +88,7 @@ CRM_EXPORT cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDes
     a->algo = (int)algo;
     a->workspace = crm_dnn_ptr(workspace);
     a->workSpaceSizeInBytes = workSpaceSizeInBytes;
-    st = crm_dnn_async(&call);
+    st = crm_dnn_work(&call, handle);
     free(a->labels.crm_bytes_val);
     return st;
 }

@@ -55,6 +55,17 @@ cudnnStatus_t crm_dnn_async(crm_call *call)
     return crm__dnn_status(crm_conn_async(call));
 }
 
+cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle)
+{
+    uint64_t stream = CRM_WIRE_LEGACY_STREAM;
+    void *v;
+    pthread_mutex_lock(&crm__dnn.lock);
+    if (crm_idmap_get(&crm__dnn.ids, (uint64_t)(uintptr_t)handle, &v) == 0)
+        stream = crm_stream_wire(((crm__dnn_cell *)v)->stream, CRM_PTDS_OFF);
+    pthread_mutex_unlock(&crm__dnn.lock);
+    return crm__dnn_status(crm_conn_async_on(call, stream));
+}
+
 cudnnStatus_t crm_dnn_sync(crm_call *call, crm_reply *reply)
 {
     memset(reply, 0, sizeof *reply);

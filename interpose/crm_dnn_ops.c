@@ -28,6 +28,6 @@ CRM_EXPORT cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensor
     a->A = crm_dnn_ptr(A);
     a->B = crm_dnn_ptr(B);
     a->C = crm_dnn_ptr(C);
-    return crm_dnn_async(&call);
+    return crm_dnn_work(&call, handle);
 }
 

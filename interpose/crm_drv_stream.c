@@ -3,8 +3,12 @@
  * no round trip and work on it is queued exactly as runtime calls are. Host
  * functions run on the calling thread once the stream's earlier work is done. */
 #include <stdint.h>
+#include "client/crm_graph.h"
+#include "client/crm_handles.h"
+#include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_graph.h"
 
 #undef cuEventElapsedTime /* cuda.h maps it to _v2; the older form is defined here too */
 
@@ -84,66 +88,31 @@ CRM_EXPORT CUresult cuStreamGetId(CUstream s, unsigned long long *streamId)
 
 CRM_EXPORT CUresult cuStreamGetId_ptsz(CUstream s, unsigned long long *streamId) { return cuStreamGetId(s, streamId); }
 
-/* Nothing is ever captured into a graph: CUDA graphs are not remoted. */
-CRM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
-{
-    (void)s;
-    CUresult rc = crm_drv_need_ctx();
-    if (rc == CUDA_SUCCESS && status == NULL)
-        rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS)
-        *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return rc;
-}
-
-CRM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *status)
-{
-    return cuStreamIsCapturing(s, status);
-}
-
-CRM_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
-                                              CUgraph *graph, const CUgraphNode **deps, const CUgraphEdgeData **edges,
-                                              size_t *numDeps)
-{
-    (void)id, (void)graph, (void)deps, (void)edges, (void)numDeps;
-    return cuStreamIsCapturing(s, status);
-}
-
-CRM_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
-                                                   CUgraph *graph, const CUgraphNode **deps,
-                                                   const CUgraphEdgeData **edges, size_t *numDeps)
-{
-    return cuStreamGetCaptureInfo_v3(s, status, id, graph, deps, edges, numDeps);
-}
-
-/* The older forms: the same answer with fewer outputs. */
-#undef cuStreamGetCaptureInfo
-CRM_EXPORT CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id)
-{
-    (void)id;
-    return cuStreamIsCapturing(s, status);
-}
-
-CRM_EXPORT CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id)
-{
-    return cuStreamGetCaptureInfo(s, status, id);
-}
-
-CRM_EXPORT CUresult cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
-                                              CUgraph *graph, const CUgraphNode **deps, size_t *numDeps)
-{
-    (void)id, (void)graph, (void)deps, (void)numDeps;
-    return cuStreamIsCapturing(s, status);
-}
-
-CRM_EXPORT CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
-                                                   CUgraph *graph, const CUgraphNode **deps, size_t *numDeps)
-{
-    return cuStreamGetCaptureInfo_v2(s, status, id, graph, deps, numDeps);
-}
-
 /* Host functions: the stream's earlier work completes, then fn runs here. Later
- * work on the stream is issued after fn returns, so CUDA's ordering holds. */
+ * work on the stream is issued after fn returns, so CUDA's ordering holds. On a
+ * capturing stream the function becomes a host node, run so at each launch. */
+typedef struct crm__host_call {
+    CUhostFn fn;
+    void *data;
+} crm__host_call;
+
+static cudaError_t crm__host_step(const void *args, uint64_t stream)
+{
+    const crm__host_call *h = args;
+    cudaError_t err = crm_rpc_cudaStreamSynchronize(stream);
+    if (err == cudaSuccess)
+        h->fn(h->data);
+    return err;
+}
+
+cudaError_t crm_graph_host_node(crm_gnode *n, cudaHostFn_t fn, void *data)
+{
+    crm__host_call h = {fn, data};
+    if (fn == NULL)
+        return cudaErrorInvalidValue;
+    return crm_gnode_set_step(n, crm__host_step, &h, sizeof h) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
 static CUresult crm__host_func(CUstream s, CUhostFn fn, void *userData, int ptsz)
 {
     CUresult rc = crm_drv_need_ctx();
@@ -151,6 +120,11 @@ static CUresult crm__host_func(CUstream s, CUhostFn fn, void *userData, int ptsz
         return rc;
     if (fn == NULL)
         return CUDA_ERROR_INVALID_VALUE;
+    crm__host_call h = {fn, userData};
+    cudaError_t captured;
+    if (crm_capture_step(crm_stream_wire(CRM__S(s), ptsz ? CRM_PTDS_ON : CRM_PTDS_OFF), CU_GRAPH_NODE_TYPE_HOST,
+                         crm__host_step, &h, sizeof h, &captured))
+        return (CUresult)captured;
     rc = ptsz ? CRM_DRV_RT(cudaStreamSynchronize_ptsz(CRM__S(s))) : CRM_DRV_RT(cudaStreamSynchronize(CRM__S(s)));
     if (rc == CUDA_SUCCESS)
         fn(userData);
@@ -170,6 +144,10 @@ static CUresult crm__callback(CUstream s, CUstreamCallback cb, void *userData, u
         return rc;
     if (cb == NULL || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    rc = (CUresult)crm_capture_refuse_sync(crm_stream_wire(CRM__S(s), ptsz ? CRM_PTDS_ON : CRM_PTDS_OFF),
+                                           CRM_WIRE_BAD_HANDLE); /* no callbacks in a graph */
+    if (rc != CUDA_SUCCESS)
+        return rc;
     rc = ptsz ? CRM_DRV_RT(cudaStreamSynchronize_ptsz(CRM__S(s))) : CRM_DRV_RT(cudaStreamSynchronize(CRM__S(s)));
     cb(s, rc, userData);
     return CUDA_SUCCESS;

@@ -179,7 +179,7 @@ CRM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
     w->workspace = CRM_BLAS_DEV(workspace);
     w->workspaceSizeInBytes = workspaceSizeInBytes;
     w->stream = crm_stream_wire(stream, CRM_PTDS_OFF);
-    return crm_blas_async(&call);
+    return crm_blas_work(&call, w->stream);
 }
 
 /* Answered on the client, without a round trip: one algorithm for every problem

@@ -7,12 +7,14 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_codec.h"
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_graph.h"
 
 /* One copy request, as the exported functions receive it. */
 typedef struct crm__copy {
@@ -280,6 +282,15 @@ static cudaError_t crm__copy_across(const crm__copy *c, int src_server, int dst_
     return err;
 }
 
+/* 1 when stream is capturing. */
+static int crm__capturing(uint64_t stream)
+{
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (crm_capture_any())
+        crm_capture_info(stream, &status, NULL, NULL, NULL, NULL);
+    return status != cudaStreamCaptureStatusNone;
+}
+
 /* A device-to-device copy: on the server, or across two servers of a pool. Between
  * two regions the client knows on one server it is queued, synchronous or not: a
  * GPU's device-to-device cudaMemcpy does not wait for the copy either. */
@@ -295,8 +306,39 @@ static cudaError_t crm__copy_d2d(const crm__copy *c)
         return crm_rpc_crm_memcpy_d2d_queued((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src,
                                              c->spitch, c->width, c->height, c->stream, c->async);
     }
+    if (crm__capturing(c->stream))
+        return cudaErrorInvalidValue; /* a graph cannot hold a copy it cannot check */
     return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src, c->spitch,
                                   c->width, c->height, c->stream, c->async);
+}
+
+static cudaError_t crm__memcpy(crm__copy *c);
+
+/* A copy touching host memory, as a captured graph's client step: it runs again
+ * at each launch, on the launch's stream, reading or writing the host bytes of
+ * that moment. */
+static cudaError_t crm__copy_step(const void *args, uint64_t stream)
+{
+    crm__copy c = *(const crm__copy *)args;
+    c.stream = stream;
+    c.async = 1;
+    return crm__memcpy(&c);
+}
+
+/* During a capture: a synchronous copy is refused as CUDA refuses unsafe calls;
+ * an asynchronous one on a capturing stream that touches host memory becomes a
+ * client step of the graph. 1 when the copy is dealt with, its result in *err. */
+static int crm__copy_captured(const crm__copy *c, cudaError_t *err)
+{
+    if (!crm_capture_any())
+        return 0;
+    if (!c->async) {
+        *err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE);
+        return *err != cudaSuccess;
+    }
+    if (c->kind == cudaMemcpyDeviceToDevice)
+        return 0; /* queued device work, captured as such */
+    return crm_capture_step(c->stream, CU_GRAPH_NODE_TYPE_MEMCPY, crm__copy_step, c, sizeof *c, err);
 }
 
 static cudaError_t crm__memcpy(crm__copy *c)
@@ -311,7 +353,7 @@ static cudaError_t crm__memcpy(crm__copy *c)
     cudaError_t err = crm__resolve_kind(c);
     if (err == cudaSuccess && c->kind != cudaMemcpyHostToHost)
         err = crm__stream_for(&c->stream, c->kind == cudaMemcpyDeviceToHost ? c->src : c->dst);
-    if (err != cudaSuccess)
+    if (err != cudaSuccess || crm__copy_captured(c, &err))
         return err;
     switch (c->kind) {
     case cudaMemcpyHostToHost:
@@ -324,6 +366,30 @@ static cudaError_t crm__memcpy(crm__copy *c)
     default:
         return crm__copy_d2d(c);
     }
+}
+
+cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t height, enum cudaMemcpyKind kind)
+{
+    crm__copy c = {dst, dpitch, src, spitch, width, height, kind, CRM_WIRE_LEGACY_STREAM, 1};
+    if (width == 0 || height == 0 || dst == NULL || src == NULL)
+        return cudaErrorInvalidValue;
+    if (dpitch < width || spitch < width)
+        return cudaErrorInvalidPitchValue;
+    cudaError_t err = crm__resolve_kind(&c);
+    if (err != cudaSuccess)
+        return err;
+    if (c.kind != cudaMemcpyDeviceToDevice)
+        return crm_gnode_set_step(n, crm__copy_step, &c, sizeof c) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (!crm_ptrmap_device_region((uint64_t)(uintptr_t)dst, dpitch, width, height) ||
+        !crm_ptrmap_device_region((uint64_t)(uintptr_t)src, spitch, width, height))
+        return cudaErrorInvalidValue;
+    crm_call call = {.api = CRM_API_crm_memcpy_d2d};
+    call.crm_call_u.crm_memcpy_d2d = (crm_args_crm_memcpy_d2d){
+        .dst = (uint64_t)(uintptr_t)dst, .dpitch = dpitch, .src = (uint64_t)(uintptr_t)src, .spitch = spitch,
+        .width = width, .height = height, .stream = CRM_WIRE_LEGACY_STREAM, .async = 1,
+    };
+    return crm_gnode_set_record(n, &call) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 static cudaError_t crm__memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -395,6 +461,8 @@ static cudaError_t crm__memset2d(void *dst, size_t pitch, int value, size_t widt
         return crm_set_error(cudaErrorInvalidValue);
     uint64_t wire = crm_stream_wire(stream, ptds);
     cudaError_t err = crm__stream_for(&wire, dst);
+    if (err == cudaSuccess && !async && crm_capture_any())
+        err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE);
     if (err == cudaSuccess)
         err = crm_rpc_crm_memset((uint64_t)(uintptr_t)dst, pitch, value, width, height, wire, async);
     return crm_set_error(err);

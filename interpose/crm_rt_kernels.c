@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 #include "common/crm_nvcc_rt.h"
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_kattr.h"
 #include "client/crm_modules.h"
@@ -96,7 +97,10 @@ cudaError_t crm_kernel_launch(const crm_launch_req *r)
             .params = {k.nparams, (crm_kparam *)k.params}, .blob = {k.param_bytes, blob},
             .attrs = {r->nattrs, attrs},
         };
-        err = crm_conn_async(&call);
+        if (r->node != NULL)
+            err = crm_gnode_set_record(r->node, &call) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+        else
+            err = crm_conn_async_on(&call, l->stream);
     }
     if (blob != small)
         free(blob);
@@ -107,7 +111,7 @@ static cudaError_t crm__launch_kernel(const void *func, dim3 g, dim3 b, void **a
                                       cudaStream_t stream, int ptds)
 {
     crm_drv_runtime_bind();
-    crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds};
+    crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds, NULL};
     return crm_set_error(crm_kernel_launch(&r));
 }
 
@@ -141,7 +145,7 @@ static cudaError_t crm__launch_ex(const cudaLaunchConfig_t *c, const void *func,
     if (c == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     crm_launch_req r = {crm_modules_func(func), c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, NULL, 0,
-                        c->attrs, c->numAttrs, ptds};
+                        c->attrs, c->numAttrs, ptds, NULL};
     return crm_set_error(crm_kernel_launch(&r));
 }
 

@@ -19,6 +19,7 @@ typedef struct crm_launch_req {
     const cudaLaunchAttribute *attrs; /* launch attributes (cudaLaunchKernelExC) */
     unsigned nattrs;
     int ptds;                         /* stream 0 is the per-thread default stream */
+    struct CUgraphNode_st *node;      /* not NULL: the launch becomes this graph node's work */
 } crm_launch_req;
 
 /* Queues the launch; returns the error a GPU gives at the call (unknown function,

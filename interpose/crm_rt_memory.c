@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
@@ -34,7 +35,9 @@ CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
     uint64_t ptr = 0;
     if (devPtr == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    cudaError_t err = crm_rpc_cudaMalloc(size, &ptr);
+    cudaError_t err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE); /* unsafe in a capture */
+    if (err == cudaSuccess)
+        err = crm_rpc_cudaMalloc(size, &ptr);
     if (err == cudaSuccess)
         err = crm__track(ptr, size);
     if (err == cudaSuccess)

@@ -247,11 +247,15 @@ def gen_client(fns):
          " * One marshalling function per remoted call: fill the union arm, run it",
          " * through the connection, copy the results out. */",
          "#include <string.h>", '#include "crm_client_gen.h"',
-         '#include "client/crm_conn.h"', ""]
+         '#include "client/crm_conn.h"', '#include "client/crm_graph.h"',
+         '#include "client/crm_handles.h"', ""]
     for f in fns:
         proto = "%s crm_rpc_%s(%s)" % (f.lib.status, f.name, rpc_params(f))
         h.append(proto + ";")
         c.append(proto + "\n{")
+        if f.sync and f.lib.status == "cudaError_t":  # a wait: refused on capturing work
+            c.append("    cudaError_t refused = crm_capture_refuse_sync(%s, %s);\n"
+                     "    if (refused != cudaSuccess)\n        return refused;" % (first_of(f, "stream"), first_of(f, "event")))
         c.append("    crm_call call;\n    crm_reply reply;")
         c.append("    memset(&call, 0, sizeof call);\n    memset(&reply, 0, sizeof reply);")
         c += fill_call(f)
@@ -260,7 +264,7 @@ def gen_client(fns):
                 c.append("    reply.crm_reply_u.%s.%s = *%s;" % (f.name, p.name, p.name))
         lost = "transport" if f.lib.lost == "TRANSPORT" else f.lib.lost
         if f.async_:
-            c.append("    cudaError_t transport = crm_conn_async(&call);")
+            c.append("    cudaError_t transport = %s;" % async_send(f))
             c.append("    %s err = transport != cudaSuccess ? %s : %s;" % (f.lib.status, lost, f.lib.ok))
         else:
             c.append("    cudaError_t transport = crm_conn_exec(&call, &reply, 1);")
@@ -282,6 +286,19 @@ def gen_client(fns):
     return "\n".join(h) + "\n", "\n".join(c) + "\n"
 
 
+def first_of(f, kind):
+    """The wire value of f's first in parameter of type kind, else CRM_WIRE_BAD_HANDLE."""
+    names = [p.name for p in f.ins if p.type == kind]
+    return names[0] if names else "CRM_WIRE_BAD_HANDLE"
+
+
+def async_send(f):
+    """How an async or queued call travels: work on a stream is captured into a graph
+    while that stream is capturing (client/crm_graph.h)."""
+    stream = first_of(f, "stream")
+    return "crm_conn_async(&call)" if stream == "CRM_WIRE_BAD_HANDLE" else "crm_conn_async_on(&call, %s)" % stream
+
+
 def gen_queued(f, h, c):
     """crm_rpc_NAME_queued: the call queued like an async one, for a caller that has
     checked what a GPU would refuse; a failure the server still finds is reported at
@@ -293,7 +310,7 @@ def gen_queued(f, h, c):
     c.append("    memset(&call, 0, sizeof call);")
     c += fill_call(f)
     lost = "transport" if f.lib.lost == "TRANSPORT" else f.lib.lost
-    c.append("    cudaError_t transport = crm_conn_async(&call);")
+    c.append("    cudaError_t transport = %s;" % async_send(f))
     c.append("    return transport != cudaSuccess ? %s : %s;\n}\n" % (lost, f.lib.ok))
 
 

@@ -220,7 +220,7 @@ def gen_client(f, row):
         elif p.kind == "value":
             c.append("    a->%s = %s;" % (p.name, p.name))
     if not outs and not perfs:
-        c.append("    return crm_dnn_async(&call);\n}\n")
+        c.append("    return crm_dnn_work(&call, handle);\n}\n")
         return c
     c.append("    if ((st = crm_dnn_sync(&call, &reply)) == CUDNN_STATUS_SUCCESS) {")
     c += ["        *%s = (size_t)reply.crm_reply_u.%s.%s;" % (p.name, f.name, p.name) for p in outs]

@@ -42,6 +42,10 @@ void crm_session_slice(crm_session *s, int device, size_t *free_bytes, size_t *t
 
 cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out)
 {
+    if (s->replaying) { /* a graph's work runs in the stream it is launched into */
+        *out = s->replay_stream;
+        return cudaSuccess;
+    }
     if (id == 0) {
         *out = 0; /* the legacy default stream */
         return cudaSuccess;
@@ -295,5 +299,6 @@ void crm_session_release(crm_session *s, int device, int forget_only)
         crm_idmap_free(&s->events);
         crm_idmap_free(&s->handles);
         crm_idmap_free(&s->hostmem);
+        crm_session_graphs_free(s);
     }
 }

@@ -54,6 +54,10 @@ typedef struct crm_session {
     crm_idmap events;      /* client id -> crm_session_obj */
     crm_idmap handles;     /* client id -> crm_session_obj of a library handle */
     crm_idmap hostmem;     /* client id -> a shared pinned host region (server/crm_h_hostmem.c) */
+    crm_idmap graphs;      /* client id -> a graph program (server/crm_h_graph.c) */
+    uint64_t graph_bytes;  /* what the programs hold in all */
+    int replaying;         /* a program runs: every stream named is replay_stream */
+    cudaStream_t replay_stream;
     struct timespec start; /* for the end-of-session log line */
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */
@@ -85,6 +89,8 @@ typedef struct crm_session {
  * client owned, logs the session's end and returns the process exit status. */
 int crm_session_run(uint64_t id, int fd, const char *peer, const char *refuse, int refuse_status);
 
+/* Frees the session's graph programs (server/crm_h_graph.c). */
+void crm_session_graphs_free(crm_session *s);
 /* Backend stream of client id (0 = legacy default stream) or cudaErrorInvalidResourceHandle. */
 cudaError_t crm_session_stream(crm_session *s, uint64_t id, cudaStream_t *out);
 cudaError_t crm_session_event(crm_session *s, uint64_t id, cudaEvent_t *out);

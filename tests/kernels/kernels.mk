@@ -25,7 +25,8 @@ $(EMU_LIB): $(KERNEL_PARSER_OBJS) $(KERNEL_LIB_FILES)
 # the static ones are built with KTEST_STATIC_RUNTIME defined. $(KTEST_DIR) also
 # holds the CPU kernels and the fatbinaries.
 KTEST_DIR   := $(call test_dir,kernels,shared)
-KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop kprintf step
+KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop kprintf step \
+               graphs
 KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels,$(rt))/,$(KTEST_NAMES) \
                    libktest_shlib.so)) $(KTEST_DIR)/libktest_cpu_kernels.so
 KTEST_DEFS_shared :=
@@ -50,6 +51,8 @@ $(1)/vadd_ptx: tests/kernels/vadd.cu $(KTEST_HDRS) | $(1)
 $(1)/multi_tu: tests/kernels/multi_a.cu tests/kernels/multi_b.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ tests/kernels/multi_a.cu tests/kernels/multi_b.cu
 $(1)/step: tests/kernels/step.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
+$(1)/graphs: tests/kernels/graphs.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -ldl

@@ -1,0 +1,269 @@
+/* crm_graph.c -- CUDA graphs on the client: nodes, edges, copies and the order
+ * nodes run in (client/crm_graph.h). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rpc/rpc.h>
+#include "client/crm_graph.h"
+#include "common/crm_idmap.h"
+
+/* Graphs and executable graphs alive, so a handle a program passes is checked
+ * before it is used. */
+static pthread_mutex_t crm__live_lock = PTHREAD_MUTEX_INITIALIZER;
+static crm_idmap crm__live;
+
+int crm_graph_live_add(const void *p, int kind)
+{
+    pthread_mutex_lock(&crm__live_lock);
+    int rc = crm_idmap_put(&crm__live, (uint64_t)(uintptr_t)p, (void *)(uintptr_t)kind);
+    pthread_mutex_unlock(&crm__live_lock);
+    return rc;
+}
+
+static int crm__live_is(const void *p, int kind)
+{
+    void *v = NULL;
+    pthread_mutex_lock(&crm__live_lock);
+    int rc = p != NULL && crm_idmap_get(&crm__live, (uint64_t)(uintptr_t)p, &v) == 0 && (uintptr_t)v == (uintptr_t)kind;
+    pthread_mutex_unlock(&crm__live_lock);
+    return rc;
+}
+
+int crm_graph_live(const void *p)
+{
+    return crm__live_is(p, CRM_LIVE_GRAPH);
+}
+
+int crm_gexec_live(const void *p)
+{
+    return crm__live_is(p, CRM_LIVE_EXEC);
+}
+
+void crm_graph_live_del(const void *p)
+{
+    pthread_mutex_lock(&crm__live_lock);
+    crm_idmap_del(&crm__live, (uint64_t)(uintptr_t)p, NULL);
+    pthread_mutex_unlock(&crm__live_lock);
+}
+
+crm_graph *crm_graph_new(void)
+{
+    crm_graph *g = calloc(1, sizeof(crm_graph));
+    if (g != NULL && crm_graph_live_add(g, CRM_LIVE_GRAPH) != 0) {
+        free(g);
+        g = NULL;
+    }
+    return g;
+}
+
+static void crm__node_free(crm_gnode *n)
+{
+    free(n->deps);
+    free(n->record);
+    free(n->args);
+    crm_graph_free(n->child);
+    free(n);
+}
+
+void crm_graph_free(crm_graph *g)
+{
+    if (g == NULL)
+        return;
+    crm_graph_live_del(g);
+    for (unsigned i = 0; i < g->count; i++)
+        crm__node_free(g->nodes[i]);
+    free(g->nodes);
+    free(g);
+}
+
+int crm_graph_has(const crm_graph *g, const crm_gnode *n)
+{
+    return g != NULL && n != NULL && n->graph == g && n->index < g->count && g->nodes[n->index] == n;
+}
+
+static int crm__dep_push(crm_gnode *n, crm_gnode *dep)
+{
+    if (n->ndeps == n->deps_cap) {
+        unsigned cap = n->deps_cap ? n->deps_cap * 2 : 4;
+        crm_gnode **d = realloc(n->deps, cap * sizeof *d);
+        if (d == NULL)
+            return -1;
+        n->deps = d;
+        n->deps_cap = cap;
+    }
+    n->deps[n->ndeps++] = dep;
+    return 0;
+}
+
+crm_gnode *crm_graph_add(crm_graph *g, CUgraphNodeType type, crm_gnode *const *deps, size_t ndeps)
+{
+    if (g->count == g->cap) {
+        unsigned cap = g->cap ? g->cap * 2 : 16;
+        crm_gnode **nodes = realloc(g->nodes, cap * sizeof *nodes);
+        if (nodes == NULL)
+            return NULL;
+        g->nodes = nodes;
+        g->cap = cap;
+    }
+    crm_gnode *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    n->graph = g;
+    n->type = type;
+    for (size_t i = 0; i < ndeps; i++) {
+        int dup = 0;
+        for (unsigned j = 0; j < n->ndeps; j++)
+            dup |= n->deps[j] == deps[i];
+        if (!dup && crm__dep_push(n, deps[i]) != 0) {
+            crm__node_free(n);
+            return NULL;
+        }
+    }
+    n->index = g->count;
+    g->nodes[g->count++] = n;
+    return n;
+}
+
+void crm_graph_drop_last(crm_graph *g)
+{
+    crm_gnode *n = g->nodes[--g->count];
+    for (unsigned i = 0; i < g->count; i++) /* nodes added since cannot depend on it: none were */
+        crm_graph_remove_edge(n, g->nodes[i]);
+    crm__node_free(n);
+}
+
+int crm_gnode_set_record(crm_gnode *n, crm_call *call)
+{
+    unsigned long len = xdr_sizeof((xdrproc_t)xdr_crm_call, call);
+    char *buf = len > 0 && len < UINT32_MAX ? malloc(len) : NULL;
+    if (buf == NULL)
+        return -1;
+    XDR x;
+    xdrmem_create(&x, buf, (u_int)len, XDR_ENCODE);
+    int ok = xdr_crm_call(&x, call);
+    xdr_destroy(&x);
+    if (!ok) {
+        free(buf);
+        return -1;
+    }
+    free(n->record);
+    n->record = buf;
+    n->record_len = (unsigned)len;
+    return 0;
+}
+
+int crm_gnode_set_step(crm_gnode *n, crm_gstep_fn step, const void *args, size_t len)
+{
+    void *copy = malloc(len ? len : 1);
+    if (copy == NULL)
+        return -1;
+    memcpy(copy, args, len);
+    free(n->args);
+    n->args = copy;
+    n->args_len = len;
+    n->step = step;
+    return 0;
+}
+
+int crm_graph_add_edge(crm_gnode *from, crm_gnode *to)
+{
+    for (unsigned i = 0; i < to->ndeps; i++)
+        if (to->deps[i] == from)
+            return 1;
+    return crm__dep_push(to, from);
+}
+
+int crm_graph_remove_edge(crm_gnode *from, crm_gnode *to)
+{
+    for (unsigned i = 0; i < to->ndeps; i++) {
+        if (to->deps[i] == from) {
+            memmove(&to->deps[i], &to->deps[i + 1], (to->ndeps - i - 1) * sizeof *to->deps);
+            to->ndeps--;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Kahn's algorithm over creation order: each round takes the earliest node whose
+ * dependencies have all been placed. Graphs are small; O(n^2) keeps it simple. */
+int crm_graph_order(const crm_graph *g, crm_gnode **order)
+{
+    unsigned n = g->count, placed = 0;
+    unsigned char *done = calloc(n ? n : 1, 1);
+    if (done == NULL)
+        return -1;
+    while (placed < n) {
+        unsigned pick = n;
+        for (unsigned i = 0; i < n && pick == n; i++) {
+            if (done[i])
+                continue;
+            int ready = 1;
+            for (unsigned d = 0; d < g->nodes[i]->ndeps && ready; d++)
+                ready = done[g->nodes[i]->deps[d]->index];
+            if (ready)
+                pick = i;
+        }
+        if (pick == n)
+            break; /* a cycle */
+        done[pick] = 1;
+        order[placed++] = g->nodes[pick];
+    }
+    free(done);
+    return placed == n ? 0 : -1;
+}
+
+static crm_gnode *crm__clone_node(crm_graph *to, const crm_gnode *n)
+{
+    crm_gnode *c = crm_graph_add(to, n->type, NULL, 0);
+    if (c == NULL)
+        return NULL;
+    if (n->record != NULL && (c->record = malloc(n->record_len)) != NULL) {
+        memcpy(c->record, n->record, n->record_len);
+        c->record_len = n->record_len;
+    }
+    if (n->args != NULL)
+        crm_gnode_set_step(c, n->step, n->args, n->args_len);
+    if (n->child != NULL)
+        c->child = crm_graph_clone(n->child, NULL);
+    int failed = (n->record != NULL && c->record == NULL) || (n->args != NULL && c->args == NULL) ||
+                 (n->child != NULL && c->child == NULL);
+    return failed ? NULL : c;
+}
+
+crm_graph *crm_graph_clone(const crm_graph *g, crm_gnode ***map)
+{
+    crm_graph *c = crm_graph_new();
+    int ok = c != NULL;
+    for (unsigned i = 0; ok && i < g->count; i++)
+        ok = crm__clone_node(c, g->nodes[i]) != NULL;
+    for (unsigned i = 0; ok && i < g->count; i++)
+        for (unsigned d = 0; ok && d < g->nodes[i]->ndeps; d++)
+            ok = crm_graph_add_edge(c->nodes[g->nodes[i]->deps[d]->index], c->nodes[i]) >= 0;
+    if (ok && map != NULL && (*map = malloc((g->count ? g->count : 1) * sizeof **map)) != NULL)
+        memcpy(*map, c->nodes, g->count * sizeof **map);
+    else if (ok && map != NULL)
+        ok = 0;
+    if (!ok) {
+        crm_graph_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+CUgraphNodeType crm_graph_call_type(const crm_call *call)
+{
+    switch (call->api) {
+    case CRM_API_crm_memset:
+        return CU_GRAPH_NODE_TYPE_MEMSET;
+    case CRM_API_crm_memcpy_d2d:
+        return CU_GRAPH_NODE_TYPE_MEMCPY;
+    case CRM_API_cudaEventRecord:
+    case CRM_API_cudaEventRecordWithFlags:
+        return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+    case CRM_API_cudaStreamWaitEvent:
+        return CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+    default:
+        return CU_GRAPH_NODE_TYPE_KERNEL; /* a launch, or a library call's kernels */
+    }
+}

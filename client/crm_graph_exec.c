@@ -1,0 +1,167 @@
+/* crm_graph_exec.c -- executable graphs (client/crm_graph_exec.h): instantiation
+ * into stored programs and client steps, launch, update, release. */
+#include <stdlib.h>
+#include <string.h>
+#include "client/crm_conn.h"
+#include "client/crm_graph_exec.h"
+#include "client/crm_handles.h"
+#include "crm_client_gen.h"
+
+/* A program is uploaded in pieces of at most this many bytes (a crm_bytes each). */
+#define CRM__PIECE_MAX (CRM_BYTES_MAX - 1024)
+
+/* Instantiation under way: the steps so far and the program being filled. */
+typedef struct crm__build {
+    crm_gexec *exec;
+    uint64_t program;      /* being filled, 0: none */
+    char *piece;           /* records not uploaded yet */
+    size_t piece_len;
+    cudaError_t err;
+} crm__build;
+
+static crm_estep *crm__step_new(crm_gexec *e)
+{
+    if (e->nsteps == e->cap) {
+        unsigned cap = e->cap ? e->cap * 2 : 8;
+        crm_estep *s = realloc(e->steps, cap * sizeof *s);
+        if (s == NULL)
+            return NULL;
+        e->steps = s, e->cap = cap;
+    }
+    crm_estep *s = &e->steps[e->nsteps++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
+/* Queues the upload of the bytes gathered for the current program. */
+static void crm__flush_piece(crm__build *b)
+{
+    if (b->piece_len == 0 || b->err != cudaSuccess)
+        return;
+    crm_bytes bytes = {(u_int)b->piece_len, b->piece};
+    b->err = crm_rpc_crm_graph_upload(b->program, &bytes);
+    b->piece_len = 0;
+}
+
+static void crm__add_record(crm__build *b, const crm_gnode *n)
+{
+    if (n->record_len > CRM__PIECE_MAX) {
+        b->err = cudaErrorNotSupported; /* a launch record larger than any kernel's parameters */
+        return;
+    }
+    if (b->program == 0) {
+        crm_estep *s = crm__step_new(b->exec);
+        if (s == NULL) {
+            b->err = cudaErrorMemoryAllocation;
+            return;
+        }
+        b->program = s->program = crm_handle_new_id();
+    }
+    if (b->piece_len + n->record_len > CRM__PIECE_MAX)
+        crm__flush_piece(b);
+    memcpy(b->piece + b->piece_len, n->record, n->record_len);
+    b->piece_len += n->record_len;
+}
+
+static void crm__add_step(crm__build *b, const crm_gnode *n)
+{
+    crm__flush_piece(b);
+    b->program = 0; /* device work after this step starts another program */
+    crm_estep *s = crm__step_new(b->exec);
+    if (s == NULL || (s->args = malloc(n->args_len ? n->args_len : 1)) == NULL) {
+        b->err = cudaErrorMemoryAllocation;
+        return;
+    }
+    memcpy(s->args, n->args, n->args_len);
+    s->step = n->step;
+}
+
+static void crm__add_graph(crm__build *b, const crm_graph *g)
+{
+    crm_gnode **order = malloc((g->count ? g->count : 1) * sizeof *order);
+    if (order == NULL) {
+        b->err = cudaErrorMemoryAllocation;
+        return;
+    }
+    if (crm_graph_order(g, order) != 0)
+        b->err = cudaErrorInvalidValue;
+    for (unsigned i = 0; i < g->count && b->err == cudaSuccess; i++) {
+        const crm_gnode *n = order[i];
+        if (n->record != NULL)
+            crm__add_record(b, n);
+        else if (n->step != NULL)
+            crm__add_step(b, n);
+        else if (n->child != NULL)
+            crm__add_graph(b, n->child);
+        /* an empty node orders the others and does nothing */
+    }
+    free(order);
+}
+
+cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out)
+{
+    crm__build b = {.exec = calloc(1, sizeof(crm_gexec)), .piece = malloc(CRM__PIECE_MAX)};
+    if (b.exec == NULL || b.piece == NULL)
+        b.err = cudaErrorMemoryAllocation;
+    if (b.err == cudaSuccess)
+        crm__add_graph(&b, g);
+    crm__flush_piece(&b);
+    free(b.piece);
+    if (b.err != cudaSuccess) {
+        crm_graph_exec_free(b.exec);
+        return b.err;
+    }
+    b.exec->nodes = g->count;
+    if (crm_graph_live_add(b.exec, CRM_LIVE_EXEC) != 0) {
+        crm_graph_exec_free(b.exec);
+        return cudaErrorMemoryAllocation;
+    }
+    *out = b.exec;
+    return cudaSuccess;
+}
+
+cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream)
+{
+    cudaError_t err = cudaSuccess;
+    for (unsigned i = 0; i < e->nsteps && err == cudaSuccess; i++)
+        err = e->steps[i].program != 0 ? crm_rpc_crm_graph_run(e->steps[i].program, stream)
+                                       : e->steps[i].step(e->steps[i].args, stream);
+    return err;
+}
+
+static void crm__exec_clear(crm_gexec *e)
+{
+    for (unsigned i = 0; i < e->nsteps; i++) {
+        if (e->steps[i].program != 0)
+            crm_rpc_crm_graph_drop(e->steps[i].program);
+        free(e->steps[i].args);
+    }
+    free(e->steps);
+    memset(e, 0, sizeof *e);
+}
+
+cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
+{
+    crm_gexec *fresh;
+    if (g->count != e->nodes)
+        return cudaErrorGraphExecUpdateFailure;
+    cudaError_t err = crm_graph_instantiate(g, &fresh);
+    if (err != cudaSuccess)
+        return cudaErrorGraphExecUpdateFailure;
+    unsigned long long flags = e->flags;
+    crm__exec_clear(e);
+    crm_graph_live_del(fresh);
+    *e = *fresh;
+    e->flags = flags;
+    free(fresh);
+    return cudaSuccess;
+}
+
+void crm_graph_exec_free(crm_gexec *e)
+{
+    if (e == NULL)
+        return;
+    crm_graph_live_del(e);
+    crm__exec_clear(e);
+    free(e);
+}

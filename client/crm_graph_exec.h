@@ -1,0 +1,39 @@
+/* crm_graph_exec.h -- executable graphs (cudaGraphExec_t): a graph's nodes in an
+ * order that respects its edges, each run of device work stored in the session as
+ * a program (protocol/cudart.api, 900) and each client step kept with its
+ * arguments. A launch is one queued call per program and the client steps between
+ * them: a graph of device work alone costs no round trip and the same bytes on the
+ * wire whatever its size. */
+#ifndef CRM_GRAPH_EXEC_H
+#define CRM_GRAPH_EXEC_H
+
+#include "client/crm_graph.h"
+
+/* One thing a launch does: run a stored program, or a client step. */
+typedef struct crm_estep {
+    uint64_t program;      /* the session's program id, 0 for a step */
+    crm_gstep_fn step;
+    void *args;            /* the step's arguments, owned */
+} crm_estep;
+
+struct CUgraphExec_st {
+    crm_estep *steps;
+    unsigned nsteps, cap;
+    unsigned nodes;        /* the graph's node count when instantiated (cudaGraphExecUpdate) */
+    unsigned long long flags; /* cudaGraphInstantiateFlags it was made with */
+};
+
+typedef struct CUgraphExec_st crm_gexec;
+
+/* Makes an executable graph of g, queueing its programs' upload. cudaSuccess, or
+ * cudaErrorInvalidValue (a cycle), cudaErrorMemoryAllocation. */
+cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out);
+/* Runs e on wire stream `stream`: queued calls and client steps, in order. */
+cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream);
+/* Replaces e's work with g's, which must have as many nodes as e was made from
+ * (cudaGraphExecUpdate): cudaSuccess or cudaErrorGraphExecUpdateFailure. */
+cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g);
+/* Frees e and queues the release of its programs. */
+void crm_graph_exec_free(crm_gexec *e);
+
+#endif

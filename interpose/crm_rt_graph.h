@@ -1,0 +1,34 @@
+/* crm_rt_graph.h -- what the graph API (interpose/crm_rt_graph*.c) asks of the
+ * rest of the shim: graph nodes for a copy and a host function, made as the
+ * eager calls would run them (interpose/crm_rt_copy.c, crm_drv_stream.c). */
+#ifndef CRM_RT_GRAPH_H
+#define CRM_RT_GRAPH_H
+
+#include <cuda_runtime_api.h>
+#include "client/crm_graph.h"
+
+/* Makes n a pitched copy: device work between two device regions the client
+ * knows, else a client step run at each launch. cudaErrorInvalidValue,
+ * cudaErrorInvalidPitchValue or cudaErrorInvalidMemcpyDirection as cudaMemcpy2D. */
+cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t height, enum cudaMemcpyKind kind);
+/* Makes n a host node: fn(data) runs once the work before it is done. */
+cudaError_t crm_graph_host_node(crm_gnode *n, cudaHostFn_t fn, void *data);
+
+/* The node-adding calls the runtime's and the driver's graph APIs share
+ * (interpose/crm_rt_graph.c): they check, add, fill, and set the last error. */
+struct crm_launch_req;
+cudaError_t crm_graph_kernel_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
+                                  const struct crm_launch_req *req);
+cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
+                                  const struct cudaMemsetParams *p);
+cudaError_t crm_graph_memcpy_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
+                                  void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                  size_t height, enum cudaMemcpyKind kind);
+/* The executable-graph calls both APIs share (interpose/crm_rt_graph_exec.c);
+ * they return the error without setting the last one. */
+cudaError_t crm_graph_instantiate_rt(cudaGraphExec_t *pExec, cudaGraph_t graph, unsigned long long flags);
+cudaError_t crm_graph_launch_rt(cudaGraphExec_t exec, cudaStream_t stream, int ptsz);
+cudaError_t crm_graph_update_rt(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo *info);
+
+#endif

@@ -1,0 +1,161 @@
+/* crm_h_graph.c -- handlers of CUDA graph programs (protocol/cudart.api, 900): the
+ * device work of a client's executable graph, kept as the XDR encodings of the
+ * calls it is made of and run, in order, on one stream at each launch.
+ *
+ * What a program may hold is checked when it arrives: device work only (kernels,
+ * memsets, device-to-device copies, event records and waits, cuBLAS, cuBLASLt and
+ * cuDNN compute calls), each of which decodes. No call moving host data, no
+ * creation or destruction, no graph call: a replay touches nothing but the device,
+ * and every call in it is checked again, as it would be sent alone, when it runs.
+ * While a program runs, every stream its calls name is the launch's stream, as a
+ * graph's work runs in the stream it is launched into. */
+#include <stdlib.h>
+#include <string.h>
+#include <rpc/rpc.h>
+#include "server/crm_h_nvml.h"
+#include "server/crm_session.h"
+#include "crm_server_gen.h"
+
+/* What one session's programs may hold in all. */
+#define CRM_GRAPH_BYTES_MAX (256u << 20)
+
+typedef struct crm__program {
+    char *buf;      /* the calls' encodings, back to back */
+    size_t len;
+} crm__program;
+
+static int crm__replayable(int api)
+{
+    switch (api) {
+    case CRM_API_crm_launch: case CRM_API_crm_memset: case CRM_API_crm_memcpy_d2d: case CRM_API_cudaEventRecord:
+    case CRM_API_cudaEventRecordWithFlags: case CRM_API_cudaStreamWaitEvent: case CRM_API_cublasLtMatmul:
+        return 1;
+    default:
+        break;
+    }
+    int base = api >= 10000 ? api - 10000 : api; /* a cuBLAS call's _64 twin */
+    return (base >= 1100 && base < 1500) || (api >= 2100 && api < 3000);
+}
+
+/* 1 when buf[0..len) is calls a program may hold, each decoding whole. */
+static int crm__valid(char *buf, size_t len)
+{
+    XDR x;
+    int ok = 1;
+    xdrmem_create(&x, buf, (u_int)len, XDR_DECODE);
+    while (ok && xdr_getpos(&x) < len) {
+        u_int at = xdr_getpos(&x);
+        int api;
+        ok = xdr_int(&x, &api) && crm__replayable(api) && xdr_setpos(&x, at);
+        if (ok) {
+            crm_call call;
+            memset(&call, 0, sizeof call);
+            ok = xdr_crm_call(&x, &call);
+            xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+        }
+    }
+    xdr_destroy(&x);
+    return ok;
+}
+
+cudaError_t crm_srv_crm_graph_upload(crm_session *s, uint64_t program, const crm_bytes *records)
+{
+    void *v = NULL;
+    size_t len = records->crm_bytes_len;
+    if (program == 0 || len == 0 || !crm__valid(records->crm_bytes_val, len))
+        return cudaErrorInvalidValue;
+    if (s->graph_bytes + len > CRM_GRAPH_BYTES_MAX)
+        return cudaErrorMemoryAllocation; /* as a GPU out of room for the graph */
+    int known = crm_idmap_get(&s->graphs, program, &v) == 0;
+    crm__program *p = known ? v : calloc(1, sizeof *p);
+    char *buf = p != NULL ? realloc(p->buf, p->len + len) : NULL;
+    if (buf == NULL || (!known && crm_idmap_put(&s->graphs, program, p) != 0)) {
+        if (!known) {
+            free(buf);
+            free(p);
+        } else if (buf != NULL)
+            p->buf = buf;
+        return cudaErrorMemoryAllocation;
+    }
+    memcpy(buf + p->len, records->crm_bytes_val, len);
+    p->buf = buf;
+    p->len += len;
+    s->graph_bytes += len;
+    return cudaSuccess;
+}
+
+/* A failed call's status as the runtime error a launch reports: the runtime's
+ * own calls keep theirs; a library call's failure is the kernel's launch failure. */
+static cudaError_t crm__as_cuda(int api, int status)
+{
+    return api < 1000 ? (cudaError_t)status : cudaErrorLaunchFailure;
+}
+
+static cudaError_t crm__replay(crm_session *s, const crm__program *p)
+{
+    XDR x;
+    cudaError_t first = cudaSuccess;
+    xdrmem_create(&x, p->buf, (u_int)p->len, XDR_DECODE);
+    while (xdr_getpos(&x) < p->len) {
+        crm_call call;
+        crm_reply reply;
+        memset(&call, 0, sizeof call);
+        memset(&reply, 0, sizeof reply);
+        if (!xdr_crm_call(&x, &call)) { /* checked at upload: cannot happen */
+            xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+            first = first != cudaSuccess ? first : cudaErrorInvalidValue;
+            break;
+        }
+        crm_nvml_dispatch(s, &call, &reply);
+        int status = *(const int *)&reply.crm_reply_u; /* every result starts with err */
+        if (status != 0 && first == cudaSuccess)
+            first = crm__as_cuda((int)call.api, status);
+        xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+        xdr_free((xdrproc_t)xdr_crm_reply, (char *)&reply);
+    }
+    xdr_destroy(&x);
+    return first;
+}
+
+cudaError_t crm_srv_crm_graph_run(crm_session *s, uint64_t program, uint64_t stream)
+{
+    void *v;
+    cudaStream_t on;
+    if (crm_idmap_get(&s->graphs, program, &v) != 0)
+        return cudaErrorInvalidValue;
+    cudaError_t err = crm_session_stream(s, stream, &on);
+    if (err != cudaSuccess)
+        return err;
+    s->replaying = 1;
+    s->replay_stream = on;
+    err = crm__replay(s, v);
+    s->replaying = 0;
+    return err;
+}
+
+cudaError_t crm_srv_crm_graph_drop(crm_session *s, uint64_t program)
+{
+    void *v;
+    if (crm_idmap_del(&s->graphs, program, &v) != 0)
+        return cudaErrorInvalidValue;
+    crm__program *p = v;
+    s->graph_bytes -= p->len;
+    free(p->buf);
+    free(p);
+    return cudaSuccess;
+}
+
+static void crm__free_one(uint64_t id, void *value, void *arg)
+{
+    (void)id, (void)arg;
+    crm__program *p = value;
+    free(p->buf);
+    free(p);
+}
+
+void crm_session_graphs_free(crm_session *s)
+{
+    crm_idmap_each(&s->graphs, crm__free_one, NULL);
+    crm_idmap_free(&s->graphs);
+    s->graph_bytes = 0;
+}

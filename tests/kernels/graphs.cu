@@ -1,0 +1,369 @@
+// graphs.cu -- CUDA graphs through the shim, every byte checked against the host's
+// own arithmetic: a captured step (host-to-device copies from pageable and pinned
+// memory, kernels, a memset, a device-to-device copy, a cuBLAS GEMM, work forked
+// onto a second stream and joined back by events, copies back to pageable and
+// pinned memory, a host function) replayed with new host bytes each time; a graph
+// built node by node; calls a capture forbids; graph update, clone and child
+// graphs; and the driver's API on the same objects.
+#include "kcheck.h"
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cstring>
+
+#define N 32 /* an N x N matrix */
+#define REPLAYS 5
+
+__global__ void scale(float *x, int n, float by)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] *= by;
+}
+
+__global__ void add(float *y, const float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] += x[i];
+}
+
+struct seen {
+    const float *host; /* what the host function reads */
+    float first;       /* host[0] when it ran */
+    int calls;
+};
+
+static void CUDART_CB note(void *arg)
+{
+    seen *s = (seen *)arg;
+    s->first = s->host[0];
+    s->calls++;
+}
+
+static const int n = N * N;
+static const size_t bytes = n * sizeof(float);
+
+/* The captured step's expected output for input `in`: out = 2*in + 1 (kernels on
+ * the first stream), side = in * 3 (the second stream), gemm = (2*in+1) x ones. */
+static void expect(const float *in, float *out, float *side, float *gemm)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = 2.0f * in[i] + 1.0f;
+        side[i] = in[i] * 3.0f;
+    }
+    for (int col = 0; col < N; col++)
+        for (int row = 0; row < N; row++) {
+            float sum = 0.0f;
+            for (int k = 0; k < N; k++)
+                sum += out[k * N + row]; /* column-major A(row, k) times ones */
+            gemm[col * N + row] = sum;
+        }
+}
+
+static void fill(float *in, int round)
+{
+    for (int i = 0; i < n; i++)
+        in[i] = (float)((i * 5 + round * 3) % 11) / 8.0f; /* exact binary fractions */
+}
+
+static void captured_step(void)
+{
+    float *a, *b, *ones, *c, *side, *hold;
+    static float in[N * N], out[N * N], want_out[N * N], want_side[N * N], want_gemm[N * N], got_side[N * N];
+    float *pinned_in, *pinned_out;
+    cudaStream_t s, t;
+    cudaEvent_t fork, join;
+    cublasHandle_t blas;
+    seen hostfn = {out, 0.0f, 0};
+    KCUDA(cudaMalloc(&a, bytes));
+    KCUDA(cudaMalloc(&b, bytes));
+    KCUDA(cudaMalloc(&ones, bytes));
+    KCUDA(cudaMalloc(&c, bytes));
+    KCUDA(cudaMalloc(&side, bytes));
+    KCUDA(cudaMalloc(&hold, bytes));
+    KCUDA(cudaMallocHost(&pinned_in, bytes));
+    KCUDA(cudaMallocHost(&pinned_out, bytes));
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    KCUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    KCUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    KCHECK(cublasCreate(&blas) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+    KCHECK(cublasSetStream(blas, s) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
+    float one_row[N * N];
+    for (int i = 0; i < n; i++)
+        one_row[i] = 1.0f;
+    KCUDA(cudaMemcpy(ones, one_row, bytes, cudaMemcpyHostToDevice));
+
+    cudaStreamCaptureStatus status;
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCUDA(cudaStreamIsCapturing(s, &status));
+    KCHECK(status == cudaStreamCaptureStatusActive, "the stream captures (status %d)", (int)status);
+    KCUDA(cudaStreamIsCapturing(t, &status));
+    KCHECK(status == cudaStreamCaptureStatusNone, "the other stream does not capture yet");
+    const float alpha = 1.0f, beta = 0.0f;
+    KCUDA(cudaMemcpyAsync(a, in, bytes, cudaMemcpyHostToDevice, s));                  /* pageable */
+    KCUDA(cudaMemcpyAsync(b, pinned_in, bytes, cudaMemcpyHostToDevice, s));           /* pinned */
+    KCUDA(cudaEventRecord(fork, s));
+    KCUDA(cudaStreamWaitEvent(t, fork, 0));                                          /* t joins the capture */
+    KCUDA(cudaStreamIsCapturing(t, &status));
+    KCHECK(status == cudaStreamCaptureStatusActive, "the forked stream captures (status %d)", (int)status);
+    KCUDA(cudaMemsetAsync(side, 0, bytes, t));
+    add<<<(n + 127) / 128, 128, 0, t>>>(side, b, n);
+    scale<<<(n + 127) / 128, 128, 0, t>>>(side, n, 3.0f);
+    KCUDA(cudaEventRecord(join, t));
+    scale<<<(n + 127) / 128, 128, 0, s>>>(a, n, 2.0f);
+    add<<<(n + 127) / 128, 128, 0, s>>>(a, ones, n);
+    KCHECK(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &alpha, a, N, ones, N, &beta, c, N) ==
+               CUBLAS_STATUS_SUCCESS, "cublasSgemm in a capture");
+    KCUDA(cudaMemcpyAsync(hold, a, bytes, cudaMemcpyDeviceToDevice, s));
+    KCUDA(cudaStreamWaitEvent(s, join, 0));                                          /* joined back */
+    KCUDA(cudaMemcpyAsync(out, hold, bytes, cudaMemcpyDeviceToHost, s));              /* pageable */
+    KCUDA(cudaLaunchHostFunc(s, note, &hostfn));
+    KCUDA(cudaMemcpyAsync(pinned_out, side, bytes, cudaMemcpyDeviceToHost, s));       /* pinned */
+    unsigned long long id = 0;
+    size_t ndeps = 0;
+    cudaGraph_t captured = NULL;
+    KCUDA(cudaStreamGetCaptureInfo(s, &status, &id, &captured, NULL, NULL, &ndeps));
+    KCHECK(status == cudaStreamCaptureStatusActive && id != 0 && captured != NULL && ndeps == 1,
+           "capture info: status %d id %llu graph %p deps %zu", (int)status, id, (void *)captured, ndeps);
+    cudaGraph_t graph;
+    KCUDA(cudaStreamEndCapture(s, &graph));
+    KCHECK(graph == captured, "the graph ended is the one captured");
+    KCUDA(cudaStreamIsCapturing(t, &status));
+    KCHECK(status == cudaStreamCaptureStatusNone, "the capture ended on both streams");
+    KCHECK(hostfn.calls == 0, "nothing ran while it was captured");
+
+    size_t nodes = 0;
+    KCUDA(cudaGraphGetNodes(graph, NULL, &nodes));
+    KCHECK(nodes == 12, "12 nodes captured, not %zu", nodes);
+    cudaGraphNode_t list[16];
+    size_t room = 16;
+    KCUDA(cudaGraphGetNodes(graph, list, &room));
+    int kinds[16] = {0};
+    for (size_t i = 0; i < room; i++) {
+        cudaGraphNodeType type;
+        KCUDA(cudaGraphNodeGetType(list[i], &type));
+        if (type < 16)
+            kinds[type]++;
+    }
+    KCHECK(kinds[cudaGraphNodeTypeKernel] == 5 && kinds[cudaGraphNodeTypeMemcpy] == 5 &&
+               kinds[cudaGraphNodeTypeMemset] == 1 && kinds[cudaGraphNodeTypeHost] == 1,
+           "node types: %d kernels, %d copies, %d memsets, %d host", kinds[cudaGraphNodeTypeKernel],
+           kinds[cudaGraphNodeTypeMemcpy], kinds[cudaGraphNodeTypeMemset], kinds[cudaGraphNodeTypeHost]);
+    size_t roots = 0;
+    KCUDA(cudaGraphGetRootNodes(graph, NULL, &roots));
+    KCHECK(roots == 1, "one root, not %zu", roots);
+
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int round = 0; round < REPLAYS; round++) {
+        fill(in, round);
+        fill(pinned_in, round + 7);
+        std::memset(out, 0, bytes);
+        KCUDA(cudaGraphLaunch(exec, s));
+        KCUDA(cudaStreamSynchronize(s));
+        expect(in, want_out, want_side, want_gemm);
+        float pin_in_copy[N * N], pin_side[N * N], unused[N * N], unused2[N * N];
+        std::memcpy(pin_in_copy, pinned_in, bytes);
+        expect(pin_in_copy, unused, pin_side, unused2);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += out[i] != want_out[i] || pinned_out[i] != pin_side[i];
+        KCHECK(bad == 0, "replay %d: %d wrong values (out[0] %g want %g, side[0] %g want %g)", round, bad, out[0],
+               want_out[0], pinned_out[0], pin_side[0]);
+        KCHECK(hostfn.calls == round + 1 && hostfn.first == want_out[0],
+               "replay %d: the host function ran %d times and saw %g, want %g", round, hostfn.calls, hostfn.first,
+               want_out[0]);
+        KCUDA(cudaMemcpy(got_side, c, bytes, cudaMemcpyDeviceToHost));
+        bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += got_side[i] != want_gemm[i];
+        KCHECK(bad == 0, "replay %d: the captured GEMM has %d wrong values", round, bad);
+    }
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(graph));
+    cublasDestroy(blas);
+    KCUDA(cudaEventDestroy(fork));
+    KCUDA(cudaEventDestroy(join));
+    KCUDA(cudaStreamDestroy(s));
+    KCUDA(cudaStreamDestroy(t));
+    KCUDA(cudaFreeHost(pinned_in));
+    KCUDA(cudaFreeHost(pinned_out));
+    cudaFree(a), cudaFree(b), cudaFree(ones), cudaFree(c), cudaFree(side), cudaFree(hold);
+}
+
+/* What a capture forbids fails as on a GPU, and invalidates the capture. */
+static void forbidden(void)
+{
+    cudaStream_t s;
+    cudaGraph_t graph = (cudaGraph_t)0x1;
+    float *d, *more;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, 256));
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCHECK(cudaStreamSynchronize(s) == cudaErrorStreamCaptureUnsupported, "a wait on a capturing stream is refused");
+    cudaStreamCaptureStatus status;
+    KCUDA(cudaStreamIsCapturing(s, &status));
+    KCHECK(status == cudaStreamCaptureStatusInvalidated, "and invalidates the capture (status %d)", (int)status);
+    KCHECK(cudaMemsetAsync(d, 0, 256, s) == cudaErrorStreamCaptureInvalidated, "later work is refused");
+    KCHECK(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated && graph == NULL,
+           "the capture ends invalidated, with no graph");
+    cudaGetLastError();
+
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCHECK(cudaMalloc(&more, 256) == cudaErrorStreamCaptureUnsupported, "cudaMalloc in a global capture");
+    KCHECK(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated, "invalidated it");
+    char host[256];
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    KCHECK(cudaMemcpy(host, d, 256, cudaMemcpyDeviceToHost) == cudaErrorStreamCaptureUnsupported,
+           "a synchronous copy in a capture");
+    KCHECK(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated, "invalidated it too");
+    cudaGetLastError();
+
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    KCUDA(cudaMalloc(&more, 256)); /* relaxed: allowed */
+    KCUDA(cudaMemsetAsync(d, 7, 256, s));
+    KCUDA(cudaStreamEndCapture(s, &graph));
+    KCHECK(graph != NULL, "a relaxed capture with a cudaMalloc in it ends well");
+    KCUDA(cudaGraphDestroy(graph));
+    KCHECK(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal) == cudaErrorStreamCaptureUnsupported,
+           "the legacy stream cannot capture");
+    cudaGetLastError();
+    KCUDA(cudaFree(more));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
+/* A graph built node by node: memset -> kernel -> copy to the host -> host node;
+ * then updated with a graph of the same shape, cloned, and nested. */
+static void built(void)
+{
+    float *d;
+    static float back[N * N];
+    seen hostfn = {back, 0.0f, 0};
+    cudaStream_t s;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, bytes));
+    cudaGraph_t g[2];
+    for (int k = 0; k < 2; k++) {
+        cudaGraphNode_t set, ker, copy, host;
+        cudaMemsetParams mp = {};
+        mp.dst = d, mp.value = 0, mp.elementSize = 4, mp.width = n, mp.height = 1;
+        KCUDA(cudaGraphCreate(&g[k], 0));
+        KCUDA(cudaGraphAddMemsetNode(&set, g[k], NULL, 0, &mp));
+        float *ptr = d;
+        int count = n;
+        float by = k == 0 ? 1.0f : 5.0f;
+        void *args[] = {&ptr, &ptr, &count};
+        cudaKernelNodeParams kp = {};
+        kp.func = (void *)add, kp.gridDim = dim3((n + 127) / 128), kp.blockDim = dim3(128), kp.kernelParams = args;
+        KCUDA(cudaGraphAddKernelNode(&ker, g[k], &set, 1, &kp)); /* d += d: still zero */
+        void *args2[] = {&ptr, &count, &by};
+        kp.func = (void *)scale, kp.kernelParams = args2;
+        cudaGraphNode_t ker2;
+        KCUDA(cudaGraphAddKernelNode(&ker2, g[k], &ker, 1, &kp));
+        KCUDA(cudaGraphAddMemcpyNode1D(&copy, g[k], &ker2, 1, back, d, bytes, cudaMemcpyDeviceToHost));
+        cudaHostNodeParams hp = {note, &hostfn};
+        KCUDA(cudaGraphAddHostNode(&host, g[k], &copy, 1, &hp));
+    }
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, g[0], 0));
+    back[0] = 42.0f;
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(hostfn.calls == 1 && back[0] == 0.0f && hostfn.first == 0.0f, "built graph: %d calls, back[0] %g",
+           hostfn.calls, back[0]);
+    cudaGraphExecUpdateResultInfo info;
+    KCUDA(cudaGraphExecUpdate(exec, g[1], &info));
+    KCHECK(info.result == cudaGraphExecUpdateSuccess, "the update took");
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(hostfn.calls == 2, "the updated graph ran its host node");
+
+    cudaGraph_t clone, outer;
+    cudaGraphNode_t child, first;
+    KCUDA(cudaGraphClone(&clone, g[0]));
+    KCUDA(cudaGraphCreate(&outer, 0));
+    KCUDA(cudaGraphAddEmptyNode(&first, outer, NULL, 0));
+    KCUDA(cudaGraphAddChildGraphNode(&child, outer, &first, 1, clone));
+    cudaGraphExec_t exec2;
+    KCUDA(cudaGraphInstantiate(&exec2, outer, 0));
+    KCUDA(cudaGraphLaunch(exec2, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(hostfn.calls == 3, "the child graph ran its host node (%d calls)", hostfn.calls);
+    cudaGraphNode_t from[4], to[4];
+    size_t edges = 4;
+    KCUDA(cudaGraphGetEdges(g[0], from, to, NULL, &edges));
+    KCHECK(edges == 4, "4 edges, not %zu", edges);
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphExecDestroy(exec2));
+    KCUDA(cudaGraphDestroy(outer));
+    KCUDA(cudaGraphDestroy(clone));
+    KCUDA(cudaGraphDestroy(g[0]));
+    KCUDA(cudaGraphDestroy(g[1]));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
+/* The driver's API on the runtime's objects, found as torch and CuPy find it
+ * (cudaGetDriverEntryPointByVersion): a capture begun and ended with it, instantiated with
+ * the runtime, launched and destroyed with the driver. */
+typedef CUresult (*begin_fn)(CUstream, CUstreamCaptureMode);
+typedef CUresult (*end_fn)(CUstream, CUgraph *);
+typedef CUresult (*launch_fn)(CUgraphExec, CUstream);
+typedef CUresult (*exec_destroy_fn)(CUgraphExec);
+typedef CUresult (*destroy_fn)(CUgraph);
+
+static void *driver_fn(const char *name)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    KCUDA(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
+    KCHECK(fn != NULL && found == cudaDriverEntryPointSuccess, "%s: no entry point", name);
+    return fn;
+}
+
+static void driver(void)
+{
+    float *d;
+    static float back[N * N];
+    cudaStream_t s;
+    begin_fn begin = (begin_fn)driver_fn("cuStreamBeginCapture");
+    end_fn end = (end_fn)driver_fn("cuStreamEndCapture");
+    launch_fn launch = (launch_fn)driver_fn("cuGraphLaunch");
+    exec_destroy_fn exec_destroy = (exec_destroy_fn)driver_fn("cuGraphExecDestroy");
+    destroy_fn destroy = (destroy_fn)driver_fn("cuGraphDestroy");
+    if (begin == NULL || end == NULL || launch == NULL || exec_destroy == NULL || destroy == NULL)
+        return;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, bytes));
+    KCUDA(cudaMemset(d, 0, bytes));
+    KCHECK(begin((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS, "cuStreamBeginCapture");
+    float *ptr = d;
+    int count = n;
+    add<<<(n + 127) / 128, 128, 0, s>>>(ptr, ptr, count);
+    KCUDA(cudaMemsetAsync(d, 1, 4, s));
+    CUgraph graph;
+    KCHECK(end((CUstream)s, &graph) == CUDA_SUCCESS, "cuStreamEndCapture");
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 3; i++)
+        KCHECK(launch((CUgraphExec)exec, (CUstream)s) == CUDA_SUCCESS, "cuGraphLaunch");
+    KCUDA(cudaMemcpy(back, d, bytes, cudaMemcpyDeviceToHost));
+    unsigned word;
+    std::memcpy(&word, back, 4);
+    KCHECK(word == 0x01010101u && back[1] == 0.0f, "the driver-launched graph ran (0x%08x)", word);
+    KCHECK(exec_destroy((CUgraphExec)exec) == CUDA_SUCCESS, "cuGraphExecDestroy");
+    KCHECK(destroy(graph) == CUDA_SUCCESS, "cuGraphDestroy");
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
+int main()
+{
+    captured_step();
+    forbidden();
+    built();
+    driver();
+    return kcheck_finish("graphs");
+}
