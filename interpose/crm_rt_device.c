@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
 #include "client/crm_devices.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
@@ -181,6 +182,7 @@ CRM_EXPORT cudaError_t cudaDeviceReset(void)
     if (err == cudaSuccess) {
         crm_ptrmap_drop_device(crm_thread_device());
         crm_handles_reset();
+        crm_capture_reset(); /* the streams it captured are gone */
     }
     return crm_set_error(err);
 }

@@ -12,7 +12,8 @@
  * is posted (CRM_POST, never answered), so they cost no round trip either, and a
  * cuBLAS call failing inside a posted batch fails the next synchronisation. An
  * asynchronous copy too large to queue is posted on its own. tests/kernels/step
- * runs ten warm training-like steps, each of one round trip. */
+ * runs ten warm training-like steps, each of one round trip; tests/kernels/graphstep
+ * runs them as a CUDA graph, and replays graphs of up to 1,000 kernels for free. */
 #include "tests/e2e/e2e_harness.h"
 #include "tests/unit/crm_check.h"
 
@@ -45,6 +46,12 @@ static const struct {
      * readback, and at exit the queued destructions and frees */
     {"kernels/step", 28, 129, 0, 0, 1},
     {"kernels-static/step", 28, 129, 0, 0, 1},
+    /* the same step captured into a graph: each launch and its synchronisation one
+     * round trip; graphs of 10, 100 and 1,000 kernels launched ten times each cost
+     * one synchronisation apiece: 14 stream synchronisations, 5 mallocs, the
+     * handle's create, 2 readbacks and the exit's flush */
+    {"kernels/graphstep", 23, 93, 0, 0, 1},
+    {"kernels-static/graphstep", 23, 93, 0, 0, 1},
 };
 
 /* The round trips of call `name` in CUDAREM_STATS's "round_trips_by_call". */

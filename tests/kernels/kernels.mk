@@ -26,7 +26,7 @@ $(EMU_LIB): $(KERNEL_PARSER_OBJS) $(KERNEL_LIB_FILES)
 # holds the CPU kernels and the fatbinaries.
 KTEST_DIR   := $(call test_dir,kernels,shared)
 KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop kprintf step \
-               graphs
+               graphs graphstep
 KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels,$(rt))/,$(KTEST_NAMES) \
                    libktest_shlib.so)) $(KTEST_DIR)/libktest_cpu_kernels.so
 KTEST_DEFS_shared :=
@@ -53,6 +53,8 @@ $(1)/multi_tu: tests/kernels/multi_a.cu tests/kernels/multi_b.cu $(KTEST_HDRS) |
 $(1)/step: tests/kernels/step.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/graphs: tests/kernels/graphs.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
+$(1)/graphstep: tests/kernels/graphstep.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -ldl

@@ -195,6 +195,101 @@ static crm_call crm__h2d_call(uint64_t dst, const char *src, uint64_t n)
     return call;
 }
 
+/* The XDR of calls[0..n) back to back, as a graph program holds them; its length. */
+static size_t crm__records(crm_call *calls, int n, char *buf, size_t cap)
+{
+    XDR x;
+    xdrmem_create(&x, buf, (u_int)cap, XDR_ENCODE);
+    for (int i = 0; i < n; i++)
+        ck_assert(xdr_crm_call(&x, &calls[i]));
+    size_t len = xdr_getpos(&x);
+    xdr_destroy(&x);
+    return len;
+}
+
+static int crm__upload(CLIENT *c, uint64_t id, char *bytes, size_t len)
+{
+    crm_call call = {.api = CRM_API_crm_graph_upload};
+    crm_replies r;
+    call.crm_call_u.crm_graph_upload = (crm_args_crm_graph_upload){id, {(u_int)len, bytes}};
+    int err = crm__one(c, &call, &r)->crm_reply_u.crm_graph_upload.err;
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    return err;
+}
+
+static int crm__run(CLIENT *c, uint64_t id, uint64_t stream)
+{
+    crm_call call = {.api = CRM_API_crm_graph_run};
+    crm_replies r;
+    call.crm_call_u.crm_graph_run = (crm_args_crm_graph_run){id, stream};
+    int err = crm__one(c, &call, &r)->crm_reply_u.crm_graph_run.err;
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    return err;
+}
+
+/* Graph programs hold device work only, each call decoding whole; a run names a
+ * program and stream the session has; each call in it is checked as it runs. */
+START_TEST(test_hostile_graph_programs)
+{
+    static char buf[4096], payload[64];
+    raw_server_start("malformed");
+    int fd = raw_connect();
+    CLIENT *c = raw_client(fd);
+    crm_hello_res h;
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    uint64_t dev = crm__malloc(c, 4096);
+    crm_call work[2];
+    memset(work, 0, sizeof work);
+    memset(buf, 0x5a, sizeof buf);
+    ck_assert_int_eq(crm__upload(c, 7, buf, 100), cudaErrorInvalidValue);          /* garbage */
+    work[0] = crm__h2d_call(dev, payload, sizeof payload);                          /* moves host data */
+    work[0].crm_call_u.crm_memcpy_h2d.data.level = 0;
+    ck_assert_int_eq(crm__upload(c, 7, buf, crm__records(work, 1, buf, sizeof buf)), cudaErrorInvalidValue);
+    work[0] = (crm_call){.api = CRM_API_cudaMalloc};                                /* not device work */
+    work[0].crm_call_u.cudaMalloc.size = 64;
+    ck_assert_int_eq(crm__upload(c, 7, buf, crm__records(work, 1, buf, sizeof buf)), cudaErrorInvalidValue);
+    work[0] = (crm_call){.api = CRM_API_crm_graph_run};                             /* a program in a program */
+    work[0].crm_call_u.crm_graph_run = (crm_args_crm_graph_run){7, 0};
+    ck_assert_int_eq(crm__upload(c, 7, buf, crm__records(work, 1, buf, sizeof buf)), cudaErrorInvalidValue);
+    work[0] = (crm_call){.api = CRM_API_crm_memset};
+    work[0].crm_call_u.crm_memset = (crm_args_crm_memset){.dst = dev, .pitch = 64, .value = 0x33, .width = 64,
+                                                          .height = 1, .async = 1};
+    work[1] = work[0];
+    work[1].crm_call_u.crm_memset.dst = 0x10;                                       /* wild, found at the run */
+    size_t one = crm__records(work, 1, buf, sizeof buf), two = crm__records(work, 2, buf, sizeof buf);
+    ck_assert_int_eq(crm__upload(c, 7, buf, one - 1), cudaErrorInvalidValue);         /* truncated */
+    ck_assert_int_eq(crm__upload(c, 0, buf, one), cudaErrorInvalidValue);             /* id 0 */
+    ck_assert_int_eq(crm__upload(c, 7, buf, one), cudaSuccess);
+    ck_assert_int_eq(crm__upload(c, 8, buf, two), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 9, 0), cudaErrorInvalidValue);                      /* no such program */
+    ck_assert_int_eq(crm__run(c, 7, 12345), cudaErrorInvalidResourceHandle);         /* no such stream */
+    ck_assert_int_eq(crm__run(c, 7, 0), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 8, 0), cudaErrorInvalidValue);
+    crm_call back = {.api = CRM_API_crm_memcpy_d2h};
+    back.crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){.src = dev, .spitch = 64, .width = 64, .height = 1};
+    crm_replies r;
+    crm_reply *got = crm__one(c, &back, &r);
+    ck_assert_int_eq(got->crm_reply_u.crm_memcpy_d2h.err, cudaSuccess);
+    ck_assert_uint_eq(got->crm_reply_u.crm_memcpy_d2h.data.len, 64);
+    const unsigned char *bytes = (const unsigned char *)got->crm_reply_u.crm_memcpy_d2h.data.owned;
+    ck_assert(bytes != NULL && bytes[0] == 0x33 && bytes[63] == 0x33);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    crm_call drop = {.api = CRM_API_crm_graph_drop};
+    drop.crm_call_u.crm_graph_drop.id = 7;
+    ck_assert_int_eq(crm__one(c, &drop, &r)->crm_reply_u.crm_graph_drop.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    ck_assert_int_eq(crm__one(c, &drop, &r)->crm_reply_u.crm_graph_drop.err, cudaErrorInvalidValue);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    ck_assert_int_eq(crm__run(c, 7, 0), cudaErrorInvalidValue);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+}
+END_TEST
+
+
 /* Payloads that claim a data channel the session never opened: the device-to-host
  * one comes back inline, the host-to-device one is a decoding error of that
  * message only. */
@@ -522,6 +617,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_channel_token_and_payload);
     tcase_add_test(tc, test_bad_channel_greetings);
     tcase_add_test(tc, test_hostile_module_images);
+    tcase_add_test(tc, test_hostile_graph_programs);
     tcase_add_test(tc, test_status_needs_an_observer);
     tcase_add_test(tc, test_a_session_cannot_fill_the_log);
     suite_add_tcase(s, tc);
