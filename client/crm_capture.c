@@ -458,12 +458,16 @@ int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, c
     return m != NULL;
 }
 
-/* 1 when the calling thread may not make unsafe calls under the captures under way
- * (CUDA's capture modes); those captures are invalidated. */
+/* 1 when the calling thread may not make unsafe calls under the captures under way,
+ * by CUDA's rules: in its own capture unless that was begun relaxed, in another
+ * thread's global capture too when the thread's own mode is global, in none when it
+ * is relaxed (cudaThreadExchangeStreamCaptureMode). Those captures are invalidated. */
 static int crm__unsafe_refused(void)
 {
     uint64_t me = crm_thread_serial();
     int refused = 0;
+    if (crm__thread_mode == cudaStreamCaptureModeRelaxed)
+        return 0; /* the thread asked to be let through (torch's allocator does) */
     for (unsigned i = 0; i < crm__ncaps; i++) {
         crm__capture *c = crm__caps[i];
         int mine = c->thread == me && c->mode != cudaStreamCaptureModeRelaxed;

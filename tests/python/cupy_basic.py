@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """cupy_basic.py -- CuPy (cupy-cuda13x wheel) through the cudarem shim: device count
 and properties, exact host<->device copies up to 32 MiB, memGetInfo, float32 and
-float64 matmul through cuBLAS against NumPy, and kernels.
+float64 matmul through cuBLAS against NumPy, kernels, and a CUDA graph of kernels
+captured on a stream (Stream.begin_capture, end_capture, Graph.launch) replayed
+with new inputs.
 
 Kernels (CuPy compiles them with NVRTC on the client; CUPY_COMPILE_WITH_PTX=1 makes
 that PTX) must compute right on the emulated device (its PTX engine runs them) and
@@ -99,8 +101,39 @@ def body(c):
         else:
             c.expect_error("kernel %s fails with a CUDA error (a server that runs no PTX)" % what, run,
                            lambda e: isinstance(e, cuda_error_classes()))
+    if runs_ptx:
+        check_graph(c, cupy, numpy)
     # The process must still be usable after a failed kernel: a plain query works.
     c.step("getDeviceCount() after the kernels", rt.getDeviceCount)
+
+
+def check_graph(c, cupy, numpy):
+    """Two kernels captured on a stream, the second reading what the first wrote;
+    each replay must see the input of its moment."""
+    twice_plus = cupy.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y", "crm_twice_plus")
+    s = cupy.cuda.Stream(non_blocking=True)
+    x, y = cupy.zeros(1000, dtype=cupy.float32), cupy.arange(1000, dtype=cupy.float32)
+    z = cupy.empty_like(x)
+
+    def capture():
+        with s:
+            twice_plus(x, y, z)  # compiled before the capture
+            s.synchronize()
+            s.begin_capture()
+            twice_plus(x, y, z)
+            twice_plus(z, y, x)
+            return s.end_capture()
+
+    graph = c.step("Stream.begin_capture / end_capture of two kernels", capture)
+    if graph is None:
+        return
+    ramp = numpy.arange(1000, dtype=numpy.float32)
+    for i in range(3):
+        x.set(numpy.full(1000, i, dtype=numpy.float32))
+        c.step("Graph.launch %d" % i, lambda: (graph.launch(s), s.synchronize()))
+        want_z = i * 2 + ramp
+        c.check(numpy.array_equal(z.get(), want_z) and numpy.array_equal(x.get(), want_z * 2 + ramp),
+                "replay %d of the captured kernels computed right" % i)
 
 
 if __name__ == "__main__":
