@@ -147,8 +147,12 @@ int crm_gnode_set_record(crm_gnode *n, crm_call *call)
         return -1;
     }
     free(n->record);
+    free(n->args); /* device work now, whatever it was */
     n->record = buf;
     n->record_len = (unsigned)len;
+    n->args = NULL;
+    n->args_len = 0;
+    n->step = NULL;
     return 0;
 }
 
@@ -159,6 +163,9 @@ int crm_gnode_set_step(crm_gnode *n, crm_gstep_fn step, const void *args, size_t
         return -1;
     memcpy(copy, args, len);
     free(n->args);
+    free(n->record); /* a client step now, whatever it was */
+    n->record = NULL;
+    n->record_len = 0;
     n->args = copy;
     n->args_len = len;
     n->step = step;

@@ -112,7 +112,7 @@ cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out)
         return b.err;
     }
     b.exec->nodes = g->count;
-    if (crm_graph_live_add(b.exec, CRM_LIVE_EXEC) != 0) {
+    if ((b.exec->source = crm_graph_clone(g, NULL)) == NULL || crm_graph_live_add(b.exec, CRM_LIVE_EXEC) != 0) {
         crm_graph_exec_free(b.exec);
         return cudaErrorMemoryAllocation;
     }
@@ -129,6 +129,7 @@ cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream)
     return err;
 }
 
+/* Releases e's steps and their programs; its source stays. */
 static void crm__exec_clear(crm_gexec *e)
 {
     for (unsigned i = 0; i < e->nsteps; i++) {
@@ -137,7 +138,40 @@ static void crm__exec_clear(crm_gexec *e)
         free(e->steps[i].args);
     }
     free(e->steps);
-    memset(e, 0, sizeof *e);
+    e->steps = NULL;
+    e->nsteps = e->cap = 0;
+}
+
+/* Replaces e's steps with fresh's (made from a graph of as many nodes) and e's
+ * source with `source`; frees fresh. */
+static void crm__exec_take(crm_gexec *e, crm_gexec *fresh, crm_graph *source)
+{
+    crm__exec_clear(e);
+    crm_graph_live_del(fresh);
+    e->steps = fresh->steps, e->nsteps = fresh->nsteps, e->cap = fresh->cap;
+    if (source != e->source) {
+        crm_graph_free(e->source);
+        e->source = source;
+    }
+    crm_graph_free(fresh->source);
+    free(fresh);
+}
+
+crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig)
+{
+    if (orig == NULL || e->source == NULL || orig->index >= e->source->count)
+        return NULL;
+    crm_gnode *n = e->source->nodes[orig->index];
+    return n->type == orig->type ? n : NULL;
+}
+
+cudaError_t crm_gexec_rebuild(crm_gexec *e)
+{
+    crm_gexec *fresh;
+    cudaError_t err = crm_graph_instantiate(e->source, &fresh);
+    if (err == cudaSuccess)
+        crm__exec_take(e, fresh, e->source);
+    return err;
 }
 
 cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
@@ -145,15 +179,12 @@ cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
     crm_gexec *fresh;
     if (g->count != e->nodes)
         return cudaErrorGraphExecUpdateFailure;
-    cudaError_t err = crm_graph_instantiate(g, &fresh);
-    if (err != cudaSuccess)
+    crm_graph *source = crm_graph_clone(g, NULL);
+    if (source == NULL || crm_graph_instantiate(g, &fresh) != cudaSuccess) {
+        crm_graph_free(source);
         return cudaErrorGraphExecUpdateFailure;
-    unsigned long long flags = e->flags;
-    crm__exec_clear(e);
-    crm_graph_live_del(fresh);
-    *e = *fresh;
-    e->flags = flags;
-    free(fresh);
+    }
+    crm__exec_take(e, fresh, source);
     return cudaSuccess;
 }
 
@@ -163,5 +194,6 @@ void crm_graph_exec_free(crm_gexec *e)
         return;
     crm_graph_live_del(e);
     crm__exec_clear(e);
+    crm_graph_free(e->source);
     free(e);
 }

@@ -6,8 +6,6 @@
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
 #include "interpose/crm_rt_graph.h"
-#include "interpose/crm_rt_launch.h"
-#include "client/crm_modules.h"
 #include "client/crm_graph_exec.h"
 
 #undef cuGraphInstantiate
@@ -18,6 +16,8 @@
 #undef cuGraphNodeGetDependentNodes
 #undef cuGraphAddDependencies
 #undef cuGraphRemoveDependencies
+#undef cuGraphKernelNodeSetParams
+#undef cuGraphExecKernelNodeSetParams
 
 /* Runs a runtime call in a context, as a driver call: its error becomes the
  * driver's, the runtime's last error stays as it was. */
@@ -108,21 +108,93 @@ static const char *crm__side(CUmemorytype type, const void *host, CUdeviceptr de
     return base + y * pitch + x;
 }
 
-CRM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
-                                         const CUDA_MEMCPY3D *p, CUcontext ctx)
+/* A CUDA_MEMCPY3D of one slice between linear memory as a pitched copy. */
+typedef struct crm__copy2d {
+    void *dst;
+    const void *src;
+    size_t dpitch, spitch, width, height;
+} crm__copy2d;
+
+static CUresult crm__copy_of(const CUDA_MEMCPY3D *p, crm__copy2d *c)
 {
-    (void)ctx;
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY || p->Depth > 1 ||
         p->srcZ != 0 || p->dstZ != 0)
         return CUDA_ERROR_NOT_SUPPORTED; /* arrays and several slices are not remoted */
-    const char *src = crm__side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch);
-    const char *dst = crm__side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch);
-    size_t height = p->Height ? p->Height : 1;
-    CRM__DRV(crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, (void *)dst, height > 1 ? p->dstPitch : p->WidthInBytes,
-                                   src, height > 1 ? p->srcPitch : p->WidthInBytes, p->WidthInBytes, height,
+    c->height = p->Height ? p->Height : 1;
+    c->src = crm__side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch);
+    c->dst = (void *)crm__side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch);
+    c->dpitch = c->height > 1 ? p->dstPitch : p->WidthInBytes;
+    c->spitch = c->height > 1 ? p->srcPitch : p->WidthInBytes;
+    c->width = p->WidthInBytes;
+    return CUDA_SUCCESS;
+}
+
+CRM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
+                                         const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+    crm__copy2d c;
+    (void)ctx;
+    CUresult rc = crm__copy_of(p, &c);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CRM__DRV(crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height,
                                    cudaMemcpyDefault));
+}
+
+CRM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *p)
+{
+    crm__copy2d c;
+    CUresult rc = crm__copy_of(p, &c);
+    if (rc == CUDA_SUCCESS && (hNode == NULL || hNode->type != CU_GRAPH_NODE_TYPE_MEMCPY))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CRM__DRV(crm_graph_copy_node(hNode, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault));
+}
+
+CRM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hExec, CUgraphNode hNode, const CUDA_MEMCPY3D *p,
+                                                   CUcontext ctx)
+{
+    crm__copy2d c;
+    crm_gnode *copy = NULL;
+    (void)ctx;
+    CUresult rc = crm__copy_of(p, &c);
+    if (rc == CUDA_SUCCESS && (!crm_gexec_live(hExec) || (copy = crm_gexec_node(hExec, hNode)) == NULL ||
+                               copy->type != CU_GRAPH_NODE_TYPE_MEMCPY))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    cudaError_t err = crm_graph_copy_node(copy, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault);
+    return crm_drv_err(err == cudaSuccess ? crm_gexec_rebuild(hExec) : err);
+}
+
+CRM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudaMemsetParams mp = {(void *)(uintptr_t)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
+    CRM__DRV(cudaGraphMemsetNodeSetParams(hNode, &mp));
+}
+
+CRM_EXPORT CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *p)
+{
+    struct cudaHostNodeParams hp = {p != NULL ? p->fn : NULL, p != NULL ? p->userData : NULL};
+    CRM__DRV(cudaGraphHostNodeSetParams(hNode, &hp));
+}
+
+/* The runtime's form of a kernel node's parameters: its func may be a CUfunction
+ * or a CUkernel, both of which the shim's module table knows. */
+static struct cudaKernelNodeParams crm__kparams(const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    struct cudaKernelNodeParams k = {
+        .func = p->func != NULL ? (void *)p->func : (void *)p->kern,
+        .gridDim = {p->gridDimX, p->gridDimY, p->gridDimZ},
+        .blockDim = {p->blockDimX, p->blockDimY, p->blockDimZ},
+        .sharedMemBytes = p->sharedMemBytes, .kernelParams = p->kernelParams, .extra = p->extra,
+    };
+    return k;
 }
 
 CRM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
@@ -130,14 +202,41 @@ CRM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hG
 {
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (p->extra != NULL)
-        return CUDA_ERROR_NOT_SUPPORTED; /* `extra` packing: launch with kernelParams */
-    const void *func = p->func != NULL ? (const void *)p->func : (const void *)p->kern;
-    crm_launch_req r = {
-        .func = func != NULL ? crm_modules_func(func) : NULL, .grid = {p->gridDimX, p->gridDimY, p->gridDimZ},
-        .block = {p->blockDimX, p->blockDimY, p->blockDimZ}, .shmem = p->sharedMemBytes, .args = p->kernelParams,
-    };
-    CRM__DRV(crm_graph_kernel_node(phGraphNode, hGraph, deps, n, &r));
+    struct cudaKernelNodeParams k = crm__kparams(p);
+    CRM__DRV(cudaGraphAddKernelNode(phGraphNode, hGraph, deps, n, &k));
+}
+
+CRM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudaKernelNodeParams k = crm__kparams(p);
+    CRM__DRV(cudaGraphKernelNodeSetParams(hNode, &k));
+}
+
+CRM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hExec, CUgraphNode hNode,
+                                                      const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudaKernelNodeParams k = crm__kparams(p);
+    CRM__DRV(cudaGraphExecKernelNodeSetParams(hExec, hNode, &k));
+}
+
+CRM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hExec, CUgraphNode hNode,
+                                                   const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+    (void)ctx;
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudaMemsetParams mp = {(void *)(uintptr_t)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
+    CRM__DRV(cudaGraphExecMemsetNodeSetParams(hExec, hNode, &mp));
+}
+
+CRM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *p)
+{
+    struct cudaHostNodeParams hp = {p != NULL ? p->fn : NULL, p != NULL ? p->userData : NULL};
+    CRM__DRV(cudaGraphExecHostNodeSetParams(hExec, hNode, &hp));
 }
 
 CRM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,

@@ -49,18 +49,6 @@ static cudaError_t crm__keep(cudaGraph_t graph, cudaGraphNode_t *pNode, crm_gnod
     return crm_set_error(err);
 }
 
-cudaError_t crm_graph_kernel_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
-                                  const crm_launch_req *req)
-{
-    crm_gnode *node;
-    cudaError_t err = crm__add(&node, graph, deps, n, CU_GRAPH_NODE_TYPE_KERNEL);
-    if (err != cudaSuccess)
-        return crm_set_error(err);
-    crm_launch_req r = *req;
-    r.node = node;
-    return crm__keep(graph, pNode, node, crm_kernel_launch(&r));
-}
-
 CRM_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     crm_drv_runtime_bind();
@@ -105,49 +93,66 @@ CRM_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGr
     return err != cudaSuccess ? crm_set_error(err) : crm__keep(graph, pGraphNode, node, cudaSuccess);
 }
 
+cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParams *p)
+{
+    if (p == NULL)
+        return cudaErrorInvalidValue;
+    if (p->extra != NULL) {
+        CRM__UNSUPPORTED("a graph kernel node with `extra` parameters");
+        return cudaErrorNotSupported;
+    }
+    crm_launch_req r = {crm_modules_func(p->func), p->gridDim, p->blockDim, p->sharedMemBytes, 0, p->kernelParams,
+                        NULL, 0, NULL, 0, CRM_PTDS_OFF, n};
+    return crm_kernel_launch(&r);
+}
+
 CRM_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                               const struct cudaKernelNodeParams *p)
 {
+    crm_gnode *node;
     if (p == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    if (p->extra != NULL) {
-        CRM__UNSUPPORTED("cudaGraphAddKernelNode with `extra` parameters");
-        return crm_set_error(cudaErrorNotSupported);
-    }
-    crm_launch_req r = {crm_modules_func(p->func), p->gridDim, p->blockDim, p->sharedMemBytes, 0, p->kernelParams,
-                        NULL, 0, NULL, 0, CRM_PTDS_OFF, NULL};
-    return crm_graph_kernel_node(pGraphNode, graph, pDependencies, numDependencies, &r);
+    cudaError_t err = crm__add(&node, graph, pDependencies, numDependencies, CU_GRAPH_NODE_TYPE_KERNEL);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    return crm__keep(graph, pGraphNode, node, crm_graph_fill_kernel(node, p));
 }
 
 /* A memset of elementSize 2 or 4 is a byte memset when every byte of its value is
  * the same (zero, all ones); the wire's memset sets bytes. */
-cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
-                                  const struct cudaMemsetParams *p)
+cudaError_t crm_graph_fill_memset(crm_gnode *n, const struct cudaMemsetParams *p)
 {
-    crm_gnode *node;
     if (p == NULL || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
-        return crm_set_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     unsigned byte = p->value & 0xffu, value = p->value;
     for (unsigned i = 1; i < p->elementSize; i++)
         if (((value >> (8 * i)) & 0xffu) != byte) {
             CRM__UNSUPPORTED("a graph memset node of 2- or 4-byte elements whose bytes differ");
-            return crm_set_error(cudaErrorNotSupported);
+            return cudaErrorNotSupported;
         }
     size_t width = p->width * p->elementSize, height = p->height ? p->height : 1;
     if (width == 0 || (height > 1 && p->pitch < width) ||
         !crm_ptrmap_device_region((uint64_t)(uintptr_t)p->dst, height > 1 ? p->pitch : width, width, height))
-        return crm_set_error(cudaErrorInvalidValue);
-    cudaError_t err = crm__add(&node, graph, deps, n, CU_GRAPH_NODE_TYPE_MEMSET);
-    if (err != cudaSuccess)
-        return crm_set_error(err);
+        return cudaErrorInvalidValue;
     crm_call call = {.api = CRM_API_crm_memset};
     call.crm_call_u.crm_memset = (crm_args_crm_memset){
         .dst = (uint64_t)(uintptr_t)p->dst, .pitch = height > 1 ? p->pitch : width, .value = (int)byte,
         .width = width, .height = height, .stream = CRM_WIRE_LEGACY_STREAM, .async = 1,
     };
-    err = crm_gnode_set_record(node, &call) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
-    return crm__keep(graph, pNode, node, err);
+    return crm_gnode_set_record(n, &call) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
+                                  const struct cudaMemsetParams *p)
+{
+    crm_gnode *node;
+    if (p == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm__add(&node, graph, deps, n, CU_GRAPH_NODE_TYPE_MEMSET);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    return crm__keep(graph, pNode, node, crm_graph_fill_memset(node, p));
 }
 
 CRM_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -169,20 +174,31 @@ cudaError_t crm_graph_memcpy_node(cudaGraphNode_t *pNode, cudaGraph_t graph, con
 }
 
 /* Pitched copies of one slice between linear memory; CUDA arrays are not remoted. */
+cudaError_t crm_graph_fill_memcpy3d(crm_gnode *n, const struct cudaMemcpy3DParms *p)
+{
+    if (p == NULL)
+        return cudaErrorInvalidValue;
+    if (p->srcArray != NULL || p->dstArray != NULL || p->extent.depth > 1) {
+        CRM__UNSUPPORTED("a graph memcpy node of CUDA arrays or of several slices");
+        return cudaErrorNotSupported;
+    }
+    const char *src = (const char *)p->srcPtr.ptr + p->srcPos.y * p->srcPtr.pitch + p->srcPos.x;
+    char *dst = (char *)p->dstPtr.ptr + p->dstPos.y * p->dstPtr.pitch + p->dstPos.x;
+    return crm_graph_copy_node(n, dst, p->dstPtr.pitch, src, p->srcPtr.pitch, p->extent.width,
+                               p->extent.height ? p->extent.height : 1, p->kind);
+}
+
 CRM_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                               const struct cudaMemcpy3DParms *p)
 {
+    crm_gnode *node;
     if (p == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    if (p->srcArray != NULL || p->dstArray != NULL || p->extent.depth > 1) {
-        CRM__UNSUPPORTED("cudaGraphAddMemcpyNode of CUDA arrays or of several slices");
-        return crm_set_error(cudaErrorNotSupported);
-    }
-    const char *src = (const char *)p->srcPtr.ptr + p->srcPos.y * p->srcPtr.pitch + p->srcPos.x;
-    char *dst = (char *)p->dstPtr.ptr + p->dstPos.y * p->dstPtr.pitch + p->dstPos.x;
-    return crm_graph_memcpy_node(pGraphNode, graph, pDependencies, numDependencies, dst, p->dstPtr.pitch, src,
-                                 p->srcPtr.pitch, p->extent.width, p->extent.height, p->kind);
+    cudaError_t err = crm__add(&node, graph, pDependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEMCPY);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    return crm__keep(graph, pGraphNode, node, crm_graph_fill_memcpy3d(node, p));
 }
 
 CRM_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

@@ -15,11 +15,14 @@ cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const vo
 /* Makes n a host node: fn(data) runs once the work before it is done. */
 cudaError_t crm_graph_host_node(crm_gnode *n, cudaHostFn_t fn, void *data);
 
+/* Make an existing node the kernel launch, memset or copy the runtime's
+ * parameters describe (interpose/crm_rt_graph.c), as adding one does. */
+cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParams *p);
+cudaError_t crm_graph_fill_memset(crm_gnode *n, const struct cudaMemsetParams *p);
+cudaError_t crm_graph_fill_memcpy3d(crm_gnode *n, const struct cudaMemcpy3DParms *p);
+
 /* The node-adding calls the runtime's and the driver's graph APIs share
  * (interpose/crm_rt_graph.c): they check, add, fill, and set the last error. */
-struct crm_launch_req;
-cudaError_t crm_graph_kernel_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
-                                  const struct crm_launch_req *req);
 cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
                                   const struct cudaMemsetParams *p);
 cudaError_t crm_graph_memcpy_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,

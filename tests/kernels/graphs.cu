@@ -305,6 +305,45 @@ static void built(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* Parameters changed in an executable graph take at its next launch. */
+static void exec_setters(void)
+{
+    float *d, ones[64], first[64], second[64];
+    cudaStream_t s;
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1.0f;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, sizeof ones));
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    cudaGraph_t g;
+    cudaGraphNode_t ker, copy;
+    float *ptr = d, by = 2.0f;
+    int count = 64;
+    void *args[] = {&ptr, &count, &by};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)scale, kp.gridDim = dim3(1), kp.blockDim = dim3(64), kp.kernelParams = args;
+    KCUDA(cudaGraphCreate(&g, 0));
+    KCUDA(cudaGraphAddKernelNode(&ker, g, NULL, 0, &kp));
+    KCUDA(cudaGraphAddMemcpyNode1D(&copy, g, &ker, 1, first, d, sizeof first, cudaMemcpyDeviceToHost));
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    KCUDA(cudaGraphLaunch(exec, s)); /* d = 2 */
+    by = 3.0f;                       /* the node took its own copy of the arguments */
+    KCUDA(cudaGraphExecKernelNodeSetParams(exec, ker, &kp));
+    KCUDA(cudaGraphExecMemcpyNodeSetParams1D(exec, copy, second, d, sizeof second, cudaMemcpyDeviceToHost));
+    KCUDA(cudaGraphLaunch(exec, s)); /* d = 6 */
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(first[0] == 2.0f && first[63] == 2.0f && second[0] == 6.0f && second[63] == 6.0f,
+           "exec setters: first launch %g, second %g (want 2, 6)", first[0], second[0]);
+    KCHECK(cudaGraphExecKernelNodeSetParams(exec, copy, &kp) == cudaErrorInvalidValue,
+           "a kernel's parameters for a copy node are refused");
+    cudaGetLastError();
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* The driver's API on the runtime's objects, found as torch and CuPy find it
  * (cudaGetDriverEntryPointByVersion): a capture begun and ended with it, instantiated with
  * the runtime, launched and destroyed with the driver. */
@@ -364,6 +403,7 @@ int main()
     captured_step();
     forbidden();
     built();
+    exec_setters();
     driver();
     return kcheck_finish("graphs");
 }
