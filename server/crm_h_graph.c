@@ -8,10 +8,13 @@
  * creation or destruction, no graph call: a replay touches nothing but the device,
  * and every call in it is checked again, as it would be sent alone, when it runs.
  * While a program runs, every stream its calls name is the launch's stream, as a
- * graph's work runs in the stream it is launched into. */
+ * graph's work runs in the stream it is launched into; so is the stream of the
+ * cuBLAS or cuDNN handle a library call names, for that call. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rpc/rpc.h>
+#include "server/crm_backend.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_session.h"
 #include "crm_server_gen.h"
@@ -91,6 +94,41 @@ static cudaError_t crm__as_cuda(int api, int status)
     return api < 1000 ? (cudaError_t)status : cudaErrorLaunchFailure;
 }
 
+/* A library call's arguments start with its handle's id. */
+_Static_assert(offsetof(crm_args_cublasSgemm_v2, handle) == 0, "cuBLAS calls name their handle first");
+_Static_assert(offsetof(crm_args_cublasSaxpy_v2, handle) == 0, "cuBLAS calls name their handle first");
+_Static_assert(offsetof(crm_args_cudnnConvolutionForward, handle) == 0, "cuDNN calls name their handle first");
+
+/* The handle a cuBLAS or cuDNN call names, moved to stream `on` for the call;
+ * *was gets the stream it had. The kind of handle (0: none, the call is no
+ * library call or names no handle the session has). */
+static int crm__library_stream(crm_session *s, const crm_call *call, cudaStream_t on, void **handle,
+                               cudaStream_t *was)
+{
+    int api = (int)call->api, base = api >= 10000 ? api - 10000 : api;
+    uint64_t id;
+    memcpy(&id, &call->crm_call_u, sizeof id);
+    if (base >= 1100 && base < 1500 && crm_rt.cublasGetStream_v2 != NULL &&
+        crm_session_handle(s, CRM_HANDLE_cublasHandle_t, id, handle) == 0 &&
+        crm_rt.cublasGetStream_v2((cublasHandle_t)*handle, was) == CUBLAS_STATUS_SUCCESS &&
+        crm_rt.cublasSetStream_v2((cublasHandle_t)*handle, on) == CUBLAS_STATUS_SUCCESS)
+        return CRM_HANDLE_cublasHandle_t;
+    if (api >= 2100 && api < 3000 && crm_rt.cudnnGetStream != NULL &&
+        crm_session_handle(s, CRM_HANDLE_cudnnHandle_t, id, handle) == 0 &&
+        crm_rt.cudnnGetStream((cudnnHandle_t)*handle, was) == CUDNN_STATUS_SUCCESS &&
+        crm_rt.cudnnSetStream((cudnnHandle_t)*handle, on) == CUDNN_STATUS_SUCCESS)
+        return CRM_HANDLE_cudnnHandle_t;
+    return 0;
+}
+
+static void crm__library_restore(int kind, void *handle, cudaStream_t was)
+{
+    if (kind == CRM_HANDLE_cublasHandle_t)
+        crm_rt.cublasSetStream_v2((cublasHandle_t)handle, was);
+    else if (kind == CRM_HANDLE_cudnnHandle_t)
+        crm_rt.cudnnSetStream((cudnnHandle_t)handle, was);
+}
+
 static cudaError_t crm__replay(crm_session *s, const crm__program *p)
 {
     XDR x;
@@ -106,7 +144,11 @@ static cudaError_t crm__replay(crm_session *s, const crm__program *p)
             first = first != cudaSuccess ? first : cudaErrorInvalidValue;
             break;
         }
+        void *handle = NULL;
+        cudaStream_t was = NULL;
+        int kind = crm__library_stream(s, &call, s->replay_stream, &handle, &was);
         crm_nvml_dispatch(s, &call, &reply);
+        crm__library_restore(kind, handle, was);
         int status = *(const int *)&reply.crm_reply_u; /* every result starts with err */
         if (status != 0 && first == cudaSuccess)
             first = crm__as_cuda((int)call.api, status);

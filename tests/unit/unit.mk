@@ -6,10 +6,10 @@
 # trip, the failures of queued calls kept per thread, the token exchange, --quota's lines, the pool's server list and device
 # order, a GPU session's kernel time from NVML's samples, the capture of what the
 # device prints, the limits on connections not yet admitted, the module cache, the
-# parsing of --session-limits. One binary per module, $(BUILD)/tests/check_<module>.
+# parsing of --session-limits, CUDA graphs and stream capture on the client. One binary per module, $(BUILD)/tests/check_<module>.
 
 UNIT_PURE := rangemap idmap addr wire ptrmap chan sockio shm shm_guard codec zlive zshape idle auth quota pool gpu_time \
-             devout deferred startup kcache limits
+             devout deferred startup kcache limits graph
 UNIT_TESTS += $(UNIT_PURE:%=$(BUILD)/tests/check_%)
 
 # Compiles the test source ($<) and links it with the objects among the prerequisites.
@@ -30,6 +30,11 @@ $(BUILD)/tests/check_addr: tests/unit/check_addr.c tests/unit/crm_check.h \
 $(BUILD)/tests/check_wire: tests/unit/check_wire.c tests/unit/crm_check.h \
                            protocol/crm_bulk.h $(GEN_HEADERS) $(PROTO_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -ltirpc
+
+$(BUILD)/tests/check_graph: tests/unit/check_graph.c tests/unit/crm_check.h client/crm_graph.h \
+                            $(BUILD)/obj/client/crm_graph.o $(BUILD)/obj/client/crm_capture.o $(PROTO_OBJS) \
+                            $(UTIL_OBJS) | $(BUILD)/tests
+	$(UNIT_LINK) -ltirpc -lzstd -lssl -lcrypto
 
 $(BUILD)/tests/check_chan: tests/unit/check_chan.c tests/unit/crm_check.h \
                            protocol/crm_chan.h protocol/crm_payload.h $(GEN_HEADERS) $(PROTO_OBJS) | $(BUILD)/tests
