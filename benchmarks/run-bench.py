@@ -41,12 +41,12 @@ PROFILES = {
                   kernel_n=100, copy_sizes=[4 * KIB, 1 * MIB], copy_batches=1, copy_rounds=1,
                   sgemm_n=[128], sgemm_reps=1, train=False, train_timeout=0, ptx_elements=4096,
                   shaped_rates=["1gbit"], shaped_size=2 * MIB, shaped_data=["zeros", "random"],
-                  shaped_batches=1, shaped_rounds=1, load_clients=4, load_seconds=3),
+                  shaped_batches=1, shaped_rounds=1, load_clients=4, load_seconds=3, graph_steps=2),
     "quick": dict(lat_n=500, lat_rounds=2, async_n=4000, async_batch=1000, burst_n=10000,
                   kernel_n=2000, copy_sizes=[4 * KIB, 1 * MIB, 64 * MIB], copy_batches=2, copy_rounds=1,
                   sgemm_n=[256, 1024], sgemm_reps=2, train=True, train_timeout=120, ptx_elements=1 << 18,
                   shaped_rates=["1gbit"], shaped_size=16 * MIB, shaped_data=["zeros", "random"],
-                  shaped_batches=1, shaped_rounds=1, load_clients=16, load_seconds=10),
+                  shaped_batches=1, shaped_rounds=1, load_clients=16, load_seconds=10, graph_steps=10),
     "default": dict(lat_n=2000, lat_rounds=3, async_n=20000, async_batch=2000, burst_n=10000,
                     kernel_n=20000, copy_sizes=[4 * KIB, 64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB,
                                                   256 * MIB],
@@ -55,7 +55,7 @@ PROFILES = {
                     train_timeout=300, shaped_rates=["1gbit", "10gbit"], shaped_size=32 * MIB,
                     shaped_data=["zeros", "sparse", "lowentropy", "random"], shaped_batches=3, tensors=True,
                     shaped_rounds=5, shaped_min_seconds=0.3,
-                    load_clients=32, load_seconds=30),
+                    load_clients=32, load_seconds=30, graph_steps=20),
 }
 RATE_GBPS = {"1gbit": 0.125, "10gbit": 1.25}   # link rate in GB/s (10^9 bytes)
 NS_PREFIX = "crmbench"                        # namespaces: crmbench-<pid>-srv / -cli
@@ -70,7 +70,8 @@ GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_AUTO_OF_BEST = 0.95   # compression auto vs the better of on and off
 SHAPED_MODES = ("auto", "on", "off")
-SECTIONS = ("latency", "async", "copy", "sgemm", "ptx", "load", "tls", "pool", "train", "shaped")
+SECTIONS = ("latency", "async", "graph", "copy", "sgemm", "ptx", "load", "tls", "pool", "train", "shaped")
+GRAPH_SIZES = (10, 100, 1000)   # kernels per step, eager or graphed
 GOAL_SGEMM_RATIO = 1.05
 GOAL_TRAIN_RT = 2.0
 GOAL_PTX_RATE = 200e6      # PTX engine lane-instructions per second per core
@@ -572,6 +573,69 @@ class Bench:
         finally:
             if srv is not None:
                 self.procs.stop(srv)
+
+    # ---- 2b: CUDA graphs -----------------------------------------------------------------
+
+    def graph_run(self, mode, n, steps):
+        """bench_graph MODE N STEPS through the shim over TCP: (data, stats)."""
+        return self.stats_run([self.prog("bench_graph"), mode, str(n), str(steps)], "bench_graph %s %d" % (mode, n))
+
+    def sec_graph(self):
+        """A step of N tiny kernels, eager or one CUDA graph, R steps then one
+        synchronise: the round trips and queued bytes the steps add to a set-up run
+        of the same program (R = 0), and the client's time per step."""
+        steps = self.p["graph_steps"]
+        out = {"steps": steps, "transport": "tcp", "rows": []}
+        rows = []
+        for n in GRAPH_SIZES:
+            row = {"n": n}
+            for mode in ("eager", "graph"):
+                # the set-up run twice: the first puts the module in the server's cache
+                # (a miss costs a second round trip), so the second pays what the measured run does
+                self.graph_run(mode, n, 0)
+                base, st0 = self.graph_run(mode, n, 0)
+                d, st = self.graph_run(mode, n, steps)
+                if not (base and st0 and d and st):
+                    continue
+                row[mode] = {"client_us_per_step": d["client_us_per_step"], "ms_per_step": d["total_ms_per_step"],
+                             "round_trips_per_step": (st["round_trips"] - st0["round_trips"]) / float(steps),
+                             "queued_bytes_per_step": (st.get("queued_bytes", 0) - st0.get("queued_bytes", 0))
+                             / float(steps), "verified": d["verified"]}
+            rc, dl, err = run_json([self.prog("bench_graph"), "graph", str(n), str(steps)],
+                                   env=self.env(local=True), timeout=300)
+            row["local_graph"] = dl if rc == 0 else None
+            if rc != 0:
+                out["local_reason"] = ("no GPU: the emulated device in process has no graph API (capture is the "
+                                       "shim's)" if not self.gpu else "the local run failed: %s" % err.strip()[-200:])
+            out["rows"].append(row)
+            e, g, lg = row.get("eager"), row.get("graph"), row.get("local_graph")
+            rows.append([n, f2(e["round_trips_per_step"]) if e else "n/a", f2(g["round_trips_per_step"]) if g else "n/a",
+                         "%.0f" % e["queued_bytes_per_step"] if e else "n/a",
+                         "%.0f" % g["queued_bytes_per_step"] if g else "n/a",
+                         f2(e["client_us_per_step"], "%.1f") if e else "n/a",
+                         f2(g["client_us_per_step"], "%.1f") if g else "n/a",
+                         f2(lg["client_us_per_step"], "%.1f") if lg else "n/a",
+                         f2(e["ms_per_step"], "%.2f") if e else "n/a", f2(g["ms_per_step"], "%.2f") if g else "n/a"])
+        self.res["graph"] = out
+        table("2b. A step of N kernels, eager vs one CUDA graph (%d steps, then one cudaStreamSynchronize; "
+              "remote over TCP)" % steps,
+              ["N", "eager RT/step", "graph RT/step", "eager queued B/step", "graph queued B/step",
+               "eager client us/step", "graph client us/step", "local graph client us/step",
+               "eager ms/step", "graph ms/step"], rows)
+        log("   RT/step and bytes/step: the run's less those of the same program with no step (its set-up, the "
+            "capture and instantiation included), over the steps; the one synchronisation after the steps is a "
+            "round trip the set-up run answers locally (1/%d per step); ms/step includes the device's work (the "
+            "emulated device's, on the CPU, when there is no GPU)" % steps)
+        if out.get("local_reason"):
+            log("   local graph: n/a: %s" % out["local_reason"])
+        graph_rows = [r["graph"] for r in out["rows"] if "graph" in r]
+        flat = len(graph_rows) == len(GRAPH_SIZES) and len(set(r["queued_bytes_per_step"] for r in graph_rows)) == 1
+        self.goal("a graph replay costs 0 round trips (besides the final synchronisation) and the same bytes "
+                  "whatever its size",
+                  None if len(graph_rows) != len(GRAPH_SIZES) else
+                  flat and all(r["round_trips_per_step"] * steps <= 1 for r in graph_rows),
+                  "; ".join("N=%d: %s RT, %.0f B" % (n, f2(r["round_trips_per_step"]), r["queued_bytes_per_step"])
+                            for n, r in zip(GRAPH_SIZES, graph_rows)))
 
     # ---- 3 + 4: copy bandwidth, local vs remote ---------------------------------------
 
@@ -1406,6 +1470,15 @@ class Bench:
             lines += ["**Copies between two pooled servers** (CUDAREM_SERVER=A,B, Unix sockets, GB/s: cudaMemcpyPeer "
                       "from A's device to B's goes through the client; beside it the two halves on the same servers)", "",
                       md_table(["size", "peer A->B", "D2H from A", "H2D to B", "halves in turn", "peer / halves"], rows), ""]
+        gr = r.get("graph", {}).get("rows", [])
+        if gr:
+            rows = [[x["n"]] + [f2(x[m][k], spec) if m in x else "n/a" for m in ("eager", "graph")
+                                for k, spec in (("round_trips_per_step", "%.2f"), ("queued_bytes_per_step", "%.0f"),
+                                                ("client_us_per_step", "%.1f"), ("ms_per_step", "%.2f"))] for x in gr]
+            lines += ["**A step of N kernels, eager vs one CUDA graph** (remote over TCP; round trips and queued bytes "
+                      "per step beyond the set-up; the client's time per step; the whole step with the device's work)", "",
+                      md_table(["N", "eager RT", "eager B", "eager client us", "eager ms", "graph RT", "graph B",
+                                "graph client us", "graph ms"], rows), ""]
         t = r.get("train", {})
         lines += ["**examples/train.py**: %s" % ("%.2f round trips per step" % t["round_trips_per_step"] if t.get("available")
                                                 else "n/a (%s)" % t.get("reason", "not run")), ""]

@@ -519,8 +519,11 @@ cudaError_t crm_conn_async(crm_call *call)
 {
     pthread_mutex_lock(&crm__conn.lock);
     cudaError_t err = crm__prepare(call);
+    size_t before = err == cudaSuccess ? crm__conn.cur->queue.len : 0;
     if (err == cudaSuccess && crm_queue_push(&crm__conn.cur->queue, call, crm_thread_serial()) != 0)
         err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess)
+        crm__conn.stats.queued_bytes += crm__conn.cur->queue.len - before;
     if (err == cudaSuccess)
         crm_idle_note(&crm__conn.cur->idle, call);
     if (err == cudaSuccess &&

@@ -28,6 +28,7 @@ typedef struct crm_conn_stats {
     uint64_t ring_bytes;   /* of which through the shared-memory ring */
     uint64_t pinned_bytes; /* copied by the server straight to or from shared pinned memory
                               (client/crm_hostmem.h), either way */
+    uint64_t queued_bytes; /* the encodings of the calls queued, their inline data included */
 } crm_conn_stats;
 
 /* The connection reaches every server CUDAREM_SERVER lists (client/crm_pool.h):

@@ -58,13 +58,14 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
     if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
         fprintf(stderr,
                 "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu channel_bytes=%llu "
-                "ring_bytes=%llu pinned_bytes=%llu nvidia_calls=%llu synced_here=%llu posts=%llu\n",
+                "ring_bytes=%llu pinned_bytes=%llu nvidia_calls=%llu synced_here=%llu posts=%llu queued_bytes=%llu\n",
                 (unsigned long long)s->round_trips, (unsigned long long)s->calls,
                 (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
                 (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
                 (unsigned long long)s->pinned_bytes,
                 (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED),
-                (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts);
+                (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts,
+                (unsigned long long)s->queued_bytes);
         fprintf(stderr, "cudarem: stats: round trips by call: %s\n", by_call);
         return;
     }
@@ -74,13 +75,14 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
     fprintf(f,
             "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, "
             "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"pinned_bytes\": %llu, \"nvidia_calls\": %llu, "
-            "\"synced_here\": %llu, \"posts\": %llu, \"round_trips_by_call\": \"%s\"}\n",
+            "\"synced_here\": %llu, \"posts\": %llu, \"queued_bytes\": %llu, \"round_trips_by_call\": \"%s\"}\n",
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
             (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
             (unsigned long long)s->pinned_bytes,
             (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED),
-            (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts, by_call);
+            (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts,
+            (unsigned long long)s->queued_bytes, by_call);
     fclose(f);
 }
 

@@ -1,0 +1,95 @@
+// bench_graph.cu -- the cost of a step of N tiny kernels for `make bench`, launched
+// eagerly or as one CUDA graph: R steps, then one stream synchronisation, then the
+// counter the kernels bump is read back and checked (N * R increments).
+//
+//   bench_graph eager N R   -> one JSON object on stdout
+//   bench_graph graph N R      (R = 0: set-up only, the capture and instantiation
+//                               included, so the driver can subtract its cost)
+//
+// The driver (benchmarks/run-bench.py) counts round trips and queued bytes with
+// CUDAREM_STATS; this program reports the client's time per step, taken around the
+// launches alone.
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+__global__ void crm_bench_bump(int *counter)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0)
+        counter[0] += 1;
+}
+
+static double bg_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int bg_fail(const char *what, cudaError_t e)
+{
+    fprintf(stderr, "bench_graph: %s: %s\n", what, cudaGetErrorName(e));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    int graphed = argc > 1 && strcmp(argv[1], "graph") == 0;
+    long n = argc > 2 ? std::max(1L, atol(argv[2])) : 100;
+    long steps = argc > 3 ? std::max(0L, atol(argv[3])) : 10;
+    int *counter = nullptr, host = 0;
+    cudaStream_t s;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t e;
+    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaMalloc(&counter, sizeof(int))) != cudaSuccess ||
+        (e = cudaMemsetAsync(counter, 0, sizeof(int), s)) != cudaSuccess)
+        return bg_fail("setup", e);
+    crm_bench_bump<<<1, 32, 0, s>>>(counter); /* the first launch loads the module */
+    if (graphed) {
+        if ((e = cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)) != cudaSuccess)
+            return bg_fail("begin capture", e);
+        for (long i = 0; i < n; i++)
+            crm_bench_bump<<<1, 32, 0, s>>>(counter);
+        if ((e = cudaStreamEndCapture(s, &graph)) != cudaSuccess ||
+            (e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess)
+            return bg_fail("capture", e);
+    }
+    if ((e = cudaStreamSynchronize(s)) != cudaSuccess)
+        return bg_fail("set-up synchronise", e);
+    double t0 = bg_now();
+    for (long k = 0; k < steps; k++) {
+        if (graphed)
+            e = cudaGraphLaunch(exec, s);
+        else
+            for (long i = 0; i < n; i++)
+                crm_bench_bump<<<1, 32, 0, s>>>(counter);
+        if (!graphed)
+            e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return bg_fail("launch", e);
+    }
+    double t1 = bg_now();
+    if ((e = cudaStreamSynchronize(s)) != cudaSuccess)
+        return bg_fail("synchronise", e);
+    double t2 = bg_now();
+    if ((e = cudaMemcpy(&host, counter, sizeof host, cudaMemcpyDeviceToHost)) != cudaSuccess)
+        return bg_fail("readback", e);
+    long want = 1 + n * steps;
+    double ds = steps > 0 ? (double)steps : 1.0;
+    printf("{\"mode\": \"%s\", \"n\": %ld, \"steps\": %ld, \"client_us_per_step\": %.3f, "
+           "\"total_ms_per_step\": %.3f, \"verified\": %s}\n",
+           graphed ? "graph" : "eager", n, steps, (t1 - t0) / ds * 1e6, (t2 - t0) / ds * 1e3,
+           host == want ? "true" : "false");
+    if (graphed) {
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+    }
+    cudaFree(counter);
+    cudaStreamDestroy(s);
+    return host == want ? 0 : 1;
+}
