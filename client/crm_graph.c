@@ -5,6 +5,7 @@
 #include <string.h>
 #include <rpc/rpc.h>
 #include "client/crm_graph.h"
+#include "client/crm_graph_mem.h"
 #include "common/crm_idmap.h"
 
 /* Graphs and executable graphs alive, so a handle a program passes is checked
@@ -58,6 +59,8 @@ crm_graph *crm_graph_new(void)
 
 static void crm__node_free(crm_gnode *n)
 {
+    if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && n->args != NULL)
+        crm_gmem_release(((const crm_gmem_node *)n->args)->ptr);
     free(n->deps);
     free(n->record);
     free(n->args);
@@ -233,6 +236,8 @@ static crm_gnode *crm__clone_node(crm_graph *to, const crm_gnode *n)
         crm_gnode_set_step(c, n->step, n->args, n->args_len);
     if (n->child != NULL)
         c->child = crm_graph_clone(n->child, NULL);
+    if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && c->args != NULL)
+        crm_gmem_hold(((const crm_gmem_node *)c->args)->ptr); /* the copy holds the memory too */
     int failed = (n->record != NULL && c->record == NULL) || (n->args != NULL && c->args == NULL) ||
                  (n->child != NULL && c->child == NULL);
     return failed ? NULL : c;

@@ -65,6 +65,11 @@ CUresult crm_drv_cls_put(CUcontext ctx, void *key, void *value, crm_drv_cls_dtor
 CUresult crm_drv_cls_get(void **value, CUcontext ctx, void *key);
 CUresult crm_drv_cls_delete(CUcontext ctx, void *key);
 
+/* A device allocation of the thread's device, as cudaMalloc makes it but without
+ * its check against a capture under way: for allocations that are stream-ordered
+ * or a graph's own (interpose/crm_rt_memory.c). */
+cudaError_t crm_device_alloc(void **ptr, size_t size);
+
 /* Per-thread default stream twins, for the runtime's _ptsz calls. */
 CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *userData);
 CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *userData, unsigned int flags);

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/crm_idmap.h"
+#include "client/crm_graph_mem.h"
 #include "interpose/crm_drv.h"
+#include "interpose/crm_rt_graph.h"
 #include "interpose/crm_export.h"
 
 #define CRM__MAX_DEV 64
@@ -204,7 +206,9 @@ static CUresult crm__alloc_from(CUdeviceptr *dptr, size_t size, CUmemoryPool poo
     crm__alloc *a = malloc(sizeof *a);
     if (a == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = cuMemAlloc_v2(dptr, size);
+    void *p = NULL;
+    CUresult rc = crm_drv_err(crm_device_alloc(&p, size)); /* stream-ordered: allowed in a capture */
+    *dptr = (CUdeviceptr)(uintptr_t)p;
     pthread_mutex_lock(&crm__lock);
     if (rc == CUDA_SUCCESS && crm_idmap_put(&crm__allocs, *dptr, a) == 0) {
         *a = (crm__alloc){pool, size};
@@ -218,14 +222,16 @@ static CUresult crm__alloc_from(CUdeviceptr *dptr, size_t size, CUmemoryPool poo
     return rc;
 }
 
-static CUresult crm__alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream s)
+static CUresult crm__alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream s, int ptsz)
 {
-    (void)s;
     CUresult rc = crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
     if (dptr == NULL || size == 0)
         return CUDA_ERROR_INVALID_VALUE;
+    cudaError_t captured;
+    if (crm_graph_capture_alloc(crm_stream_wire((cudaStream_t)s, ptsz), dptr, size, &captured))
+        return crm_drv_err(captured); /* an alloc node of the capture's graph */
     if (pool == NULL)
         rc = cuDeviceGetMemPool(&pool, crm_drv_ctx_device(crm_drv_ctx_current()));
     pthread_mutex_lock(&crm__lock);
@@ -237,17 +243,17 @@ static CUresult crm__alloc_async(CUdeviceptr *dptr, size_t size, CUmemoryPool po
 
 CRM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream s)
 {
-    return crm__alloc_async(dptr, size, NULL, s);
+    return crm__alloc_async(dptr, size, NULL, s, CRM_PTDS_OFF);
 }
 
 CRM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream s)
 {
-    return crm__alloc_async(dptr, size, NULL, s);
+    return crm__alloc_async(dptr, size, NULL, s, CRM_PTDS_ON);
 }
 
 CRM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream s)
 {
-    return pool == NULL ? CUDA_ERROR_INVALID_VALUE : crm__alloc_async(dptr, size, pool, s);
+    return pool == NULL ? CUDA_ERROR_INVALID_VALUE : crm__alloc_async(dptr, size, pool, s, CRM_PTDS_OFF);
 }
 
 CRM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream s)
@@ -255,13 +261,17 @@ CRM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t size,
     return cuMemAllocFromPoolAsync(dptr, size, pool, s);
 }
 
-static CUresult crm__free_async(CUdeviceptr dptr, CUstream s)
+static CUresult crm__free_async(CUdeviceptr dptr, CUstream s, int ptsz)
 {
     void *v = NULL;
-    (void)s;
     CUresult rc = crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
+    cudaError_t captured;
+    if (crm_graph_capture_free(crm_stream_wire((cudaStream_t)s, ptsz), dptr, &captured))
+        return crm_drv_err(captured); /* a free node of the capture's graph */
+    if (crm_gmem_free(dptr))
+        return CUDA_SUCCESS; /* a graph's memory: free once no graph holds it */
     pthread_mutex_lock(&crm__lock);
     if (crm_idmap_del(&crm__allocs, dptr, &v) == 0 && crm__valid(((crm__alloc *)v)->pool))
         ((crm__alloc *)v)->pool->used -= ((crm__alloc *)v)->size;
@@ -270,8 +280,11 @@ static CUresult crm__free_async(CUdeviceptr dptr, CUstream s)
     return cuMemFree_v2(dptr); /* after the device's earlier work, as the server frees */
 }
 
-CRM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) { return crm__free_async(dptr, s); }
-CRM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s) { return crm__free_async(dptr, s); }
+CRM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) { return crm__free_async(dptr, s, CRM_PTDS_OFF); }
+CRM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s)
+{
+    return crm__free_async(dptr, s, CRM_PTDS_ON);
+}
 
 /* ---- the runtime's calls on them (one object: a cudaMemPool_t is a CUmemoryPool) --- */
 

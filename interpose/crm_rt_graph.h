@@ -28,6 +28,12 @@ cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, con
 cudaError_t crm_graph_memcpy_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
                                   void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                   size_t height, enum cudaMemcpyKind kind);
+/* cudaMallocAsync / cudaFreeAsync on a capturing stream become alloc and free
+ * nodes of its graph (interpose/crm_rt_graph_mem.c): 1 when `stream` captures,
+ * the call's outcome in *err; 0 when it does not. */
+int crm_graph_capture_alloc(uint64_t stream, CUdeviceptr *dptr, size_t size, cudaError_t *err);
+int crm_graph_capture_free(uint64_t stream, CUdeviceptr dptr, cudaError_t *err);
+
 /* The executable-graph calls both APIs share (interpose/crm_rt_graph_exec.c);
  * they return the error without setting the last one. */
 cudaError_t crm_graph_instantiate_rt(cudaGraphExec_t *pExec, cudaGraph_t graph, unsigned long long flags);

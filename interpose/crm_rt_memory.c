@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include "client/crm_conn.h"
 #include "client/crm_graph.h"
+#include "client/crm_graph_mem.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
 #include "client/crm_ptrmap.h"
@@ -29,19 +30,25 @@ static cudaError_t crm__track(uint64_t ptr, uint64_t size)
     return cudaErrorMemoryAllocation;
 }
 
-CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
+cudaError_t crm_device_alloc(void **devPtr, size_t size)
 {
-    crm_drv_runtime_bind();
     uint64_t ptr = 0;
-    if (devPtr == NULL)
-        return crm_set_error(cudaErrorInvalidValue);
-    cudaError_t err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE); /* unsafe in a capture */
-    if (err == cudaSuccess)
-        err = crm_rpc_cudaMalloc(size, &ptr);
+    cudaError_t err = crm_rpc_cudaMalloc(size, &ptr);
     if (err == cudaSuccess)
         err = crm__track(ptr, size);
     if (err == cudaSuccess)
         *devPtr = (void *)(uintptr_t)ptr;
+    return err;
+}
+
+CRM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    crm_drv_runtime_bind();
+    if (devPtr == NULL)
+        return crm_set_error(cudaErrorInvalidValue);
+    cudaError_t err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE); /* unsafe in a capture */
+    if (err == cudaSuccess)
+        err = crm_device_alloc(devPtr, size);
     return crm_set_error(err);
 }
 
@@ -71,6 +78,11 @@ CRM_EXPORT cudaError_t cudaFree(void *devPtr)
     crm_drv_runtime_bind();
     if (devPtr == NULL)
         return cudaSuccess;
+    cudaError_t refused = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE); /* it waits */
+    if (refused != cudaSuccess)
+        return crm_set_error(refused);
+    if (crm_gmem_free((uint64_t)(uintptr_t)devPtr))
+        return cudaSuccess; /* a graph's memory: free once no graph holds it (client/crm_graph_mem.h) */
     crm_range gone;
     int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0, local;
     int routed = known && crm_conn_pooled(), saved = routed ? crm_conn_device_begin(gone.device, &local) : 0;

@@ -101,6 +101,7 @@ static void crm__props_features(struct cudaDeviceProp *p)
     p->computePreemptionSupported = 1;
     p->hostRegisterSupported = 1;
     p->hostRegisterReadOnlySupported = 1;
+    p->memoryPoolsSupported = 1; /* stream-ordered allocation: the client's (interpose/crm_drv_pool.c) */
 }
 
 /* Fills every field of *p for device dev (valid). */

@@ -344,6 +344,77 @@ static void exec_setters(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* Memory a graph allocates: cudaMallocAsync and cudaFreeAsync captured, and alloc
+ * and free nodes built by hand; the address stays the graph's from launch to
+ * launch, and the device's graph memory attributes count it. */
+static void memory_nodes(void)
+{
+    cudaStream_t s;
+    float *scratch = NULL, back[64], ones[64];
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1.0f;
+    KCUDA(cudaStreamCreate(&s));
+    unsigned long long before = 0, after = 0, high = 0;
+    KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &before));
+    cudaGraph_t g;
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCUDA(cudaMallocAsync((void **)&scratch, sizeof ones, s));
+    KCUDA(cudaMemcpyAsync(scratch, ones, sizeof ones, cudaMemcpyHostToDevice, s));
+    scale<<<1, 64, 0, s>>>(scratch, 64, 4.0f);
+    KCUDA(cudaMemcpyAsync(back, scratch, sizeof back, cudaMemcpyDeviceToHost, s));
+    KCUDA(cudaFreeAsync(scratch, s));
+    KCUDA(cudaStreamEndCapture(s, &g));
+    KCHECK(scratch != NULL, "the captured cudaMallocAsync gave an address");
+    KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &after));
+    KCHECK(after == before + sizeof ones, "graph memory in use: %llu, want %llu", after, before + sizeof ones);
+    size_t count = 0;
+    KCUDA(cudaGraphGetNodes(g, NULL, &count));
+    KCHECK(count == 5, "5 nodes (alloc, 2 copies, kernel, free), not %zu", count);
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    KCUDA(cudaGraphDestroy(g));
+    for (int round = 0; round < 2; round++) {
+        back[0] = back[63] = 0.0f;
+        ones[0] = (float)(round + 1);
+        KCUDA(cudaGraphLaunch(exec, s));
+        KCUDA(cudaStreamSynchronize(s));
+        KCHECK(back[0] == 4.0f * (round + 1) && back[63] == 4.0f, "round %d: %g %g", round, back[0], back[63]);
+    }
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &after));
+    KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &high));
+    KCHECK(after == before && high >= before + sizeof ones, "after the graph: %llu in use (want %llu), high %llu",
+           after, before, high);
+
+    /* built by hand, freed by the program after a launch instead of in the graph */
+    cudaMemAllocNodeParams ap = {};
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location.type = cudaMemLocationTypeDevice;
+    ap.poolProps.location.id = 0;
+    ap.bytesize = sizeof ones;
+    cudaGraphNode_t alloc, set;
+    cudaMemsetParams mp = {};
+    KCUDA(cudaGraphCreate(&g, 0));
+    KCUDA(cudaGraphAddMemAllocNode(&alloc, g, NULL, 0, &ap));
+    mp.dst = ap.dptr, mp.value = 0, mp.elementSize = 1, mp.width = sizeof ones, mp.height = 1;
+    KCUDA(cudaGraphAddMemsetNode(&set, g, &alloc, 1, &mp));
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaMemcpyAsync(back, ap.dptr, sizeof back, cudaMemcpyDeviceToHost, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(back[0] == 0.0f && back[63] == 0.0f, "the graph's memory outlives its launch");
+    KCUDA(cudaFreeAsync(ap.dptr, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(cudaGraphAddMemFreeNode(&set, g, NULL, 0, ones) == cudaErrorInvalidValue,
+           "a free node of memory no graph allocated is refused");
+    cudaGetLastError();
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
+    KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &after));
+    KCHECK(after == before, "everything given back: %llu in use, want %llu", after, before);
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* The driver's API on the runtime's objects, found as torch and CuPy find it
  * (cudaGetDriverEntryPointByVersion): a capture begun and ended with it, instantiated with
  * the runtime, launched and destroyed with the driver. */
@@ -404,6 +475,7 @@ int main()
     forbidden();
     built();
     exec_setters();
+    memory_nodes();
     driver();
     return kcheck_finish("graphs");
 }

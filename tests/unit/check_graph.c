@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "client/crm_graph.h"
+#include "client/crm_graph_mem.h"
 #include "client/crm_handles.h"
+#include "client/crm_ptrmap.h"
+#include "crm_client_gen.h"
 #include "tests/unit/crm_check.h"
 
 /* The thread serial the capture code asks for: the test plays several threads. */
@@ -14,6 +17,20 @@ static uint64_t crm__me = 1;
 uint64_t crm_thread_serial(void)
 {
     return crm__me;
+}
+
+/* What graph memory gives back to the device, recorded instead of sent. */
+static uint64_t crm__device_freed;
+int crm_ptrmap_remove(enum crm_mem_kind kind, uint64_t base, crm_range *out)
+{
+    (void)kind, (void)out;
+    return base != 0 ? 0 : -1;
+}
+
+cudaError_t crm_rpc_cudaFree_queued(uint64_t devPtr)
+{
+    crm__device_freed = devPtr;
+    return cudaSuccess;
 }
 
 static crm_call crm__memset_call(uint64_t stream, int value)
@@ -245,6 +262,39 @@ START_TEST(test_capture_into_a_graph_after_its_nodes)
 }
 END_TEST
 
+/* A graph's memory lives while a graph or a copy holds its alloc node, and goes
+ * back to the device once it is freed and nothing holds it. */
+START_TEST(test_graph_memory_lives_while_held)
+{
+    uint64_t current, high;
+    crm_graph *g = crm_graph_new();
+    crm_gnode *alloc = crm_graph_add(g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, NULL, 0);
+    crm_gmem_node m = {0x7000, 4096};
+    ck_assert_int_eq(crm_gmem_add(m.ptr, m.size), 0);
+    ck_assert_int_eq(crm_gnode_set_step(alloc, crm_gmem_alloc_step, &m, sizeof m), 0);
+    crm_gmem_usage(&current, &high);
+    ck_assert_uint_eq(current, 4096);
+    crm_graph *copy = crm_graph_clone(g, NULL); /* an executable graph's copy */
+    crm_graph_free(g);
+    ck_assert(crm_gmem_known(m.ptr));
+    ck_assert_int_eq(crm_gmem_free(m.ptr), 1); /* the program frees it: the copy still holds it */
+    ck_assert_uint_eq(crm__device_freed, 0);
+    ck_assert_int_eq(crm_gmem_alloc_step(&m, 0), cudaSuccess); /* a launch makes it the program's again */
+    crm_graph_free(copy);
+    ck_assert_uint_eq(crm__device_freed, 0); /* not freed since that launch: kept */
+    ck_assert_int_eq(crm_gmem_free(m.ptr), 1);
+    ck_assert_uint_eq(crm__device_freed, 0x7000);
+    ck_assert(!crm_gmem_known(m.ptr));
+    crm_gmem_usage(&current, &high);
+    ck_assert_uint_eq(current, 0);
+    ck_assert_uint_eq(high, 4096);
+    crm_gmem_reset_high();
+    crm_gmem_usage(&current, &high);
+    ck_assert_uint_eq(high, 0);
+    ck_assert_int_eq(crm_gmem_free(0x9000), 0); /* no graph's */
+}
+END_TEST
+
 static Suite *crm_graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -255,6 +305,7 @@ static Suite *crm_graph_suite(void)
     tcase_add_test(tc, test_events_fork_and_join_streams);
     tcase_add_test(tc, test_waits_and_unsafe_calls_follow_the_modes);
     tcase_add_test(tc, test_capture_into_a_graph_after_its_nodes);
+    tcase_add_test(tc, test_graph_memory_lives_while_held);
     suite_add_tcase(s, tc);
     return s;
 }
