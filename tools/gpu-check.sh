@@ -8,7 +8,7 @@
 #                libraries found (toolkit, torch's wheels); what the server resolves
 #   2 programs   a cudarem-server on the GPU; local runs beside runs through the shim:
 #                device queries, copies 4 KiB-256 MiB both ways, SGEMM N = 1024-8192,
-#                kernels, cuBLAS, cuDNN, a driver-API program, static-runtime builds
+#                kernels, CUDA graphs, cuBLAS, cuDNN, a driver-API program, static-runtime builds
 #   3 torch      examples/train_torch.py local and through the shim (accuracy, step
 #                time ratio, round trips per warm step); tests/python/torch_basic.py
 #                (a convolution forward and backward through NVIDIA's cuDNN on our driver)
@@ -253,6 +253,9 @@ pair "kernel vadd (shared runtime)" build/kernels/vadd
 pair "kernel vadd (static runtime)" build/kernels-static/vadd
 pair "kernel from PTX (vadd_ptx)" build/kernels/vadd_ptx
 pair "kernel saxpy" build/kernels/saxpy
+pair "CUDA graphs: capture, nodes, update, memory nodes (shared runtime)" build/kernels/graphs
+pair "CUDA graphs (static runtime: the driver's graph API)" build/kernels-static/graphs
+pair "a graphed training step, graphs of 10-1,000 kernels" build/kernels/graphstep
 pair "cuBLAS program (shared runtime)" build/cuda/blas
 pair "cuBLAS program (static runtime)" build/cuda-static/blas
 pair "cuDNN program (shared runtime)" build/dnn/dnn_net

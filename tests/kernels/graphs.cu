@@ -2,11 +2,13 @@
 // own arithmetic: a captured step (host-to-device copies from pageable and pinned
 // memory, kernels, a memset, a device-to-device copy, a cuBLAS GEMM, work forked
 // onto a second stream and joined back by events, copies back to pageable and
-// pinned memory, a host function) replayed with new host bytes each time; a graph
+// pinned memory, a host function) replayed with new host bytes each time; a cuDNN
+// call captured; a graph
 // built node by node; calls a capture forbids; graph update, clone and child
 // graphs; and the driver's API on the same objects.
 #include "kcheck.h"
 #include <cublas_v2.h>
+#include <cudnn.h>
 #include <cuda.h>
 #include <cstring>
 
@@ -344,6 +346,50 @@ static void exec_setters(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* A cuDNN call captured: each replay adds the input once more. */
+static void dnn_in_graph(void)
+{
+    cudnnHandle_t dnn;
+    cudnnTensorDescriptor_t desc;
+    cudaStream_t s;
+    float *a, *c, host[64], back[64];
+    for (int i = 0; i < 64; i++)
+        host[i] = (float)i / 4.0f;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&a, sizeof host));
+    KCUDA(cudaMalloc(&c, sizeof host));
+    KCUDA(cudaMemcpy(a, host, sizeof host, cudaMemcpyHostToDevice));
+    KCUDA(cudaMemset(c, 0, sizeof host));
+    KCHECK(cudnnCreate(&dnn) == CUDNN_STATUS_SUCCESS, "cudnnCreate");
+    KCHECK(cudnnSetStream(dnn, s) == CUDNN_STATUS_SUCCESS, "cudnnSetStream");
+    KCHECK(cudnnCreateTensorDescriptor(&desc) == CUDNN_STATUS_SUCCESS, "cudnnCreateTensorDescriptor");
+    KCHECK(cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 1, 64) ==
+               CUDNN_STATUS_SUCCESS, "cudnnSetTensor4dDescriptor");
+    const float one = 1.0f;
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCHECK(cudnnAddTensor(dnn, &one, desc, a, &one, desc, c) == CUDNN_STATUS_SUCCESS, "cudnnAddTensor captured");
+    KCUDA(cudaStreamEndCapture(s, &g));
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    for (int i = 0; i < 3; i++)
+        KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCUDA(cudaMemcpy(back, c, sizeof back, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < 64; i++)
+        bad += back[i] != 3.0f * host[i];
+    KCHECK(bad == 0, "three replays of the captured cudnnAddTensor: %d wrong (c[5] %g, want %g)", bad, back[5],
+           3.0f * host[5]);
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
+    cudnnDestroyTensorDescriptor(desc);
+    cudnnDestroy(dnn);
+    KCUDA(cudaFree(a));
+    KCUDA(cudaFree(c));
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* Memory a graph allocates: cudaMallocAsync and cudaFreeAsync captured, and alloc
  * and free nodes built by hand; the address stays the graph's from launch to
  * launch, and the device's graph memory attributes count it. */
@@ -476,6 +522,7 @@ int main()
     built();
     exec_setters();
     memory_nodes();
+    dnn_in_graph();
     driver();
     return kcheck_finish("graphs");
 }

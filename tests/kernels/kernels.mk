@@ -53,7 +53,7 @@ $(1)/multi_tu: tests/kernels/multi_a.cu tests/kernels/multi_b.cu $(KTEST_HDRS) |
 $(1)/step: tests/kernels/step.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/graphs: tests/kernels/graphs.cu $(KTEST_HDRS) | $(1)
-	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas -lcudnn
 $(1)/graphstep: tests/kernels/graphstep.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(1)
