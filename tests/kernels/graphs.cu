@@ -3,7 +3,7 @@
 // memory, kernels, a memset, a device-to-device copy, a cuBLAS GEMM, work forked
 // onto a second stream and joined back by events, copies back to pageable and
 // pinned memory, a host function) replayed with new host bytes each time; a cuDNN
-// call captured; a graph
+// call captured; eight threads capturing and replaying at once; a graph
 // built node by node; calls a capture forbids; graph update, clone and child
 // graphs; and the driver's API on the same objects.
 #include "kcheck.h"
@@ -11,6 +11,8 @@
 #include <cudnn.h>
 #include <cuda.h>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #define N 32 /* an N x N matrix */
 #define REPLAYS 5
@@ -346,6 +348,52 @@ static void exec_setters(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* Eight threads capture and replay graphs of their own at once (thread-local
+ * mode: one thread's capture does not refuse the others' allocations), every byte
+ * of every replay checked. */
+#define THREADS 8
+static int thread_failures[THREADS];
+
+static void one_thread(int t)
+{
+    cudaStream_t s;
+    float *d, in[256], out[256];
+    if (cudaStreamCreate(&s) != cudaSuccess || cudaMalloc(&d, sizeof in) != cudaSuccess) {
+        thread_failures[t]++;
+        return;
+    }
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+    int ok = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+    ok &= cudaMemcpyAsync(d, in, sizeof in, cudaMemcpyHostToDevice, s) == cudaSuccess;
+    scale<<<2, 128, 0, s>>>(d, 256, (float)(t + 2));
+    ok &= cudaMemcpyAsync(out, d, sizeof out, cudaMemcpyDeviceToHost, s) == cudaSuccess;
+    ok &= cudaStreamEndCapture(s, &g) == cudaSuccess && cudaGraphInstantiate(&exec, g, 0) == cudaSuccess;
+    for (int round = 0; ok && round < 20; round++) {
+        for (int i = 0; i < 256; i++)
+            in[i] = (float)((i * 3 + round * 7 + t) % 17);
+        ok &= cudaGraphLaunch(exec, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess;
+        for (int i = 0; ok && i < 256; i++)
+            ok &= out[i] == in[i] * (float)(t + 2);
+    }
+    thread_failures[t] += !ok;
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+    cudaFree(d);
+    cudaStreamDestroy(s);
+}
+
+static void threads(void)
+{
+    std::vector<std::thread> pool;
+    for (int t = 0; t < THREADS; t++)
+        pool.emplace_back(one_thread, t);
+    for (auto &th : pool)
+        th.join();
+    for (int t = 0; t < THREADS; t++)
+        KCHECK(thread_failures[t] == 0, "thread %d: a replay was wrong or failed", t);
+}
+
 /* A cuDNN call captured: each replay adds the input once more. */
 static void dnn_in_graph(void)
 {
@@ -523,6 +571,7 @@ int main()
     exec_setters();
     memory_nodes();
     dnn_in_graph();
+    threads();
     driver();
     return kcheck_finish("graphs");
 }
