@@ -438,6 +438,61 @@ static void dnn_in_graph(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* The generic node API: nodes added and changed through cudaGraphNodeParams. */
+static void generic_nodes(void)
+{
+    float *d, back[64], ones[64];
+    seen hostfn = {back, 0.0f, 0};
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1.0f;
+    cudaStream_t s;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, sizeof ones));
+    cudaGraph_t g;
+    cudaGraphNode_t set, ker, copy, host;
+    KCUDA(cudaGraphCreate(&g, 0));
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeMemset;
+    p.memset.dst = d, p.memset.value = 0, p.memset.elementSize = 4, p.memset.width = 64, p.memset.height = 1;
+    KCUDA(cudaGraphAddNode(&set, g, NULL, NULL, 0, &p));
+    float *ptr = d, by = 3.0f;
+    int count = 64;
+    void *args[] = {&ptr, &count, &by};
+    p = cudaGraphNodeParams{};
+    p.type = cudaGraphNodeTypeKernel;
+    p.kernel.func = (void *)scale, p.kernel.gridDim = dim3(1), p.kernel.blockDim = dim3(64), p.kernel.kernelParams = args;
+    KCUDA(cudaGraphAddNode(&ker, g, &set, NULL, 1, &p));
+    KCUDA(cudaGraphAddMemcpyNode1D(&copy, g, &ker, 1, back, d, sizeof back, cudaMemcpyDeviceToHost));
+    p = cudaGraphNodeParams{};
+    p.type = cudaGraphNodeTypeHost;
+    p.host.fn = note, p.host.userData = &hostfn;
+    KCUDA(cudaGraphAddNode(&host, g, &copy, NULL, 1, &p));
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(back[0] == 0.0f && hostfn.calls == 1, "generic nodes: back[0] %g, %d host calls", back[0], hostfn.calls);
+    /* the memset node now clears the first element only */
+    p = cudaGraphNodeParams{};
+    p.type = cudaGraphNodeTypeMemset;
+    p.memset.dst = d, p.memset.value = 0, p.memset.elementSize = 4, p.memset.width = 1, p.memset.height = 1;
+    KCUDA(cudaGraphExecNodeSetParams(exec, set, &p));
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(back[0] == 0.0f && back[1] == 3.0f && back[63] == 3.0f && hostfn.calls == 2,
+           "generic set params: back[0] %g, back[1] %g, %d host calls", back[0], back[1], hostfn.calls);
+    p = cudaGraphNodeParams{};
+    p.type = cudaGraphNodeTypeConditional;
+    KCHECK(cudaGraphAddNode(&host, g, NULL, NULL, 0, &p) == cudaErrorNotSupported, "a conditional node is refused");
+    cudaGetLastError();
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* Memory a graph allocates: cudaMallocAsync and cudaFreeAsync captured, and alloc
  * and free nodes built by hand; the address stays the graph's from launch to
  * launch, and the device's graph memory attributes count it. */
@@ -569,6 +624,7 @@ int main()
     forbidden();
     built();
     exec_setters();
+    generic_nodes();
     memory_nodes();
     dnn_in_graph();
     threads();
