@@ -7,6 +7,7 @@
 // built node by node; calls a capture forbids; graph update, clone and child
 // graphs; and the driver's API on the same objects.
 #include "kcheck.h"
+#include "ksteps.h"
 #include <cublas_v2.h>
 #include <cudnn.h>
 #include <cuda.h>
@@ -16,20 +17,6 @@
 
 #define N 32 /* an N x N matrix */
 #define REPLAYS 5
-
-__global__ void scale(float *x, int n, float by)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] *= by;
-}
-
-__global__ void add(float *y, const float *x, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        y[i] += x[i];
-}
 
 struct seen {
     const float *host; /* what the host function reads */

@@ -6,25 +6,12 @@
 // no round trip whatever the graph's size; the harness counts them
 // (tests/e2e/check_e2e_roundtrips.c), and every result is checked here.
 #include "kcheck.h"
+#include "ksteps.h"
 #include <cublas_v2.h>
 #include <cstring>
 
 #define STEPS 10
 #define N 64 /* an N x N matrix */
-
-__global__ void scale(float *x, int n, float by)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] *= by;
-}
-
-__global__ void add(float *y, const float *x, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        y[i] += x[i];
-}
 
 __global__ void bump(int *counter)
 {

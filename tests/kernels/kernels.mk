@@ -32,7 +32,7 @@ KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels
 KTEST_DEFS_shared :=
 KTEST_DEFS_static := -DKTEST_STATIC_RUNTIME
 KTEST_NVCC   = $(call TEST_NVCC,$(1)) $(KTEST_DEFS_$(1))
-KTEST_HDRS  := tests/kernels/kcheck.h
+KTEST_HDRS  := tests/kernels/kcheck.h tests/kernels/ksteps.h
 # Fatbinaries the unit suite parses, built at test time from fatbin_src.cu.
 KTEST_FATBINS := $(addprefix $(KTEST_DIR)/fb_,plain.fatbin compressed.fatbin lz4.fatbin multi.fatbin ptx.fatbin)
 

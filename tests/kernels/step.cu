@@ -4,25 +4,12 @@
 // Ten steps, then one readback checked against the host's own arithmetic; the
 // harness counts the round trips (tests/e2e/check_e2e_roundtrips.c).
 #include "kcheck.h"
+#include "ksteps.h"
 #include <cublas_v2.h>
 #include <cstring>
 
 #define STEPS 10
 #define N 64 /* an N x N matrix */
-
-__global__ void scale(float *x, int n, float by)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] *= by;
-}
-
-__global__ void add(float *y, const float *x, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        y[i] += x[i];
-}
 
 int main()
 {

@@ -58,6 +58,17 @@ static void crm__assert_server_healthy(void)
     close(fd);
 }
 
+/* A session admitted with HELLO: its client, its socket in *fd. */
+static CLIENT *crm__admitted(int *fd)
+{
+    crm_hello_res h;
+    *fd = raw_connect();
+    CLIENT *c = raw_client(*fd);
+    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
+    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    return c;
+}
+
 START_TEST(test_garbage_bytes_end_only_that_session)
 {
     raw_server_start("malformed");
@@ -113,11 +124,8 @@ END_TEST
 START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
 {
     raw_server_start("malformed");
-    int fd = raw_connect();
-    CLIENT *c = raw_client(fd);
-    crm_hello_res h;
-    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
-    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
 
     crm_call calls[6];
     memset(calls, 0, sizeof calls);
@@ -233,11 +241,8 @@ START_TEST(test_hostile_graph_programs)
 {
     static char buf[4096], payload[64];
     raw_server_start("malformed");
-    int fd = raw_connect();
-    CLIENT *c = raw_client(fd);
-    crm_hello_res h;
-    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
-    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
     uint64_t dev = crm__malloc(c, 4096);
     crm_call work[2];
     memset(work, 0, sizeof work);
@@ -467,11 +472,8 @@ START_TEST(test_hostile_module_images)
     setenv("CUDAREM_CACHE_DIR", cache, 1); /* read by the server: nothing refused may be kept */
     raw_server_start("malformed");
     unsetenv("CUDAREM_CACHE_DIR");
-    int fd = raw_connect();
-    CLIENT *c = raw_client(fd);
-    crm_hello_res h;
-    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
-    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
     unsigned char wrapper[24] = {0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde};
     unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     elf[40] = 0xff, elf[41] = 0xff, elf[42] = 0xff, elf[43] = 0x7f; /* section headers far away */
@@ -514,11 +516,8 @@ START_TEST(test_a_session_cannot_fill_the_log)
     close(log_fd);
     raw_server_log_to(log_path);
     raw_server_start("logflood");
-    int fd = raw_connect();
-    CLIENT *c = raw_client(fd);
-    crm_hello_res h;
-    ck_assert_int_eq(raw_hello(c, CRM_PROTO_VERSION, &h), RPC_SUCCESS);
-    xdr_free((xdrproc_t)xdr_crm_hello_res, (char *)&h);
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
     unsigned char garbage[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
