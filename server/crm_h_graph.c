@@ -163,11 +163,11 @@ cudaError_t crm_srv_crm_graph_run(crm_session *s, uint64_t program, uint64_t str
 {
     void *v;
     cudaStream_t on;
-    if (crm_idmap_get(&s->graphs, program, &v) != 0)
-        return cudaErrorInvalidValue;
-    cudaError_t err = crm_session_stream(s, stream, &on);
+    cudaError_t err = crm_session_stream(s, stream, &on); /* a bad stream first, as a GPU's launch checks it */
     if (err != cudaSuccess)
         return err;
+    if (crm_idmap_get(&s->graphs, program, &v) != 0)
+        return cudaErrorInvalidValue;
     s->replaying = 1;
     s->replay_stream = on;
     err = crm__replay(s, v);
