@@ -341,7 +341,10 @@ static cudaError_t crm__work(crm__capture *c, crm__member *m, crm_call *call, cr
         m->cap = 1;
     }
     crm_gnode *n = crm_graph_add(c->graph, type, m->tail, m->ntail);
-    int rc = n == NULL ? -1 : call != NULL ? crm_gnode_set_record(n, call) : crm_gnode_set_step(n, step, args, len);
+    int rc = n == NULL         ? -1
+             : call != NULL    ? crm_gnode_set_record(n, call)
+             : step != NULL    ? crm_gnode_set_step(n, step, args, len)
+                               : 0; /* a node the caller fills (a child graph) */
     if (rc != 0) {
         crm__invalidate(c); /* the graph lacks work the program asked for */
         return cudaErrorMemoryAllocation;
@@ -454,6 +457,29 @@ int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, c
     crm__member *m = crm__member_of(stream, &c);
     if (m != NULL)
         *err = crm__work(c, m, NULL, step, args, len, type);
+    pthread_mutex_unlock(&crm__lock);
+    return m != NULL;
+}
+
+int crm_capture_child(uint64_t stream, const crm_graph *child, cudaError_t *err)
+{
+    crm__capture *c = NULL;
+    if (!crm_capture_any())
+        return 0;
+    pthread_mutex_lock(&crm__lock);
+    crm__member *m = crm__member_of(stream, &c);
+    if (m != NULL) {
+        crm_graph *copy = c->invalid == cudaSuccess ? crm_graph_clone(child, NULL) : NULL;
+        *err = crm__work(c, m, NULL, NULL, NULL, 0, CU_GRAPH_NODE_TYPE_GRAPH);
+        if (*err == cudaSuccess && copy == NULL) {
+            crm__invalidate(c);
+            *err = cudaErrorMemoryAllocation;
+        }
+        if (*err == cudaSuccess)
+            m->tail[0]->child = copy; /* the node crm__work just made */
+        else
+            crm_graph_free(copy);
+    }
     pthread_mutex_unlock(&crm__lock);
     return m != NULL;
 }

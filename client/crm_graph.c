@@ -164,7 +164,8 @@ int crm_gnode_set_step(crm_gnode *n, crm_gstep_fn step, const void *args, size_t
     void *copy = malloc(len ? len : 1);
     if (copy == NULL)
         return -1;
-    memcpy(copy, args, len);
+    if (len > 0)
+        memcpy(copy, args, len);
     free(n->args);
     free(n->record); /* a client step now, whatever it was */
     n->record = NULL;

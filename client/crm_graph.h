@@ -115,6 +115,10 @@ int crm_capture_call(uint64_t stream, crm_call *call, cudaError_t *err);
  * outcome in *err; 0 when it is not. */
 int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, const void *args, size_t len,
                      cudaError_t *err);
+/* When `stream` is capturing, adds a child-graph node holding a copy of child (an
+ * executable graph launched into the capture) and returns 1 with the outcome in
+ * *err; 0 when it is not. */
+int crm_capture_child(uint64_t stream, const crm_graph *child, cudaError_t *err);
 /* The error a call that would wait for `stream` or `event` (CRM_WIRE_BAD_HANDLE:
  * none), or that is unsafe during capture (cudaMalloc, a synchronous copy,
  * cudaDeviceSynchronize: both none), must return now, as a GPU's runtime returns

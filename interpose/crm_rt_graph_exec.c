@@ -62,18 +62,17 @@ CRM_EXPORT cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *pGra
     return crm_set_error(crm__instantiate_params(pGraphExec, graph, instantiateParams));
 }
 
+/* Launched into a capturing stream, an executable graph becomes a child-graph node
+ * of the capture, as on a GPU. */
 cudaError_t crm_graph_launch_rt(cudaGraphExec_t exec, cudaStream_t stream, int ptsz)
 {
-    static int logged;
-    enum cudaStreamCaptureStatus status;
+    cudaError_t err;
     crm_drv_runtime_bind();
     if (!crm_gexec_live(exec))
         return cudaErrorInvalidValue;
     uint64_t wire = crm_stream_wire(stream, ptsz);
-    crm_capture_info(wire, &status, NULL, NULL, NULL, NULL);
-    if (status != cudaStreamCaptureStatusNone)
-        return (cudaError_t)crm_unsupported("cudaGraphLaunch on a capturing stream (a graph inside a graph)", &logged,
-                                            cudaErrorNotSupported, 0);
+    if (crm_capture_child(wire, exec->source, &err))
+        return err;
     return crm_graph_launch(exec, wire);
 }
 

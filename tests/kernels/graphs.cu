@@ -425,6 +425,47 @@ static void dnn_in_graph(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* An executable graph launched into a capturing stream becomes a child graph of
+ * the capture. */
+static void graph_in_capture(void)
+{
+    float *d, host[64], back[64];
+    for (int i = 0; i < 64; i++)
+        host[i] = (float)i;
+    cudaStream_t s;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, sizeof host));
+    cudaGraph_t inner, outer;
+    cudaGraphExec_t inner_exec, outer_exec;
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    scale<<<1, 64, 0, s>>>(d, 64, 2.0f);
+    KCUDA(cudaStreamEndCapture(s, &inner));
+    KCUDA(cudaGraphInstantiate(&inner_exec, inner, 0));
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCUDA(cudaGraphLaunch(inner_exec, s));
+    scale<<<1, 64, 0, s>>>(d, 64, 3.0f);
+    KCUDA(cudaStreamEndCapture(s, &outer));
+    cudaGraphNode_t nodes[4];
+    size_t n = 4;
+    cudaGraphNodeType first = cudaGraphNodeTypeEmpty;
+    KCUDA(cudaGraphGetNodes(outer, nodes, &n));
+    if (n > 0)
+        KCUDA(cudaGraphNodeGetType(nodes[0], &first));
+    KCHECK(n == 2 && first == cudaGraphNodeTypeGraph, "the launch became a child graph node (%zu nodes)", n);
+    KCUDA(cudaGraphInstantiate(&outer_exec, outer, 0));
+    KCUDA(cudaMemcpy(d, host, sizeof host, cudaMemcpyHostToDevice));
+    KCUDA(cudaGraphLaunch(outer_exec, s));
+    KCUDA(cudaMemcpyAsync(back, d, sizeof back, cudaMemcpyDeviceToHost, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(back[5] == 30.0f && back[63] == 378.0f, "inner then outer: %g %g (want 30, 378)", back[5], back[63]);
+    KCUDA(cudaGraphExecDestroy(outer_exec));
+    KCUDA(cudaGraphExecDestroy(inner_exec));
+    KCUDA(cudaGraphDestroy(outer));
+    KCUDA(cudaGraphDestroy(inner));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* The generic node API: nodes added and changed through cudaGraphNodeParams. */
 static void generic_nodes(void)
 {
@@ -612,6 +653,7 @@ int main()
     built();
     exec_setters();
     generic_nodes();
+    graph_in_capture();
     memory_nodes();
     dnn_in_graph();
     threads();
