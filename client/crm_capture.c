@@ -461,6 +461,18 @@ int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, c
     return m != NULL;
 }
 
+crm_gnode *crm_capture_last(uint64_t stream)
+{
+    crm__capture *c = NULL;
+    if (!crm_capture_any())
+        return NULL;
+    pthread_mutex_lock(&crm__lock);
+    crm__member *m = crm__member_of(stream, &c);
+    crm_gnode *n = m != NULL && m->ntail == 1 ? m->tail[0] : NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return n;
+}
+
 int crm_capture_child(uint64_t stream, const crm_graph *child, cudaError_t *err)
 {
     crm__capture *c = NULL;

@@ -64,6 +64,7 @@ static void crm__node_free(crm_gnode *n)
     free(n->deps);
     free(n->record);
     free(n->args);
+    free(n->meta);
     crm_graph_free(n->child);
     free(n);
 }
@@ -176,6 +177,19 @@ int crm_gnode_set_step(crm_gnode *n, crm_gstep_fn step, const void *args, size_t
     return 0;
 }
 
+int crm_gnode_set_meta(crm_gnode *n, const void *meta, size_t len)
+{
+    void *copy = malloc(len ? len : 1);
+    if (copy == NULL)
+        return -1;
+    if (len > 0)
+        memcpy(copy, meta, len);
+    free(n->meta);
+    n->meta = copy;
+    n->meta_len = len;
+    return 0;
+}
+
 int crm_graph_add_edge(crm_gnode *from, crm_gnode *to)
 {
     for (unsigned i = 0; i < to->ndeps; i++)
@@ -237,10 +251,12 @@ static crm_gnode *crm__clone_node(crm_graph *to, const crm_gnode *n)
         crm_gnode_set_step(c, n->step, n->args, n->args_len);
     if (n->child != NULL)
         c->child = crm_graph_clone(n->child, NULL);
+    if (n->meta != NULL)
+        crm_gnode_set_meta(c, n->meta, n->meta_len);
     if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && c->args != NULL)
         crm_gmem_hold(((const crm_gmem_node *)c->args)->ptr); /* the copy holds the memory too */
     int failed = (n->record != NULL && c->record == NULL) || (n->args != NULL && c->args == NULL) ||
-                 (n->child != NULL && c->child == NULL);
+                 (n->child != NULL && c->child == NULL) || (n->meta != NULL && c->meta == NULL);
     return failed ? NULL : c;
 }
 

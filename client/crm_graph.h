@@ -37,6 +37,9 @@ struct CUgraphNode_st {
     void *args;                       /* the step's arguments, owned */
     size_t args_len;
     struct CUgraph_st *child;         /* a child graph node's graph, owned */
+    void *meta;                       /* what the node was made from, for its GetParams
+                                         (interpose/crm_rt_graph_get.c), owned, or NULL */
+    size_t meta_len;
 };
 
 struct CUgraph_st {
@@ -72,6 +75,8 @@ void crm_graph_drop_last(crm_graph *g);
 int crm_gnode_set_record(crm_gnode *n, crm_call *call);
 /* Makes n a client step with a copy of args[0..len). 0, or -1 out of memory. */
 int crm_gnode_set_step(crm_gnode *n, crm_gstep_fn step, const void *args, size_t len);
+/* Keeps a copy of meta[0..len) with n, replacing what it had: 0, or -1. */
+int crm_gnode_set_meta(crm_gnode *n, const void *meta, size_t len);
 /* Adds the edge from -> to (both of one graph): 0, 1 when it exists already, -1
  * when memory runs out. */
 int crm_graph_add_edge(crm_gnode *from, crm_gnode *to);
@@ -115,6 +120,9 @@ int crm_capture_call(uint64_t stream, crm_call *call, cudaError_t *err);
  * outcome in *err; 0 when it is not. */
 int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, const void *args, size_t len,
                      cudaError_t *err);
+/* The node the last call captured on `stream` made, or NULL (it is capturing
+ * nothing, or its last work joined several nodes). */
+crm_gnode *crm_capture_last(uint64_t stream);
 /* When `stream` is capturing, adds a child-graph node holding a copy of child (an
  * executable graph launched into the capture) and returns 1 with the outcome in
  * *err; 0 when it is not. */

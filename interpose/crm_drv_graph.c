@@ -203,7 +203,12 @@ CRM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hG
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaKernelNodeParams k = crm__kparams(p);
-    CRM__DRV(cudaGraphAddKernelNode(phGraphNode, hGraph, deps, n, &k));
+    CUresult rc = crm_drv_need_ctx();
+    if (rc == CUDA_SUCCESS)
+        rc = CRM_DRV_RT(cudaGraphAddKernelNode(phGraphNode, hGraph, deps, n, &k));
+    if (rc == CUDA_SUCCESS)
+        crm_graph_kernel_meta_kern(*phGraphNode, p->func, p->kern); /* read back as given */
+    return rc;
 }
 
 CRM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *p)
@@ -211,7 +216,12 @@ CRM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaKernelNodeParams k = crm__kparams(p);
-    CRM__DRV(cudaGraphKernelNodeSetParams(hNode, &k));
+    CUresult rc = crm_drv_need_ctx();
+    if (rc == CUDA_SUCCESS)
+        rc = CRM_DRV_RT(cudaGraphKernelNodeSetParams(hNode, &k));
+    if (rc == CUDA_SUCCESS)
+        crm_graph_kernel_meta_kern(hNode, p->func, p->kern);
+    return rc;
 }
 
 CRM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hExec, CUgraphNode hNode,

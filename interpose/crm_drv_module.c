@@ -421,7 +421,7 @@ static CUresult crm__launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     crm_launch_req r = {
         .func = crm__func(f), .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shmem = shmem,
         .stream = (cudaStream_t)s, .args = params, .attrs = (const cudaLaunchAttribute *)attrs, .nattrs = nattrs,
-        .ptds = ptsz,
+        .ptds = ptsz, .origin = f,
     };
     CUresult rc = crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)

@@ -102,7 +102,7 @@ cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParam
         return cudaErrorNotSupported;
     }
     crm_launch_req r = {crm_modules_func(p->func), p->gridDim, p->blockDim, p->sharedMemBytes, 0, p->kernelParams,
-                        NULL, 0, NULL, 0, CRM_PTDS_OFF, n};
+                        NULL, 0, NULL, 0, CRM_PTDS_OFF, n, p->func};
     return crm_kernel_launch(&r);
 }
 

@@ -21,6 +21,16 @@ cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParam
 cudaError_t crm_graph_fill_memset(crm_gnode *n, const struct cudaMemsetParams *p);
 cudaError_t crm_graph_fill_memcpy3d(crm_gnode *n, const struct cudaMemcpy3DParms *p);
 
+/* Keeps with kernel node n what its launch was made from (the function as the
+ * program named it, the geometry, the packed parameters of k's layout), for
+ * cudaGraphKernelNodeGetParams (interpose/crm_rt_graph_get.c). */
+struct crm_launch_req;
+struct crm_kready;
+void crm_graph_kernel_meta(crm_gnode *n, const struct crm_launch_req *r, const struct crm_kready *k, const char *blob);
+/* Keeps the function and CUkernel the driver's kernel node parameters named (either
+ * may be NULL), to give them back as they were given. */
+void crm_graph_kernel_meta_kern(crm_gnode *n, const void *func, const void *kern);
+
 /* The node-adding calls the runtime's and the driver's graph APIs share
  * (interpose/crm_rt_graph.c): they check, add, fill, and set the last error. */
 cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,

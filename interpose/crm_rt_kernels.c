@@ -18,6 +18,7 @@
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_graph.h"
 #include "interpose/crm_rt_launch.h"
 
 /* cudaErrorInvalidConfiguration when the geometry exceeds the device's limits. */
@@ -101,6 +102,9 @@ cudaError_t crm_kernel_launch(const crm_launch_req *r)
             err = crm_gnode_set_record(r->node, &call) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
         else
             err = crm_conn_async_on(&call, l->stream);
+        crm_gnode *node = r->node != NULL ? r->node : crm_capture_last(l->stream); /* NULL: not in a graph */
+        if (err == cudaSuccess && node != NULL && node->type == CU_GRAPH_NODE_TYPE_KERNEL)
+            crm_graph_kernel_meta(node, r, &k, blob);
     }
     if (blob != small)
         free(blob);
@@ -111,7 +115,7 @@ static cudaError_t crm__launch_kernel(const void *func, dim3 g, dim3 b, void **a
                                       cudaStream_t stream, int ptds)
 {
     crm_drv_runtime_bind();
-    crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds, NULL};
+    crm_launch_req r = {crm_modules_func(func), g, b, shmem, stream, args, NULL, 0, NULL, 0, ptds, NULL, func};
     return crm_set_error(crm_kernel_launch(&r));
 }
 
@@ -145,7 +149,7 @@ static cudaError_t crm__launch_ex(const cudaLaunchConfig_t *c, const void *func,
     if (c == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     crm_launch_req r = {crm_modules_func(func), c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream, args, NULL, 0,
-                        c->attrs, c->numAttrs, ptds, NULL};
+                        c->attrs, c->numAttrs, ptds, NULL, func};
     return crm_set_error(crm_kernel_launch(&r));
 }
 

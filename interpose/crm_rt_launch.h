@@ -20,6 +20,8 @@ typedef struct crm_launch_req {
     unsigned nattrs;
     int ptds;                         /* stream 0 is the per-thread default stream */
     struct CUgraphNode_st *node;      /* not NULL: the launch becomes this graph node's work */
+    const void *origin;               /* the function as the program named it (a graph kernel
+                                         node's GetParams gives it back) */
 } crm_launch_req;
 
 /* Queues the launch; returns the error a GPU gives at the call (unknown function,

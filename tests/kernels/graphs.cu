@@ -141,6 +141,17 @@ static void captured_step(void)
                kinds[cudaGraphNodeTypeMemset] == 1 && kinds[cudaGraphNodeTypeHost] == 1,
            "node types: %d kernels, %d copies, %d memsets, %d host", kinds[cudaGraphNodeTypeKernel],
            kinds[cudaGraphNodeTypeMemcpy], kinds[cudaGraphNodeTypeMemset], kinds[cudaGraphNodeTypeHost]);
+    for (size_t i = 0; i < room; i++) {
+        cudaGraphNodeType type;
+        cudaKernelNodeParams kp = {};
+        if (cudaGraphNodeGetType(list[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel &&
+            cudaGraphKernelNodeGetParams(list[i], &kp) == cudaSuccess && kp.func == (void *)add) {
+            KCHECK(kp.gridDim.x == (n + 127) / 128 && kp.blockDim.x == 128 && *(int *)kp.kernelParams[2] == n,
+                   "a captured kernel node's parameters read back");
+            break;
+        }
+    }
+    cudaGetLastError(); /* the GEMM's node has no launch of ours to give back */
     size_t roots = 0;
     KCUDA(cudaGraphGetRootNodes(graph, NULL, &roots));
     KCHECK(roots == 1, "one root, not %zu", roots);
@@ -316,6 +327,12 @@ static void exec_setters(void)
     KCUDA(cudaGraphCreate(&g, 0));
     KCUDA(cudaGraphAddKernelNode(&ker, g, NULL, 0, &kp));
     KCUDA(cudaGraphAddMemcpyNode1D(&copy, g, &ker, 1, first, d, sizeof first, cudaMemcpyDeviceToHost));
+    cudaKernelNodeParams got = {};
+    KCUDA(cudaGraphKernelNodeGetParams(ker, &got));
+    KCHECK(got.func == (void *)scale && got.gridDim.x == 1 && got.blockDim.x == 64 && got.kernelParams != NULL &&
+               *(float **)got.kernelParams[0] == d && *(int *)got.kernelParams[1] == 64 &&
+               *(float *)got.kernelParams[2] == 2.0f,
+           "cudaGraphKernelNodeGetParams gives back the node's launch and its own copy of the arguments");
     cudaGraphExec_t exec;
     KCUDA(cudaGraphInstantiate(&exec, g, 0));
     KCUDA(cudaGraphLaunch(exec, s)); /* d = 2 */
@@ -495,6 +512,12 @@ static void generic_nodes(void)
     p.type = cudaGraphNodeTypeHost;
     p.host.fn = note, p.host.userData = &hostfn;
     KCUDA(cudaGraphAddNode(&host, g, &copy, NULL, 1, &p));
+    cudaHostNodeParams hp = {};
+    cudaMemsetParams mp = {};
+    KCUDA(cudaGraphHostNodeGetParams(host, &hp));
+    KCUDA(cudaGraphMemsetNodeGetParams(set, &mp));
+    KCHECK(hp.fn == note && hp.userData == &hostfn, "cudaGraphHostNodeGetParams");
+    KCHECK(mp.dst == d && mp.width * mp.elementSize == sizeof ones && mp.value == 0, "cudaGraphMemsetNodeGetParams");
     cudaGraphExec_t exec;
     KCUDA(cudaGraphInstantiate(&exec, g, 0));
     KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));

@@ -1,0 +1,207 @@
+/* crm_rt_graph_get.c -- reading a graph node's parameters back, at both APIs:
+ * kernel nodes (what their launch was made from: the function as the program
+ * named it, the geometry, a copy of the arguments), memset nodes, host nodes, and
+ * the event of event record and wait nodes (decoded from the call each holds). */
+#include <stdlib.h>
+#include <string.h>
+#include <rpc/rpc.h>
+#include <cuda_runtime_api.h>
+#include "client/crm_modules.h"
+#include "interpose/crm_drv.h"
+#include "interpose/crm_export.h"
+#include "interpose/crm_rt_graph.h"
+#include "interpose/crm_rt_launch.h"
+
+#undef cuGraphKernelNodeGetParams
+
+/* A kernel node's launch: this header, the pointers the getter hands out (into the
+ * arguments' copy), the parameters' offsets, then that copy. */
+typedef struct crm__kmeta {
+    const void *func; /* first: the header's size is a multiple of a pointer's */
+    dim3 grid, block;
+    unsigned shmem;
+    unsigned nparams;
+    unsigned param_bytes;
+    const void *kern; /* the driver's `kern` (a CUkernel) when it gave one, else NULL */
+} crm__kmeta;
+
+static size_t crm__kmeta_len(unsigned nparams, unsigned bytes)
+{
+    return sizeof(crm__kmeta) + nparams * (sizeof(uint32_t) + sizeof(void *)) + bytes;
+}
+
+void crm_graph_kernel_meta(crm_gnode *n, const crm_launch_req *r, const crm_kready *k, const char *blob)
+{
+    size_t len = crm__kmeta_len(k->nparams, k->param_bytes);
+    char *m = calloc(1, len);
+    if (m == NULL)
+        return; /* the node works without: only reading its parameters back fails */
+    crm__kmeta h = {r->origin, r->grid, r->block, (unsigned)r->shmem, k->nparams, k->param_bytes, NULL};
+    memcpy(m, &h, sizeof h);
+    uint32_t *offsets = (uint32_t *)(m + sizeof h + k->nparams * sizeof(void *));
+    for (unsigned i = 0; i < k->nparams; i++)
+        offsets[i] = k->params[i].offset;
+    memcpy(m + len - k->param_bytes, blob, k->param_bytes);
+    crm_gnode_set_meta(n, m, len);
+    free(m);
+}
+
+void crm_graph_kernel_meta_kern(crm_gnode *n, const void *func, const void *kern)
+{
+    crm__kmeta h;
+    if (n == NULL || n->meta == NULL || n->meta_len < sizeof h)
+        return;
+    memcpy(&h, n->meta, sizeof h);
+    h.func = func;
+    h.kern = kern;
+    memcpy(n->meta, &h, sizeof h);
+}
+
+/* The kernel node's launch, its argument pointers made to point into its copy;
+ * *kern: the driver's CUkernel when it gave one. */
+static cudaError_t crm__kernel_params(cudaGraphNode_t node, struct cudaKernelNodeParams *out, const void **kern)
+{
+    if (node == NULL || out == NULL || node->type != CU_GRAPH_NODE_TYPE_KERNEL || node->meta == NULL)
+        return cudaErrorInvalidValue;
+    char *m = node->meta;
+    crm__kmeta h;
+    memcpy(&h, m, sizeof h);
+    void **ptrs = (void **)(m + sizeof h); /* the header's size keeps pointers aligned */
+    uint32_t *offsets = (uint32_t *)(ptrs + h.nparams);
+    char *args = m + crm__kmeta_len(h.nparams, h.param_bytes) - h.param_bytes;
+    for (unsigned i = 0; i < h.nparams; i++)
+        ptrs[i] = args + offsets[i];
+    *out = (struct cudaKernelNodeParams){(void *)h.func, h.grid, h.block, h.shmem, ptrs, NULL};
+    if (kern != NULL)
+        *kern = h.kern;
+    return cudaSuccess;
+}
+
+CRM_EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+{
+    return crm_set_error(crm__kernel_params(node, pNodeParams, NULL));
+}
+
+CRM_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *out)
+{
+    struct cudaKernelNodeParams k;
+    const void *kern = NULL;
+    if (out == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = crm_drv_err(crm__kernel_params(hNode, &k, &kern));
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->func = (CUfunction)k.func; /* as the driver was given them: a CUfunction, a CUkernel or both */
+    out->kern = (CUkernel)kern;
+    out->gridDimX = k.gridDim.x, out->gridDimY = k.gridDim.y, out->gridDimZ = k.gridDim.z;
+    out->blockDimX = k.blockDim.x, out->blockDimY = k.blockDim.y, out->blockDimZ = k.blockDim.z;
+    out->sharedMemBytes = k.sharedMemBytes, out->kernelParams = k.kernelParams;
+    return CUDA_SUCCESS;
+}
+
+/* The call a node of device work holds, decoded into *call (caller frees it with
+ * xdr_free); 0, or -1 when it holds none. */
+static int crm__decode(cudaGraphNode_t node, crm_call *call)
+{
+    XDR x;
+    memset(call, 0, sizeof *call);
+    if (node == NULL || node->record == NULL)
+        return -1;
+    xdrmem_create(&x, node->record, node->record_len, XDR_DECODE);
+    int ok = xdr_crm_call(&x, call);
+    xdr_destroy(&x);
+    if (!ok)
+        xdr_free((xdrproc_t)xdr_crm_call, (char *)call);
+    return ok ? 0 : -1;
+}
+
+/* A memset node's parameters, as its call set bytes (elementSize 1). */
+CRM_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *out)
+{
+    crm_call call;
+    if (out == NULL || node == NULL || node->type != CU_GRAPH_NODE_TYPE_MEMSET || crm__decode(node, &call) != 0 ||
+        call.api != CRM_API_crm_memset)
+        return crm_set_error(cudaErrorInvalidValue);
+    const crm_args_crm_memset *a = &call.crm_call_u.crm_memset;
+    *out = (struct cudaMemsetParams){(void *)(uintptr_t)a->dst, a->pitch, (unsigned)a->value & 0xffu, 1, a->width,
+                                     a->height};
+    xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+    return cudaSuccess;
+}
+
+/* A host node's step arguments start with the function and its data
+ * (interpose/crm_drv_stream.c). */
+typedef struct crm__host_args {
+    cudaHostFn_t fn;
+    void *data;
+} crm__host_args;
+
+CRM_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *out)
+{
+    if (out == NULL || node == NULL || node->type != CU_GRAPH_NODE_TYPE_HOST || node->args == NULL ||
+        node->args_len < sizeof(crm__host_args))
+        return crm_set_error(cudaErrorInvalidValue);
+    crm__host_args h;
+    memcpy(&h, node->args, sizeof h);
+    *out = (struct cudaHostNodeParams){h.fn, h.data};
+    return cudaSuccess;
+}
+
+/* The event an event record or wait node names. */
+static cudaError_t crm__event(cudaGraphNode_t node, CUgraphNodeType type, cudaEvent_t *out)
+{
+    crm_call call;
+    if (out == NULL || node == NULL || node->type != type || crm__decode(node, &call) != 0)
+        return cudaErrorInvalidValue;
+    uint64_t id = call.api == CRM_API_cudaEventRecord            ? call.crm_call_u.cudaEventRecord.event
+                  : call.api == CRM_API_cudaEventRecordWithFlags ? call.crm_call_u.cudaEventRecordWithFlags.event
+                  : call.api == CRM_API_cudaStreamWaitEvent      ? call.crm_call_u.cudaStreamWaitEvent.event
+                                                                 : 0;
+    xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+    *out = (cudaEvent_t)(uintptr_t)id; /* an event's handle is its wire id */
+    return id != 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+CRM_EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return crm_set_error(crm__event(node, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event_out));
+}
+
+CRM_EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return crm_set_error(crm__event(node, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event_out));
+}
+
+CRM_EXPORT CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *out)
+{
+    struct cudaMemsetParams m;
+    if (out == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = CRM_DRV_RT(cudaGraphMemsetNodeGetParams(hNode, &m));
+    if (rc == CUDA_SUCCESS)
+        *out = (CUDA_MEMSET_NODE_PARAMS){(CUdeviceptr)(uintptr_t)m.dst, m.pitch, m.value, m.elementSize, m.width,
+                                         m.height};
+    return rc;
+}
+
+CRM_EXPORT CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *out)
+{
+    struct cudaHostNodeParams h;
+    if (out == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = CRM_DRV_RT(cudaGraphHostNodeGetParams(hNode, &h));
+    if (rc == CUDA_SUCCESS)
+        *out = (CUDA_HOST_NODE_PARAMS){h.fn, h.userData};
+    return rc;
+}
+
+CRM_EXPORT CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+    return CRM_DRV_RT(cudaGraphEventRecordNodeGetEvent(hNode, (cudaEvent_t *)event_out));
+}
+
+CRM_EXPORT CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+    return CRM_DRV_RT(cudaGraphEventWaitNodeGetEvent(hNode, (cudaEvent_t *)event_out));
+}
