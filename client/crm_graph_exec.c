@@ -112,6 +112,7 @@ cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out)
         return b.err;
     }
     b.exec->nodes = g->count;
+    b.exec->origin = g;
     if ((b.exec->source = crm_graph_clone(g, NULL)) == NULL || crm_graph_live_add(b.exec, CRM_LIVE_EXEC) != 0) {
         crm_graph_exec_free(b.exec);
         return cudaErrorMemoryAllocation;
@@ -159,7 +160,7 @@ static void crm__exec_take(crm_gexec *e, crm_gexec *fresh, crm_graph *source)
 
 crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig)
 {
-    if (orig == NULL || e->source == NULL || orig->index >= e->source->count)
+    if (orig == NULL || orig->graph != e->origin || e->source == NULL || orig->index >= e->source->count)
         return NULL;
     crm_gnode *n = e->source->nodes[orig->index];
     return n->type == orig->type ? n : NULL;
@@ -185,6 +186,7 @@ cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
         return cudaErrorGraphExecUpdateFailure;
     }
     crm__exec_take(e, fresh, source);
+    e->origin = g;
     return cudaSuccess;
 }
 

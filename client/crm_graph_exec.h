@@ -23,6 +23,8 @@ struct CUgraphExec_st {
     unsigned long long flags; /* cudaGraphInstantiateFlags it was made with */
     crm_graph *source;     /* a copy of the graph it was made from, node for node: the
                               exec-node setters change it, then the work is made anew */
+    const crm_graph *origin; /* that graph (compared, never used: it may be gone), whose
+                              nodes alone the exec-node setters accept */
 };
 
 typedef struct CUgraphExec_st crm_gexec;
@@ -35,8 +37,8 @@ cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream);
 /* Replaces e's work with g's, which must have as many nodes as e was made from
  * (cudaGraphExecUpdate): cudaSuccess or cudaErrorGraphExecUpdateFailure. */
 cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g);
-/* e's copy of graph node `orig` (a node of the graph e was made from, or of one
- * e was updated from), NULL when it has none of that type. */
+/* e's copy of graph node `orig`, a node of the graph e was made from (or last
+ * updated from); NULL when orig is another graph's or of another type. */
 crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig);
 /* Makes e's work anew from its copy of the graph, after an exec-node setter
  * changed a node of it: cudaSuccess or cudaErrorMemoryAllocation. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_idmap.h"
@@ -77,6 +78,17 @@ cublasStatus_t crm_blas_work(crm_call *call, uint64_t stream)
     if (err == 0)
         return CUBLAS_STATUS_SUCCESS;
     return crm__is_cublas_status(err) ? (cublasStatus_t)err : CUBLAS_STATUS_INTERNAL_ERROR;
+}
+
+cublasStatus_t crm_blas_refuse_in_capture(uint64_t stream)
+{
+    static int logged;
+    if (crm_capture_refuse_sync(stream, CRM_WIRE_BAD_HANDLE) == cudaSuccess)
+        return CUBLAS_STATUS_SUCCESS;
+    if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+        crm_warn("a cuBLAS call returning its result to the host was made on a capturing stream: it would wait for "
+                 "the stream, which a capture forbids; CUBLAS_STATUS_NOT_SUPPORTED, and the capture is invalidated");
+    return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply)

@@ -62,6 +62,10 @@ cublasStatus_t crm_blas_async(crm_call *call);
 /* crm_blas_async of a compute call on wire stream `stream` (the handle's): while
  * that stream is capturing, it becomes a node of the capture's graph. */
 cublasStatus_t crm_blas_work(crm_call *call, uint64_t stream);
+/* CUBLAS_STATUS_NOT_SUPPORTED (logged once, the capture invalidated) when wire stream
+ * `stream` is capturing: a call whose result comes back to the host waits for its
+ * stream, which a capture forbids; else CUBLAS_STATUS_SUCCESS. */
+cublasStatus_t crm_blas_refuse_in_capture(uint64_t stream);
 /* Sends a call whose reply the caller reads (crm_conn_exec, waiting); the same
  * status as crm_conn_exec. */
 cudaError_t crm_blas_exec(crm_call *call, crm_reply *reply);

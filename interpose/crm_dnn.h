@@ -37,6 +37,10 @@ cudnnStatus_t crm_dnn_async(crm_call *call);
 /* crm_dnn_async of a compute call on handle's stream: while that stream is
  * capturing, it becomes a node of the capture's graph. */
 cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle);
+/* CUDNN_STATUS_NOT_SUPPORTED (logged once, the capture invalidated) when handle's
+ * stream is capturing, for calls that run on the device and answer at once; else
+ * CUDNN_STATUS_SUCCESS. */
+cudnnStatus_t crm_dnn_refuse_in_capture(cudnnHandle_t handle);
 /* Sends a call that needs an answer; reply must be freed with crm_conn_reply_free. */
 cudnnStatus_t crm_dnn_sync(crm_call *call, crm_reply *reply);
 /* Copies the server's list of algorithm results (at most `requested`) into out (the

@@ -28,6 +28,8 @@ static cudnnStatus_t crm__dropout_seed(cudnnHandle_t h, const crm_dnn_ddesc *d)
     if (st != CUDNN_STATUS_SUCCESS || d->states == 0)
         return st;
     crm__dropout_wire(d, &a->d);
+    if ((st = crm_dnn_refuse_in_capture(h)) != CUDNN_STATUS_SUCCESS)
+        return st;
     st = crm_dnn_sync(&call, &reply);
     crm_conn_reply_free(&reply);
     return st;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "common/crm_idmap.h"
 #include "crm_client_gen.h"
@@ -55,7 +56,8 @@ cudnnStatus_t crm_dnn_async(crm_call *call)
     return crm__dnn_status(crm_conn_async(call));
 }
 
-cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle)
+/* The wire id of the stream handle's work runs on. */
+static uint64_t crm__dnn_stream(cudnnHandle_t handle)
 {
     uint64_t stream = CRM_WIRE_LEGACY_STREAM;
     void *v;
@@ -63,7 +65,23 @@ cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle)
     if (crm_idmap_get(&crm__dnn.ids, (uint64_t)(uintptr_t)handle, &v) == 0)
         stream = crm_stream_wire(((crm__dnn_cell *)v)->stream, CRM_PTDS_OFF);
     pthread_mutex_unlock(&crm__dnn.lock);
-    return crm__dnn_status(crm_conn_async_on(call, stream));
+    return stream;
+}
+
+cudnnStatus_t crm_dnn_work(crm_call *call, cudnnHandle_t handle)
+{
+    return crm__dnn_status(crm_conn_async_on(call, crm__dnn_stream(handle)));
+}
+
+cudnnStatus_t crm_dnn_refuse_in_capture(cudnnHandle_t handle)
+{
+    static int logged;
+    if (!crm_capture_any() || crm_capture_refuse_sync(crm__dnn_stream(handle), CRM_WIRE_BAD_HANDLE) == cudaSuccess)
+        return CUDNN_STATUS_SUCCESS;
+    if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+        crm_warn("a cuDNN call that runs on the device and answers at once (cudnnFind*, a dropout state's seeding) "
+                 "was made on a capturing stream: CUDNN_STATUS_NOT_SUPPORTED, and the capture is invalidated");
+    return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
 cudnnStatus_t crm_dnn_sync(crm_call *call, crm_reply *reply)

@@ -284,6 +284,9 @@ def gen_client(fn, row):
         c.append("        ba->%s = CRM_BLAS_DEV(%s);" % (r.name, r.name))
     c.append("        return crm_blas_work(&bcall, crm_stream_wire(bst.stream, CRM_PTDS_OFF));\n    }")
     c.append("    crm_reply breply;\n    memset(&breply, 0, sizeof breply);")
+    # a result read back to the host waits for the stream: not in a capture
+    c.append("    if ((brc = crm_blas_refuse_in_capture(crm_stream_wire(bst.stream, CRM_PTDS_OFF))) != "
+             "CUBLAS_STATUS_SUCCESS)\n        return brc;")
     c.append("    if (crm_blas_exec(&bcall, &breply) != cudaSuccess)\n        return CUBLAS_STATUS_INTERNAL_ERROR;")
     c.append("    crm_res_%s *bres = &breply.crm_reply_u.%s;" % (fn.name, fn.name))
     c.append("    brc = (cublasStatus_t)bres->err;")

@@ -222,6 +222,9 @@ def gen_client(f, row):
     if not outs and not perfs:
         c.append("    return crm_dnn_work(&call, handle);\n}\n")
         return c
+    if f.name.startswith("cudnnFind"):  # runs and times the algorithms on the device: not in a capture
+        hname = [p.name for p in row.params if p.kind == "handle"][0]
+        c.append("    if ((st = crm_dnn_refuse_in_capture(%s)) != CUDNN_STATUS_SUCCESS)\n        return st;" % hname)
     c.append("    if ((st = crm_dnn_sync(&call, &reply)) == CUDNN_STATUS_SUCCESS) {")
     c += ["        *%s = (size_t)reply.crm_reply_u.%s.%s;" % (p.name, f.name, p.name) for p in outs]
     if perfs:

@@ -222,6 +222,18 @@ static void forbidden(void)
     KCHECK(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated, "invalidated it too");
     cudaGetLastError();
 
+    /* a cuBLAS result read back to the host would wait for the capturing stream */
+    cublasHandle_t blas;
+    float dot = -1.0f;
+    KCHECK(cublasCreate(&blas) == CUBLAS_STATUS_SUCCESS && cublasSetStream(blas, s) == CUBLAS_STATUS_SUCCESS,
+           "cublasCreate");
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCHECK(cublasSdot(blas, 64, d, 1, d, 1, &dot) == CUBLAS_STATUS_NOT_SUPPORTED && dot == -1.0f,
+           "a host-mode cublasSdot in a capture is refused and writes nothing");
+    KCHECK(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated, "and invalidates the capture");
+    cudaGetLastError();
+    cublasDestroy(blas);
+
     KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
     KCUDA(cudaMalloc(&more, 256)); /* relaxed: allowed */
     KCUDA(cudaMemsetAsync(d, 7, 256, s));
@@ -345,6 +357,13 @@ static void exec_setters(void)
            "exec setters: first launch %g, second %g (want 2, 6)", first[0], second[0]);
     KCHECK(cudaGraphExecKernelNodeSetParams(exec, copy, &kp) == cudaErrorInvalidValue,
            "a kernel's parameters for a copy node are refused");
+    cudaGraph_t other;
+    cudaGraphNode_t stranger;
+    KCUDA(cudaGraphCreate(&other, 0));
+    KCUDA(cudaGraphAddKernelNode(&stranger, other, NULL, 0, &kp));
+    KCHECK(cudaGraphExecKernelNodeSetParams(exec, stranger, &kp) == cudaErrorInvalidValue,
+           "a node of another graph is refused, though it stands where the exec's kernel node does");
+    KCUDA(cudaGraphDestroy(other));
     cudaGetLastError();
     KCUDA(cudaGraphExecDestroy(exec));
     KCUDA(cudaGraphDestroy(g));
