@@ -84,19 +84,15 @@ static void crm__event_forget(crm__cevent *e)
     *e = crm__events[--crm__nevents];
 }
 
-/* Sets *dst to a copy of nodes[0..n); 0 or -1. */
-static int crm__nodes_copy(crm_gnode ***dst, unsigned *dst_n, unsigned *dst_cap, crm_gnode *const *nodes, unsigned n)
+/* Sets *dst to a copy of nodes[0..n), *dst_n to n; 0 or -1. */
+static int crm__nodes_copy(crm_gnode ***dst, unsigned *dst_n, crm_gnode *const *nodes, unsigned n)
 {
-    if (dst_cap == NULL || *dst_cap < n) {
-        crm_gnode **d = realloc(*dst, (n ? n : 1) * sizeof *d);
-        if (d == NULL)
-            return -1;
-        *dst = d;
-        if (dst_cap != NULL)
-            *dst_cap = n ? n : 1;
-    }
+    crm_gnode **d = realloc(*dst, (n ? n : 1) * sizeof *d);
+    if (d == NULL)
+        return -1;
     if (n > 0)
-        memcpy(*dst, nodes, n * sizeof *nodes);
+        memcpy(d, nodes, n * sizeof *nodes);
+    *dst = d;
     *dst_n = n;
     return 0;
 }
@@ -384,7 +380,7 @@ static int crm__event_record(uint64_t event, uint64_t stream, cudaError_t *err)
         e->event = event;
     }
     e->capture = c;
-    if (crm__nodes_copy(&e->nodes, &e->n, NULL, m->tail, m->ntail) != 0) {
+    if (crm__nodes_copy(&e->nodes, &e->n, m->tail, m->ntail) != 0) {
         crm__event_forget(e);
         *err = cudaErrorMemoryAllocation;
     }
@@ -459,6 +455,17 @@ int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, c
         *err = crm__work(c, m, NULL, step, args, len, type);
     pthread_mutex_unlock(&crm__lock);
     return m != NULL;
+}
+
+int crm_capture_on(uint64_t stream)
+{
+    crm__capture *c = NULL;
+    if (!crm_capture_any())
+        return 0;
+    pthread_mutex_lock(&crm__lock);
+    int on = crm__member_of(stream, &c) != NULL;
+    pthread_mutex_unlock(&crm__lock);
+    return on;
 }
 
 crm_gnode *crm_capture_last(uint64_t stream)

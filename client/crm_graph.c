@@ -130,10 +130,7 @@ crm_gnode *crm_graph_add(crm_graph *g, CUgraphNodeType type, crm_gnode *const *d
 
 void crm_graph_drop_last(crm_graph *g)
 {
-    crm_gnode *n = g->nodes[--g->count];
-    for (unsigned i = 0; i < g->count; i++) /* nodes added since cannot depend on it: none were */
-        crm_graph_remove_edge(n, g->nodes[i]);
-    crm__node_free(n);
+    crm__node_free(g->nodes[--g->count]); /* the last: no node depends on it */
 }
 
 int crm_gnode_set_record(crm_gnode *n, crm_call *call)

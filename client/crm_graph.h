@@ -120,6 +120,8 @@ int crm_capture_call(uint64_t stream, crm_call *call, cudaError_t *err);
  * outcome in *err; 0 when it is not. */
 int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, const void *args, size_t len,
                      cudaError_t *err);
+/* 1 when `stream` takes part in a capture (active or invalidated). */
+int crm_capture_on(uint64_t stream);
 /* The node the last call captured on `stream` made, or NULL (it is capturing
  * nothing, or its last work joined several nodes). */
 crm_gnode *crm_capture_last(uint64_t stream);

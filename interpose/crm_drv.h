@@ -28,6 +28,15 @@ CUresult crm_drv_err(cudaError_t err);
         crm_drv_err(crm__got);                             \
     })
 
+/* Returns runtime call `call` as a driver call, made once the thread has a context
+ * (CUDA_ERROR_INVALID_CONTEXT without one): its error becomes the driver's, the
+ * runtime's last error stays as it was. */
+#define CRM_DRV_IN_CTX(call)                                           \
+    do {                                                               \
+        CUresult crm__ctx_rc = crm_drv_need_ctx();                     \
+        return crm__ctx_rc != CUDA_SUCCESS ? crm__ctx_rc : CRM_DRV_RT(call); \
+    } while (0)
+
 /* CUDA_ERROR_NOT_INITIALIZED until cuInit succeeded, else CUDA_SUCCESS. */
 CUresult crm_drv_check_init(void);
 

@@ -21,74 +21,68 @@
 
 /* Runs a runtime call in a context, as a driver call: its error becomes the
  * driver's, the runtime's last error stays as it was. */
-#define CRM__DRV(call)                                            \
-    do {                                                          \
-        CUresult crm__rc = crm_drv_need_ctx();                    \
-        return crm__rc != CUDA_SUCCESS ? crm__rc : CRM_DRV_RT(call); \
-    } while (0)
-
-CRM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags) { CRM__DRV(cudaGraphCreate(phGraph, flags)); }
-CRM_EXPORT CUresult cuGraphDestroy(CUgraph hGraph) { CRM__DRV(cudaGraphDestroy(hGraph)); }
+CRM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags) { CRM_DRV_IN_CTX(cudaGraphCreate(phGraph, flags)); }
+CRM_EXPORT CUresult cuGraphDestroy(CUgraph hGraph) { CRM_DRV_IN_CTX(cudaGraphDestroy(hGraph)); }
 CRM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
-{ CRM__DRV(cudaGraphClone(phGraphClone, originalGraph)); }
+{ CRM_DRV_IN_CTX(cudaGraphClone(phGraphClone, originalGraph)); }
 CRM_EXPORT CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
-{ CRM__DRV(cudaGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)); }
+{ CRM_DRV_IN_CTX(cudaGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)); }
 CRM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
-{ CRM__DRV(cudaGraphGetNodes(hGraph, nodes, numNodes)); }
+{ CRM_DRV_IN_CTX(cudaGraphGetNodes(hGraph, nodes, numNodes)); }
 CRM_EXPORT CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
-{ CRM__DRV(cudaGraphGetRootNodes(hGraph, rootNodes, numRootNodes)); }
+{ CRM_DRV_IN_CTX(cudaGraphGetRootNodes(hGraph, rootNodes, numRootNodes)); }
 CRM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
-{ CRM__DRV(cudaGraphNodeGetType(hNode, (enum cudaGraphNodeType *)type)); }
+{ CRM_DRV_IN_CTX(cudaGraphNodeGetType(hNode, (enum cudaGraphNodeType *)type)); }
 CRM_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData,
                                        size_t *numEdges)
-{ CRM__DRV(cudaGraphGetEdges(hGraph, from, to, (cudaGraphEdgeData *)edgeData, numEdges)); }
+{ CRM_DRV_IN_CTX(cudaGraphGetEdges(hGraph, from, to, (cudaGraphEdgeData *)edgeData, numEdges)); }
 CRM_EXPORT CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
 { return cuGraphGetEdges_v2(hGraph, from, to, NULL, numEdges); }
 CRM_EXPORT CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *deps, CUgraphEdgeData *edgeData,
                                                   size_t *numDeps)
-{ CRM__DRV(cudaGraphNodeGetDependencies(hNode, deps, (cudaGraphEdgeData *)edgeData, numDeps)); }
+{ CRM_DRV_IN_CTX(cudaGraphNodeGetDependencies(hNode, deps, (cudaGraphEdgeData *)edgeData, numDeps)); }
 CRM_EXPORT CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *deps, size_t *numDeps)
 { return cuGraphNodeGetDependencies_v2(hNode, deps, NULL, numDeps); }
 CRM_EXPORT CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *nodes, CUgraphEdgeData *edgeData,
                                                     size_t *numNodes)
-{ CRM__DRV(cudaGraphNodeGetDependentNodes(hNode, nodes, (cudaGraphEdgeData *)edgeData, numNodes)); }
+{ CRM_DRV_IN_CTX(cudaGraphNodeGetDependentNodes(hNode, nodes, (cudaGraphEdgeData *)edgeData, numNodes)); }
 CRM_EXPORT CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *nodes, size_t *numNodes)
 { return cuGraphNodeGetDependentNodes_v2(hNode, nodes, NULL, numNodes); }
 CRM_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
                                               const CUgraphEdgeData *edgeData, size_t n)
-{ CRM__DRV(cudaGraphAddDependencies(hGraph, from, to, (const cudaGraphEdgeData *)edgeData, n)); }
+{ CRM_DRV_IN_CTX(cudaGraphAddDependencies(hGraph, from, to, (const cudaGraphEdgeData *)edgeData, n)); }
 CRM_EXPORT CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t n)
 { return cuGraphAddDependencies_v2(hGraph, from, to, NULL, n); }
 CRM_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
                                                  const CUgraphEdgeData *edgeData, size_t n)
-{ CRM__DRV(cudaGraphRemoveDependencies(hGraph, from, to, (const cudaGraphEdgeData *)edgeData, n)); }
+{ CRM_DRV_IN_CTX(cudaGraphRemoveDependencies(hGraph, from, to, (const cudaGraphEdgeData *)edgeData, n)); }
 CRM_EXPORT CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
                                               size_t n)
 { return cuGraphRemoveDependencies_v2(hGraph, from, to, NULL, n); }
 CRM_EXPORT CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
-{ CRM__DRV(cudaGraphDebugDotPrint(hGraph, path, flags)); }
+{ CRM_DRV_IN_CTX(cudaGraphDebugDotPrint(hGraph, path, flags)); }
 CRM_EXPORT CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
-{ CRM__DRV(cudaGraphChildGraphNodeGetGraph(hNode, phGraph)); }
+{ CRM_DRV_IN_CTX(cudaGraphChildGraphNodeGetGraph(hNode, phGraph)); }
 
 /* ---- nodes ------------------------------------------------------------------------- */
 
 CRM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n)
-{ CRM__DRV(cudaGraphAddEmptyNode(phGraphNode, hGraph, deps, n)); }
+{ CRM_DRV_IN_CTX(cudaGraphAddEmptyNode(phGraphNode, hGraph, deps, n)); }
 CRM_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
                                              size_t n, CUgraph childGraph)
-{ CRM__DRV(cudaGraphAddChildGraphNode(phGraphNode, hGraph, deps, n, childGraph)); }
+{ CRM_DRV_IN_CTX(cudaGraphAddChildGraphNode(phGraphNode, hGraph, deps, n, childGraph)); }
 CRM_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
                                               size_t n, CUevent event)
-{ CRM__DRV(cudaGraphAddEventRecordNode(phGraphNode, hGraph, deps, n, (cudaEvent_t)event)); }
+{ CRM_DRV_IN_CTX(cudaGraphAddEventRecordNode(phGraphNode, hGraph, deps, n, (cudaEvent_t)event)); }
 CRM_EXPORT CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
                                             size_t n, CUevent event)
-{ CRM__DRV(cudaGraphAddEventWaitNode(phGraphNode, hGraph, deps, n, (cudaEvent_t)event)); }
+{ CRM_DRV_IN_CTX(cudaGraphAddEventWaitNode(phGraphNode, hGraph, deps, n, (cudaEvent_t)event)); }
 
 CRM_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
                                        const CUDA_HOST_NODE_PARAMS *p)
 {
     struct cudaHostNodeParams hp = {p != NULL ? p->fn : NULL, p != NULL ? p->userData : NULL};
-    CRM__DRV(cudaGraphAddHostNode(phGraphNode, hGraph, deps, n, &hp));
+    CRM_DRV_IN_CTX(cudaGraphAddHostNode(phGraphNode, hGraph, deps, n, &hp));
 }
 
 CRM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
@@ -98,7 +92,7 @@ CRM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGrap
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaMemsetParams mp = {(void *)(uintptr_t)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
-    CRM__DRV(crm_graph_memset_node(phGraphNode, hGraph, deps, n, &mp));
+    CRM_DRV_IN_CTX(crm_graph_memset_node(phGraphNode, hGraph, deps, n, &mp));
 }
 
 /* A host address of a CUDA_MEMCPY3D side, or a device one (unified addressing). */
@@ -139,7 +133,7 @@ CRM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGrap
     CUresult rc = crm__copy_of(p, &c);
     if (rc != CUDA_SUCCESS)
         return rc;
-    CRM__DRV(crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height,
+    CRM_DRV_IN_CTX(crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height,
                                    cudaMemcpyDefault));
 }
 
@@ -151,7 +145,7 @@ CRM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEM
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc != CUDA_SUCCESS)
         return rc;
-    CRM__DRV(crm_graph_copy_node(hNode, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault));
+    CRM_DRV_IN_CTX(crm_graph_copy_node(hNode, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault));
 }
 
 CRM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hExec, CUgraphNode hNode, const CUDA_MEMCPY3D *p,
@@ -175,13 +169,13 @@ CRM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEM
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaMemsetParams mp = {(void *)(uintptr_t)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
-    CRM__DRV(cudaGraphMemsetNodeSetParams(hNode, &mp));
+    CRM_DRV_IN_CTX(cudaGraphMemsetNodeSetParams(hNode, &mp));
 }
 
 CRM_EXPORT CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *p)
 {
     struct cudaHostNodeParams hp = {p != NULL ? p->fn : NULL, p != NULL ? p->userData : NULL};
-    CRM__DRV(cudaGraphHostNodeSetParams(hNode, &hp));
+    CRM_DRV_IN_CTX(cudaGraphHostNodeSetParams(hNode, &hp));
 }
 
 /* The runtime's form of a kernel node's parameters: its func may be a CUfunction
@@ -230,7 +224,7 @@ CRM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hExec, CUgraph
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaKernelNodeParams k = crm__kparams(p);
-    CRM__DRV(cudaGraphExecKernelNodeSetParams(hExec, hNode, &k));
+    CRM_DRV_IN_CTX(cudaGraphExecKernelNodeSetParams(hExec, hNode, &k));
 }
 
 CRM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hExec, CUgraphNode hNode,
@@ -240,13 +234,13 @@ CRM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hExec, CUgraphNod
     if (p == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudaMemsetParams mp = {(void *)(uintptr_t)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
-    CRM__DRV(cudaGraphExecMemsetNodeSetParams(hExec, hNode, &mp));
+    CRM_DRV_IN_CTX(cudaGraphExecMemsetNodeSetParams(hExec, hNode, &mp));
 }
 
 CRM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *p)
 {
     struct cudaHostNodeParams hp = {p != NULL ? p->fn : NULL, p != NULL ? p->userData : NULL};
-    CRM__DRV(cudaGraphExecHostNodeSetParams(hExec, hNode, &hp));
+    CRM_DRV_IN_CTX(cudaGraphExecHostNodeSetParams(hExec, hNode, &hp));
 }
 
 CRM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
@@ -265,7 +259,7 @@ CRM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGrap
 /* ---- executable graphs ------------------------------------------------------------ */
 
 CRM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
-{ CRM__DRV(crm_graph_instantiate_rt(phGraphExec, hGraph, flags)); }
+{ CRM_DRV_IN_CTX(crm_graph_instantiate_rt(phGraphExec, hGraph, flags)); }
 
 /* The first form: no flags, and where an error lies said in a log buffer. */
 CRM_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
@@ -280,21 +274,21 @@ CRM_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGra
 
 CRM_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
                                                  CUDA_GRAPH_INSTANTIATE_PARAMS *p)
-{ CRM__DRV(cudaGraphInstantiateWithParams(phGraphExec, hGraph, (cudaGraphInstantiateParams *)p)); }
+{ CRM_DRV_IN_CTX(cudaGraphInstantiateWithParams(phGraphExec, hGraph, (cudaGraphInstantiateParams *)p)); }
 CRM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
                                                       CUDA_GRAPH_INSTANTIATE_PARAMS *p)
-{ CRM__DRV(cudaGraphInstantiateWithParams(phGraphExec, hGraph, (cudaGraphInstantiateParams *)p)); }
+{ CRM_DRV_IN_CTX(cudaGraphInstantiateWithParams(phGraphExec, hGraph, (cudaGraphInstantiateParams *)p)); }
 
 CRM_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{ CRM__DRV(crm_graph_launch_rt(hGraphExec, (cudaStream_t)hStream, CRM_PTDS_OFF)); }
+{ CRM_DRV_IN_CTX(crm_graph_launch_rt(hGraphExec, (cudaStream_t)hStream, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{ CRM__DRV(crm_graph_launch_rt(hGraphExec, (cudaStream_t)hStream, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm_graph_launch_rt(hGraphExec, (cudaStream_t)hStream, CRM_PTDS_ON)); }
 CRM_EXPORT CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
-{ CRM__DRV(cudaGraphUpload(hGraphExec, (cudaStream_t)hStream)); }
+{ CRM_DRV_IN_CTX(cudaGraphUpload(hGraphExec, (cudaStream_t)hStream)); }
 CRM_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{ CRM__DRV(cudaGraphUpload(hGraphExec, (cudaStream_t)hStream)); }
-CRM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) { CRM__DRV(cudaGraphExecDestroy(hGraphExec)); }
+{ CRM_DRV_IN_CTX(cudaGraphUpload(hGraphExec, (cudaStream_t)hStream)); }
+CRM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) { CRM_DRV_IN_CTX(cudaGraphExecDestroy(hGraphExec)); }
 CRM_EXPORT CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
-{ CRM__DRV(cudaGraphExecGetFlags(hGraphExec, (unsigned long long *)flags)); }
+{ CRM_DRV_IN_CTX(cudaGraphExecGetFlags(hGraphExec, (unsigned long long *)flags)); }
 CRM_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *info)
-{ CRM__DRV(crm_graph_update_rt(hGraphExec, hGraph, (cudaGraphExecUpdateResultInfo *)info)); }
+{ CRM_DRV_IN_CTX(crm_graph_update_rt(hGraphExec, hGraph, (cudaGraphExecUpdateResultInfo *)info)); }

@@ -154,16 +154,10 @@ CRM_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptur
 
 /* ---- the driver's: the same captures, CUDA_ERROR_* codes equal to the runtime's ---- */
 
-#define CRM__DRV(call)                                     \
-    do {                                                   \
-        CUresult crm__rc = crm_drv_need_ctx();             \
-        return crm__rc != CUDA_SUCCESS ? crm__rc : (CUresult)(call); \
-    } while (0)
-
 CRM_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
-{ CRM__DRV(crm__begin((cudaStream_t)s, (int)mode, CRM_PTDS_OFF)); }
+{ CRM_DRV_IN_CTX(crm__begin((cudaStream_t)s, (int)mode, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
-{ CRM__DRV(crm__begin((cudaStream_t)s, (int)mode, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm__begin((cudaStream_t)s, (int)mode, CRM_PTDS_ON)); }
 /* The first form took no mode: global. cuda.h maps the old names to the new. */
 #undef cuStreamBeginCapture
 #undef cuStreamBeginCapture_ptsz
@@ -174,37 +168,37 @@ CUresult cuStreamBeginCapture_ptsz(CUstream s);
 CUresult cuStreamUpdateCaptureDependencies(CUstream s, CUgraphNode *deps, size_t n, unsigned int flags);
 CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream s, CUgraphNode *deps, size_t n, unsigned int flags);
 CRM_EXPORT CUresult cuStreamBeginCapture(CUstream s)
-{ CRM__DRV(crm__begin((cudaStream_t)s, cudaStreamCaptureModeGlobal, CRM_PTDS_OFF)); }
+{ CRM_DRV_IN_CTX(crm__begin((cudaStream_t)s, cudaStreamCaptureModeGlobal, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
-{ CRM__DRV(crm__begin((cudaStream_t)s, cudaStreamCaptureModeGlobal, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm__begin((cudaStream_t)s, cudaStreamCaptureModeGlobal, CRM_PTDS_ON)); }
 
 CRM_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
                                                 const CUgraphEdgeData *edges, size_t ndeps, CUstreamCaptureMode mode)
-{ CRM__DRV(crm__begin_to((cudaStream_t)s, g, deps, (const cudaGraphEdgeData *)edges, ndeps, (int)mode, CRM_PTDS_OFF)); }
+{ CRM_DRV_IN_CTX(crm__begin_to((cudaStream_t)s, g, deps, (const cudaGraphEdgeData *)edges, ndeps, (int)mode, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
                                                      const CUgraphEdgeData *edges, size_t ndeps,
                                                      CUstreamCaptureMode mode)
-{ CRM__DRV(crm__begin_to((cudaStream_t)s, g, deps, (const cudaGraphEdgeData *)edges, ndeps, (int)mode, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm__begin_to((cudaStream_t)s, g, deps, (const cudaGraphEdgeData *)edges, ndeps, (int)mode, CRM_PTDS_ON)); }
 
-CRM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { CRM__DRV(crm__end((cudaStream_t)s, g, CRM_PTDS_OFF)); }
+CRM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { CRM_DRV_IN_CTX(crm__end((cudaStream_t)s, g, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
-{ CRM__DRV(crm__end((cudaStream_t)s, g, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm__end((cudaStream_t)s, g, CRM_PTDS_ON)); }
 
 CRM_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
-{ CRM__DRV(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, NULL, NULL, NULL, NULL, NULL,
+{ CRM_DRV_IN_CTX(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, NULL, NULL, NULL, NULL, NULL,
                      CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *status)
-{ CRM__DRV(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, NULL, NULL, NULL, NULL, NULL,
+{ CRM_DRV_IN_CTX(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, NULL, NULL, NULL, NULL, NULL,
                      CRM_PTDS_ON)); }
 
 CRM_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *g,
                                               const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *n)
-{ CRM__DRV(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, (unsigned long long *)id, g, deps,
+{ CRM_DRV_IN_CTX(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, (unsigned long long *)id, g, deps,
                      (const cudaGraphEdgeData **)edges, n, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
                                                    CUgraph *g, const CUgraphNode **deps,
                                                    const CUgraphEdgeData **edges, size_t *n)
-{ CRM__DRV(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, (unsigned long long *)id, g, deps,
+{ CRM_DRV_IN_CTX(crm__info((cudaStream_t)s, (enum cudaStreamCaptureStatus *)status, (unsigned long long *)id, g, deps,
                      (const cudaGraphEdgeData **)edges, n, CRM_PTDS_ON)); }
 CRM_EXPORT CUresult cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *g,
                                               const CUgraphNode **deps, size_t *n)
@@ -220,11 +214,11 @@ CRM_EXPORT CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, CUstreamCaptureStatu
 
 CRM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2(CUstream s, CUgraphNode *deps, const CUgraphEdgeData *edges,
                                                          size_t n, unsigned int flags)
-{ CRM__DRV(crm__update_deps((cudaStream_t)s, deps, (const cudaGraphEdgeData *)edges, n, flags, CRM_PTDS_OFF)); }
+{ CRM_DRV_IN_CTX(crm__update_deps((cudaStream_t)s, deps, (const cudaGraphEdgeData *)edges, n, flags, CRM_PTDS_OFF)); }
 CRM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream s, CUgraphNode *deps,
                                                               const CUgraphEdgeData *edges, size_t n,
                                                               unsigned int flags)
-{ CRM__DRV(crm__update_deps((cudaStream_t)s, deps, (const cudaGraphEdgeData *)edges, n, flags, CRM_PTDS_ON)); }
+{ CRM_DRV_IN_CTX(crm__update_deps((cudaStream_t)s, deps, (const cudaGraphEdgeData *)edges, n, flags, CRM_PTDS_ON)); }
 CRM_EXPORT CUresult cuStreamUpdateCaptureDependencies(CUstream s, CUgraphNode *deps, size_t n, unsigned int flags)
 { return cuStreamUpdateCaptureDependencies_v2(s, deps, NULL, n, flags); }
 CRM_EXPORT CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream s, CUgraphNode *deps, size_t n,

@@ -282,15 +282,6 @@ static cudaError_t crm__copy_across(const crm__copy *c, int src_server, int dst_
     return err;
 }
 
-/* 1 when stream is capturing. */
-static int crm__capturing(uint64_t stream)
-{
-    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (crm_capture_any())
-        crm_capture_info(stream, &status, NULL, NULL, NULL, NULL);
-    return status != cudaStreamCaptureStatusNone;
-}
-
 /* A device-to-device copy: on the server, or across two servers of a pool. Between
  * two regions the client knows on one server it is queued, synchronous or not: a
  * GPU's device-to-device cudaMemcpy does not wait for the copy either. */
@@ -306,7 +297,7 @@ static cudaError_t crm__copy_d2d(const crm__copy *c)
         return crm_rpc_crm_memcpy_d2d_queued((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src,
                                              c->spitch, c->width, c->height, c->stream, c->async);
     }
-    if (crm__capturing(c->stream))
+    if (crm_capture_on(c->stream))
         return cudaErrorInvalidValue; /* a graph cannot hold a copy it cannot check */
     return crm_rpc_crm_memcpy_d2d((uint64_t)(uintptr_t)c->dst, c->dpitch, (uint64_t)(uintptr_t)c->src, c->spitch,
                                   c->width, c->height, c->stream, c->async);

@@ -75,10 +75,7 @@ int crm_graph_capture_alloc(uint64_t stream, CUdeviceptr *dptr, size_t size, cud
 
 int crm_graph_capture_free(uint64_t stream, CUdeviceptr dptr, cudaError_t *err)
 {
-    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (crm_capture_any())
-        crm_capture_info(stream, &status, NULL, NULL, NULL, NULL);
-    if (status == cudaStreamCaptureStatusNone)
+    if (!crm_capture_on(stream))
         return 0;
     crm_gmem_node args = {(uint64_t)dptr, 0};
     if (!crm_gmem_known(args.ptr)) {
@@ -93,12 +90,10 @@ int crm_graph_capture_free(uint64_t stream, CUdeviceptr dptr, cudaError_t *err)
 /* The allocation a node's parameters ask for: device memory of the thread's device. */
 static cudaError_t crm__alloc_params(const struct cudaMemAllocNodeParams *p)
 {
-    int dev = 0;
     if (p == NULL || p->bytesize == 0 || p->poolProps.allocType != cudaMemAllocationTypePinned ||
         p->poolProps.location.type != cudaMemLocationTypeDevice)
         return cudaErrorInvalidValue;
-    cudaGetDevice(&dev);
-    return p->poolProps.location.id == dev ? cudaSuccess : cudaErrorInvalidValue;
+    return p->poolProps.location.id == crm_thread_device() ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /* A node of type in graph after deps, filled by fill(node, arg), kept on success. */
@@ -147,12 +142,10 @@ CRM_EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, stru
     if (node == NULL || out == NULL || node->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC || node->args == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     const crm_gmem_node *m = node->args;
-    int dev = 0;
-    cudaGetDevice(&dev);
     memset(out, 0, sizeof *out);
     out->poolProps.allocType = cudaMemAllocationTypePinned;
     out->poolProps.location.type = cudaMemLocationTypeDevice;
-    out->poolProps.location.id = dev;
+    out->poolProps.location.id = crm_thread_device();
     out->bytesize = m->size;
     out->dptr = (void *)(uintptr_t)m->ptr;
     return cudaSuccess;
@@ -169,12 +162,11 @@ CRM_EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void 
 
 /* ---- the device's graph memory ------------------------------------------------------ */
 
+/* The driver's check of a device number: its codes are the runtime's. */
 static cudaError_t crm__check_device(int device)
 {
-    int count = 0;
     crm_drv_runtime_bind();
-    cudaError_t err = cudaGetDeviceCount(&count);
-    return err != cudaSuccess ? err : device < 0 || device >= count ? cudaErrorInvalidDevice : cudaSuccess;
+    return (cudaError_t)crm_drv_check_device(device);
 }
 
 /* Graph memory is allocated whole when its node is made and nothing is kept in
@@ -229,19 +221,13 @@ CRM_EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
 CRM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps,
                                            size_t n, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
-    CUresult rc = crm_drv_need_ctx();
-    return rc != CUDA_SUCCESS ? rc
-                              : CRM_DRV_RT(cudaGraphAddMemAllocNode(phGraphNode, hGraph, deps, n,
-                                                                    (struct cudaMemAllocNodeParams *)p));
+    CRM_DRV_IN_CTX(cudaGraphAddMemAllocNode(phGraphNode, hGraph, deps, n, (struct cudaMemAllocNodeParams *)p));
 }
 
 CRM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
                                           CUdeviceptr dptr)
 {
-    CUresult rc = crm_drv_need_ctx();
-    return rc != CUDA_SUCCESS ? rc
-                              : CRM_DRV_RT(cudaGraphAddMemFreeNode(phGraphNode, hGraph, deps, n,
-                                                                   (void *)(uintptr_t)dptr));
+    CRM_DRV_IN_CTX(cudaGraphAddMemFreeNode(phGraphNode, hGraph, deps, n, (void *)(uintptr_t)dptr));
 }
 
 CRM_EXPORT CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *out)

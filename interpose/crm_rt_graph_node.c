@@ -179,13 +179,8 @@ CRM_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, 
         CUDA_HOST_NODE_PARAMS h = {p->host.fn, p->host.userData};
         return cuGraphAddHostNode(phGraphNode, hGraph, deps, n, &h);
     }
-    default: {
-        /* the other types' parameters have the runtime's layout */
-        CUresult rc = crm_drv_need_ctx();
-        return rc != CUDA_SUCCESS ? rc
-                                  : CRM_DRV_RT(cudaGraphAddNode(phGraphNode, hGraph, deps, NULL, n,
-                                                                (struct cudaGraphNodeParams *)p));
-    }
+    default: /* the other types' parameters have the runtime's layout */
+        CRM_DRV_IN_CTX(cudaGraphAddNode(phGraphNode, hGraph, deps, NULL, n, (struct cudaGraphNodeParams *)p));
     }
 }
 
