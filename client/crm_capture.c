@@ -256,10 +256,17 @@ static int crm__joined(const crm__capture *c)
 cudaError_t crm_capture_end(uint64_t stream, crm_graph **graph)
 {
     crm__capture *c = NULL;
+    crm_graph *ignored;
+    if (graph == NULL)
+        graph = &ignored; /* allowed when capturing into the caller's graph */
     *graph = NULL;
     pthread_mutex_lock(&crm__lock);
     crm__member *m = crm__member_of(stream, &c);
     cudaError_t err = cudaSuccess;
+    if (m != NULL && graph == &ignored && c->owns_graph) {
+        pthread_mutex_unlock(&crm__lock);
+        return cudaErrorInvalidValue; /* the captured graph would be lost */
+    }
     if (m == NULL)
         err = cudaErrorIllegalState;
     else if (c->origin != stream)

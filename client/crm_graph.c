@@ -66,6 +66,10 @@ static void crm__node_free(crm_gnode *n)
     free(n->args);
     free(n->meta);
     crm_graph_free(n->child);
+    for (unsigned i = 0; i < n->nbodies; i++)
+        crm_graph_free(n->bodies[i]);
+    free(n->bodies);
+    crm_gcond_release(n->cond);
     free(n);
 }
 
@@ -77,7 +81,46 @@ void crm_graph_free(crm_graph *g)
     for (unsigned i = 0; i < g->count; i++)
         crm__node_free(g->nodes[i]);
     free(g->nodes);
+    for (unsigned i = 0; i < g->nconds; i++)
+        crm_gcond_release(g->conds[i]);
+    free(g->conds);
     free(g);
+}
+
+int crm_graph_add_cond(crm_graph *g, crm_gcond *c)
+{
+    if (g->nconds == g->conds_cap) {
+        unsigned cap = g->conds_cap ? g->conds_cap * 2 : 4;
+        crm_gcond **conds = realloc(g->conds, cap * sizeof *conds);
+        if (conds == NULL)
+            return -1;
+        g->conds = conds;
+        g->conds_cap = cap;
+    }
+    g->conds[g->nconds++] = c;
+    return 0;
+}
+
+crm_gcond *crm_graph_find_cond(const crm_graph *g, uint64_t cell)
+{
+    for (unsigned i = 0; i < g->nconds; i++)
+        if (g->conds[i]->cell == cell)
+            return g->conds[i];
+    return NULL;
+}
+
+int crm_gnode_set_cond(crm_gnode *n, crm_gcond *c, int type, unsigned nbodies)
+{
+    n->bodies = calloc(nbodies ? nbodies : 1, sizeof *n->bodies);
+    if (n->bodies == NULL)
+        return -1;
+    for (; n->nbodies < nbodies; n->nbodies++)
+        if ((n->bodies[n->nbodies] = crm_graph_new()) == NULL)
+            return -1; /* the node's free frees the bodies made */
+    crm_gcond_hold(c);
+    n->cond = c;
+    n->cond_type = type;
+    return 0;
 }
 
 int crm_graph_has(const crm_graph *g, const crm_gnode *n)
@@ -133,24 +176,35 @@ void crm_graph_drop_last(crm_graph *g)
     crm__node_free(g->nodes[--g->count]); /* the last: no node depends on it */
 }
 
-int crm_gnode_set_record(crm_gnode *n, crm_call *call)
+int crm_call_encode(crm_call *call, char **buf, unsigned *len)
 {
-    unsigned long len = xdr_sizeof((xdrproc_t)xdr_crm_call, call);
-    char *buf = len > 0 && len < UINT32_MAX ? malloc(len) : NULL;
-    if (buf == NULL)
+    unsigned long size = xdr_sizeof((xdrproc_t)xdr_crm_call, call);
+    char *b = size > 0 && size < UINT32_MAX ? malloc(size) : NULL;
+    if (b == NULL)
         return -1;
     XDR x;
-    xdrmem_create(&x, buf, (u_int)len, XDR_ENCODE);
+    xdrmem_create(&x, b, (u_int)size, XDR_ENCODE);
     int ok = xdr_crm_call(&x, call);
     xdr_destroy(&x);
     if (!ok) {
-        free(buf);
+        free(b);
         return -1;
     }
+    *buf = b;
+    *len = (unsigned)size;
+    return 0;
+}
+
+int crm_gnode_set_record(crm_gnode *n, crm_call *call)
+{
+    char *buf;
+    unsigned len;
+    if (crm_call_encode(call, &buf, &len) != 0)
+        return -1;
     free(n->record);
     free(n->args); /* device work now, whatever it was */
     n->record = buf;
-    n->record_len = (unsigned)len;
+    n->record_len = len;
     n->args = NULL;
     n->args_len = 0;
     n->step = NULL;
@@ -235,6 +289,21 @@ int crm_graph_order(const crm_graph *g, crm_gnode **order)
     return placed == n ? 0 : -1;
 }
 
+/* c, a copy of conditional node n, gets n's handle and copies of its bodies. */
+static int crm__clone_bodies(crm_gnode *c, const crm_gnode *n)
+{
+    if (crm_gnode_set_cond(c, n->cond, n->cond_type, 0) != 0)
+        return -1;
+    crm_graph **bodies = realloc(c->bodies, (n->nbodies ? n->nbodies : 1) * sizeof *bodies);
+    if (bodies == NULL)
+        return -1;
+    c->bodies = bodies;
+    for (; c->nbodies < n->nbodies; c->nbodies++)
+        if ((c->bodies[c->nbodies] = crm_graph_clone(n->bodies[c->nbodies], NULL)) == NULL)
+            return -1;
+    return 0;
+}
+
 static crm_gnode *crm__clone_node(crm_graph *to, const crm_gnode *n)
 {
     crm_gnode *c = crm_graph_add(to, n->type, NULL, 0);
@@ -252,8 +321,9 @@ static crm_gnode *crm__clone_node(crm_graph *to, const crm_gnode *n)
         crm_gnode_set_meta(c, n->meta, n->meta_len);
     if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && c->args != NULL)
         crm_gmem_hold(((const crm_gmem_node *)c->args)->ptr); /* the copy holds the memory too */
+    int bodies_ok = n->cond == NULL || crm__clone_bodies(c, n) == 0;
     int failed = (n->record != NULL && c->record == NULL) || (n->args != NULL && c->args == NULL) ||
-                 (n->child != NULL && c->child == NULL) || (n->meta != NULL && c->meta == NULL);
+                 (n->child != NULL && c->child == NULL) || (n->meta != NULL && c->meta == NULL) || !bodies_ok;
     return failed ? NULL : c;
 }
 
@@ -261,6 +331,9 @@ crm_graph *crm_graph_clone(const crm_graph *g, crm_gnode ***map)
 {
     crm_graph *c = crm_graph_new();
     int ok = c != NULL;
+    for (unsigned i = 0; ok && i < g->nconds; i++)
+        if ((ok = crm_graph_add_cond(c, g->conds[i]) == 0))
+            crm_gcond_hold(g->conds[i]);
     for (unsigned i = 0; ok && i < g->count; i++)
         ok = crm__clone_node(c, g->nodes[i]) != NULL;
     for (unsigned i = 0; ok && i < g->count; i++)

@@ -8,10 +8,9 @@
  * once, and each launch runs them there with one queued call. Work that touches
  * this process's memory (a copy from or to host memory, a host function) is a
  * client step: a function and a copy of its arguments, run again at each launch,
- * so each replay reads and writes the host bytes of its moment. Explicitly built
- * kernel and memset nodes are steps too (their launch records are made at each
- * launch). Locked by the caller: one graph is used by one thread at a time, as
- * CUDA requires. */
+ * so each replay reads and writes the host bytes of its moment. A conditional node
+ * holds its handle (client/crm_graph_cond.h) and its body graphs. Locked by the
+ * caller: one graph is used by one thread at a time, as CUDA requires. */
 #ifndef CRM_GRAPH_H
 #define CRM_GRAPH_H
 
@@ -20,6 +19,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include "crm_api.h"
+#include "client/crm_graph_cond.h"
 
 /* A client step: runs the node's work on stream (a wire id); its arguments are
  * the node's copy. */
@@ -40,11 +40,18 @@ struct CUgraphNode_st {
     void *meta;                       /* what the node was made from, for its GetParams
                                          (interpose/crm_rt_graph_get.c), owned, or NULL */
     size_t meta_len;
+    struct CUgraph_st **bodies;       /* a conditional node's body graphs, owned (the
+                                         array is its params' phGraph_out) */
+    unsigned nbodies;
+    int cond_type;                    /* cudaGraphCondType */
+    crm_gcond *cond;                  /* its handle, held */
 };
 
 struct CUgraph_st {
     struct CUgraphNode_st **nodes;    /* in creation order */
     unsigned count, cap;
+    crm_gcond **conds;                /* conditional handles made for it, held */
+    unsigned nconds, conds_cap;
 };
 
 typedef struct CUgraph_st crm_graph;
@@ -71,6 +78,15 @@ int crm_graph_has(const crm_graph *g, const crm_gnode *n);
 crm_gnode *crm_graph_add(crm_graph *g, CUgraphNodeType type, crm_gnode *const *deps, size_t ndeps);
 /* Removes g's last node, which no other node depends on. */
 void crm_graph_drop_last(crm_graph *g);
+/* Holds handle c for g (cudaGraphConditionalHandleCreate): 0, or -1 out of memory. */
+int crm_graph_add_cond(crm_graph *g, crm_gcond *c);
+/* The handle of g whose value is at `cell`, or NULL. */
+crm_gcond *crm_graph_find_cond(const crm_graph *g, uint64_t cell);
+/* Makes n a conditional node of `type` on handle c with nbodies empty body
+ * graphs: 0, or -1 out of memory. */
+int crm_gnode_set_cond(crm_gnode *n, crm_gcond *c, int type, unsigned nbodies);
+/* The XDR encoding of call in *buf (the caller frees), *len bytes: 0, or -1. */
+int crm_call_encode(crm_call *call, char **buf, unsigned *len);
 /* Makes n device work: the encoding of call. 0, or -1 (cannot encode, memory). */
 int crm_gnode_set_record(crm_gnode *n, crm_call *call);
 /* Makes n a client step with a copy of args[0..len). 0, or -1 out of memory. */
@@ -102,7 +118,8 @@ cudaError_t crm_capture_begin(uint64_t stream, int mode);
  * deps[0..ndeps) of it (cudaStreamBeginCaptureToGraph). */
 cudaError_t crm_capture_begin_to(uint64_t stream, int mode, crm_graph *g, crm_gnode *const *deps, size_t ndeps);
 /* Ends the capture `stream` began: *graph gets it, or NULL with the error when the
- * capture was invalidated (the graph is then freed). */
+ * capture was invalidated (the graph is then freed). graph may be NULL for a
+ * capture into the caller's graph (cudaErrorInvalidValue for another). */
 cudaError_t crm_capture_end(uint64_t stream, crm_graph **graph);
 /* What cudaStreamGetCaptureInfo answers about `stream`; any of the outputs but
  * status may be NULL. deps stays valid until the stream's next capture call. */

@@ -5,6 +5,7 @@
 #include "client/crm_conn.h"
 #include "client/crm_graph_exec.h"
 #include "client/crm_handles.h"
+#include "common/crm_log.h"
 #include "crm_client_gen.h"
 
 /* A program is uploaded in pieces of at most this many bytes (a crm_bytes each). */
@@ -43,9 +44,9 @@ static void crm__flush_piece(crm__build *b)
     b->piece_len = 0;
 }
 
-static void crm__add_record(crm__build *b, const crm_gnode *n)
+static void crm__add_record(crm__build *b, const char *record, unsigned len)
 {
-    if (n->record_len > CRM__PIECE_MAX) {
+    if (len > CRM__PIECE_MAX) {
         b->err = cudaErrorNotSupported; /* a launch record larger than any kernel's parameters */
         return;
     }
@@ -57,10 +58,104 @@ static void crm__add_record(crm__build *b, const crm_gnode *n)
         }
         b->program = s->program = crm_handle_new_id();
     }
-    if (b->piece_len + n->record_len > CRM__PIECE_MAX)
+    if (b->piece_len + len > CRM__PIECE_MAX)
         crm__flush_piece(b);
-    memcpy(b->piece + b->piece_len, n->record, n->record_len);
-    b->piece_len += n->record_len;
+    memcpy(b->piece + b->piece_len, record, len);
+    b->piece_len += len;
+}
+
+static void crm__add_call(crm__build *b, crm_call *call)
+{
+    char *record;
+    unsigned len;
+    if (crm_call_encode(call, &record, &len) != 0) {
+        b->err = cudaErrorMemoryAllocation;
+        return;
+    }
+    crm__add_record(b, record, len);
+    free(record);
+}
+
+static int crm__body_push(crm_gexec *e, uint64_t program)
+{
+    if (e->nbodies == e->bodies_cap) {
+        unsigned cap = e->bodies_cap ? e->bodies_cap * 2 : 4;
+        uint64_t *p = realloc(e->bodies, cap * sizeof *p);
+        if (p == NULL)
+            return -1;
+        e->bodies = p, e->bodies_cap = cap;
+    }
+    e->bodies[e->nbodies++] = program;
+    return 0;
+}
+
+static void crm__add_graph(crm__build *b, const crm_graph *g);
+
+/* The program of a conditional node's body in *id (0: it does nothing), kept in
+ * b's exec with the programs of the bodies inside it. Device work only: a host
+ * node or a copy with host memory cannot run inside a conditional node. */
+static void crm__add_body(crm__build *b, const crm_graph *body, uint64_t *id)
+{
+    crm__build sub = {.exec = calloc(1, sizeof(crm_gexec)), .piece = malloc(CRM__PIECE_MAX)};
+    if (sub.exec == NULL || sub.piece == NULL)
+        sub.err = cudaErrorMemoryAllocation;
+    if (sub.err == cudaSuccess)
+        crm__add_graph(&sub, body);
+    crm__flush_piece(&sub);
+    free(sub.piece);
+    crm_gexec *e = sub.exec;
+    if (sub.err == cudaSuccess && (e->nsteps > 1 || (e->nsteps == 1 && e->steps[0].program == 0))) {
+        static int logged;
+        if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+            crm_log(CRM_LOG_WARN, "not supported: a host node or a copy with host memory in a conditional "
+                                  "node's body (cudaErrorNotSupported)");
+        sub.err = cudaErrorNotSupported;
+    }
+    *id = sub.err == cudaSuccess && e->nsteps == 1 ? e->steps[0].program : 0;
+    for (unsigned i = 0; sub.err == cudaSuccess && i < e->nbodies; i++)
+        if (crm__body_push(b->exec, e->bodies[i]) != 0)
+            sub.err = cudaErrorMemoryAllocation;
+    if (sub.err == cudaSuccess && *id != 0 && crm__body_push(b->exec, *id) != 0)
+        sub.err = cudaErrorMemoryAllocation;
+    if (sub.err == cudaSuccess && e != NULL)
+        e->nsteps = e->nbodies = 0; /* b's exec releases them now */
+    crm_graph_exec_free(e);
+    if (sub.err != cudaSuccess)
+        b->err = sub.err;
+}
+
+/* A conditional node: the record reading its handle and naming its bodies. */
+static void crm__add_cond(crm__build *b, const crm_gnode *n)
+{
+    unsigned char *ids = calloc(n->nbodies ? n->nbodies : 1, 8);
+    if (ids == NULL) {
+        b->err = cudaErrorMemoryAllocation;
+        return;
+    }
+    for (unsigned k = 0; k < n->nbodies && b->err == cudaSuccess; k++) {
+        uint64_t id;
+        crm__add_body(b, n->bodies[k], &id);
+        for (int i = 0; i < 8; i++)
+            ids[8 * k + i] = (unsigned char)(id >> (8 * i));
+    }
+    crm_call call = {.api = CRM_API_crm_graph_cond_run};
+    call.crm_call_u.crm_graph_cond_run = (crm_args_crm_graph_cond_run){
+        .cell = n->cond->cell, .type = n->cond_type, .bodies = {8 * n->nbodies, (char *)ids}};
+    if (b->err == cudaSuccess)
+        crm__add_call(b, &call);
+    free(ids);
+}
+
+/* g's handles that take their default at each launch of g get it first. */
+static void crm__add_defaults(crm__build *b, const crm_graph *g)
+{
+    for (unsigned i = 0; i < g->nconds && b->err == cudaSuccess; i++) {
+        if (!(g->conds[i]->flags & cudaGraphCondAssignDefault))
+            continue;
+        crm_call call = {.api = CRM_API_crm_graph_cond_set};
+        call.crm_call_u.crm_graph_cond_set = (crm_args_crm_graph_cond_set){g->conds[i]->cell, g->conds[i]->deflt};
+        crm__add_call(b, &call);
+    }
 }
 
 static void crm__add_step(crm__build *b, const crm_gnode *n)
@@ -85,10 +180,13 @@ static void crm__add_graph(crm__build *b, const crm_graph *g)
     }
     if (crm_graph_order(g, order) != 0)
         b->err = cudaErrorInvalidValue;
+    crm__add_defaults(b, g);
     for (unsigned i = 0; i < g->count && b->err == cudaSuccess; i++) {
         const crm_gnode *n = order[i];
         if (n->record != NULL)
-            crm__add_record(b, n);
+            crm__add_record(b, n->record, n->record_len);
+        else if (n->cond != NULL)
+            crm__add_cond(b, n);
         else if (n->step != NULL)
             crm__add_step(b, n);
         else if (n->child != NULL)
@@ -141,6 +239,11 @@ static void crm__exec_clear(crm_gexec *e)
     free(e->steps);
     e->steps = NULL;
     e->nsteps = e->cap = 0;
+    for (unsigned i = 0; i < e->nbodies; i++)
+        crm_rpc_crm_graph_drop(e->bodies[i]);
+    free(e->bodies);
+    e->bodies = NULL;
+    e->nbodies = e->bodies_cap = 0;
 }
 
 /* Replaces e's steps with fresh's (made from a graph of as many nodes) and e's
@@ -150,6 +253,7 @@ static void crm__exec_take(crm_gexec *e, crm_gexec *fresh, crm_graph *source)
     crm__exec_clear(e);
     crm_graph_live_del(fresh);
     e->steps = fresh->steps, e->nsteps = fresh->nsteps, e->cap = fresh->cap;
+    e->bodies = fresh->bodies, e->nbodies = fresh->nbodies, e->bodies_cap = fresh->bodies_cap;
     if (source != e->source) {
         crm_graph_free(e->source);
         e->source = source;

@@ -3,7 +3,8 @@
  * a program (protocol/cudart.api, 900) and each client step kept with its
  * arguments. A launch is one queued call per program and the client steps between
  * them: a graph of device work alone costs no round trip and the same bytes on the
- * wire whatever its size. */
+ * wire whatever its size. A conditional node is a record of its program naming the
+ * programs of its bodies, which hold device work only, as CUDA requires. */
 #ifndef CRM_GRAPH_EXEC_H
 #define CRM_GRAPH_EXEC_H
 
@@ -19,6 +20,9 @@ typedef struct crm_estep {
 struct CUgraphExec_st {
     crm_estep *steps;
     unsigned nsteps, cap;
+    uint64_t *bodies;      /* programs of conditional nodes' bodies, run by the
+                              programs above (server/crm_h_graph_cond.c) */
+    unsigned nbodies, bodies_cap;
     unsigned nodes;        /* the graph's node count when instantiated (cudaGraphExecUpdate) */
     unsigned long long flags; /* cudaGraphInstantiateFlags it was made with */
     crm_graph *source;     /* a copy of the graph it was made from, node for node: the
@@ -30,7 +34,8 @@ struct CUgraphExec_st {
 typedef struct CUgraphExec_st crm_gexec;
 
 /* Makes an executable graph of g, queueing its programs' upload. cudaSuccess, or
- * cudaErrorInvalidValue (a cycle), cudaErrorMemoryAllocation. */
+ * cudaErrorInvalidValue (a cycle), cudaErrorNotSupported (a conditional body with
+ * host work), cudaErrorMemoryAllocation. */
 cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out);
 /* Runs e on wire stream `stream`: queued calls and client steps, in order. */
 cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream);

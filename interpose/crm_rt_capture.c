@@ -34,9 +34,7 @@ static cudaError_t crm__begin_to(cudaStream_t stream, cudaGraph_t graph, const c
 static cudaError_t crm__end(cudaStream_t stream, cudaGraph_t *graph, int ptsz)
 {
     crm_drv_runtime_bind();
-    if (graph == NULL)
-        return cudaErrorInvalidValue;
-    return crm_capture_end(crm_stream_wire(stream, ptsz), graph);
+    return crm_capture_end(crm_stream_wire(stream, ptsz), graph); /* graph may be NULL: see there */
 }
 
 static cudaError_t crm__info(cudaStream_t stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,

@@ -38,6 +38,10 @@ cudaError_t crm_graph_memset_node(cudaGraphNode_t *pNode, cudaGraph_t graph, con
 cudaError_t crm_graph_memcpy_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
                                   void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                   size_t height, enum cudaMemcpyKind kind);
+/* A conditional node of graph on a handle made for it, with p->size empty bodies
+ * given back in p->phGraph_out (interpose/crm_rt_graph_cond.c). */
+cudaError_t crm_graph_cond_node(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t n,
+                                struct cudaConditionalNodeParams *p);
 /* cudaMallocAsync / cudaFreeAsync on a capturing stream become alloc and free
  * nodes of its graph (interpose/crm_rt_graph_mem.c): 1 when `stream` captures,
  * the call's outcome in *err; 0 when it does not. */

@@ -1,12 +1,13 @@
 /* crm_rt_graph_node.c -- the generic node API of both APIs (cudaGraphAddNode,
  * cudaGraphNodeSetParams, cudaGraphExecNodeSetParams and the driver's): a node's
  * type and parameters in one structure, dispatched to the per-type calls of
- * interpose/crm_rt_graph*.c and crm_drv_graph.c. Conditional, external-semaphore
- * and batch memory-operation nodes are not remoted. */
+ * interpose/crm_rt_graph*.c and crm_drv_graph.c. External-semaphore and batch
+ * memory-operation nodes are not remoted. */
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_graph.h"
 #include "interpose/crm_unsupported.h"
 
 #undef cuGraphAddNode
@@ -23,7 +24,7 @@ static int crm__unsupported_type(int type)
 {
     static int logged;
     (void)type;
-    return crm_unsupported("a graph node of this type (conditional, external semaphore, batch memory operation)",
+    return crm_unsupported("a graph node of this type (external semaphore, batch memory operation)",
                            &logged, cudaErrorNotSupported, 0);
 }
 
@@ -81,6 +82,8 @@ static cudaError_t crm__add(cudaGraphNode_t *pNode, cudaGraph_t graph, const cud
         return cudaGraphAddMemAllocNode(pNode, graph, deps, n, (struct cudaMemAllocNodeParams *)&p->alloc);
     case cudaGraphNodeTypeMemFree:
         return cudaGraphAddMemFreeNode(pNode, graph, deps, n, p->free.dptr);
+    case cudaGraphNodeTypeConditional:
+        return crm_graph_cond_node(pNode, graph, deps, n, &p->conditional);
     default:
         return (cudaError_t)crm__unsupported_type(p->type);
     }

@@ -4,8 +4,9 @@
  *
  * What a program may hold is checked when it arrives: device work only (kernels,
  * memsets, device-to-device copies, event records and waits, cuBLAS, cuBLASLt and
- * cuDNN compute calls), each of which decodes. No call moving host data, no
- * creation or destruction, no graph call: a replay touches nothing but the device,
+ * cuDNN compute calls, conditional nodes: server/crm_h_graph_cond.c), each of which
+ * decodes. No call moving host data, no creation or destruction, no other graph
+ * call: a replay touches nothing but the device,
  * and every call in it is checked again, as it would be sent alone, when it runs.
  * While a program runs, every stream its calls name is the launch's stream, as a
  * graph's work runs in the stream it is launched into; so is the stream of the
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <rpc/rpc.h>
 #include "server/crm_backend.h"
+#include "server/crm_h_graph.h"
 #include "server/crm_h_nvml.h"
 #include "server/crm_session.h"
 #include "crm_server_gen.h"
@@ -32,6 +34,7 @@ static int crm__replayable(int api)
     switch (api) {
     case CRM_API_crm_launch: case CRM_API_crm_memset: case CRM_API_crm_memcpy_d2d: case CRM_API_cudaEventRecord:
     case CRM_API_cudaEventRecordWithFlags: case CRM_API_cudaStreamWaitEvent: case CRM_API_cublasLtMatmul:
+    case CRM_API_crm_graph_cond_set: case CRM_API_crm_graph_cond_run:
         return 1;
     default:
         break;
@@ -40,33 +43,41 @@ static int crm__replayable(int api)
     return (base >= 1100 && base < 1500) || (api >= 2100 && api < 3000);
 }
 
-/* 1 when buf[0..len) is calls a program may hold, each decoding whole. */
-static int crm__valid(char *buf, size_t len)
+/* cudaSuccess when buf[0..len) is calls a program may hold, each decoding whole;
+ * cudaErrorNotSupported for a conditional node where kernels cannot set one (a
+ * GPU's kernels know only the handles of its own graphs). */
+static cudaError_t crm__valid(char *buf, size_t len)
 {
     XDR x;
-    int ok = 1;
+    cudaError_t err = cudaSuccess;
     xdrmem_create(&x, buf, (u_int)len, XDR_DECODE);
-    while (ok && xdr_getpos(&x) < len) {
+    while (err == cudaSuccess && xdr_getpos(&x) < len) {
         u_int at = xdr_getpos(&x);
         int api;
-        ok = xdr_int(&x, &api) && crm__replayable(api) && xdr_setpos(&x, at);
-        if (ok) {
+        if (!xdr_int(&x, &api) || !crm__replayable(api) || !xdr_setpos(&x, at))
+            err = cudaErrorInvalidValue;
+        else if (api == CRM_API_crm_graph_cond_run && !crm_graph_cond_supported())
+            err = cudaErrorNotSupported;
+        if (err == cudaSuccess) {
             crm_call call;
             memset(&call, 0, sizeof call);
-            ok = xdr_crm_call(&x, &call);
+            err = xdr_crm_call(&x, &call) ? cudaSuccess : cudaErrorInvalidValue;
             xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
         }
     }
     xdr_destroy(&x);
-    return ok;
+    return err;
 }
 
 cudaError_t crm_srv_crm_graph_upload(crm_session *s, uint64_t program, const crm_bytes *records)
 {
     void *v = NULL;
     size_t len = records->crm_bytes_len;
-    if (program == 0 || len == 0 || !crm__valid(records->crm_bytes_val, len))
+    if (program == 0 || len == 0)
         return cudaErrorInvalidValue;
+    cudaError_t err = crm__valid(records->crm_bytes_val, len);
+    if (err != cudaSuccess)
+        return err;
     if (s->graph_bytes + len > CRM_GRAPH_BYTES_MAX)
         return cudaErrorMemoryAllocation; /* as a GPU out of room for the graph */
     int known = crm_idmap_get(&s->graphs, program, &v) == 0;
@@ -170,9 +181,20 @@ cudaError_t crm_srv_crm_graph_run(crm_session *s, uint64_t program, uint64_t str
         return cudaErrorInvalidValue;
     s->replaying = 1;
     s->replay_stream = on;
+    s->replay_depth = 0;
     err = crm__replay(s, v);
     s->replaying = 0;
     return err;
+}
+
+cudaError_t crm_graph_program_run(crm_session *s, uint64_t program)
+{
+    void *v;
+    if (program == 0)
+        return cudaSuccess; /* an empty body */
+    if (!s->replaying || crm_idmap_get(&s->graphs, program, &v) != 0)
+        return cudaErrorInvalidValue;
+    return crm__replay(s, v);
 }
 
 cudaError_t crm_srv_crm_graph_drop(crm_session *s, uint64_t program)

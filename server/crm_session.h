@@ -58,6 +58,7 @@ typedef struct crm_session {
     uint64_t graph_bytes;  /* what the programs hold in all */
     int replaying;         /* a program runs: every stream named is replay_stream */
     cudaStream_t replay_stream;
+    unsigned replay_depth; /* conditional bodies running inside one another */
     struct timespec start; /* for the end-of-session log line */
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */

@@ -1,8 +1,8 @@
 // rt_fallback.cu -- runtime calls cudarem does not remote at API level reach
 // NVIDIA's own runtime when the client has it, which runs them on the shim's driver
 // layer: a pitched 3D allocation and 3D copies both ways (checked byte for byte),
-// the PCI bus id; a call the driver layer does not serve either (a conditional
-// handle of a CUDA graph) answers cudaErrorNotSupported. With CUDAREM_FALLBACK=off every one of them
+// the PCI bus id; a call the driver layer does not serve either (resetting the
+// persisting L2 cache) answers cudaErrorNotSupported. With CUDAREM_FALLBACK=off every one of them
 // answers cudaErrorNotSupported. Prints "PASS rt_fallback".
 #include <cstdio>
 #include <cstdlib>
@@ -45,13 +45,9 @@ int main()
         CHECK(std::memcmp(host, back, sizeof host) == 0, "3D copy differs");
         CHECK(cudaFree(dev.ptr) == cudaSuccess, "cudaFree of NVIDIA's allocation");
     }
-    cudaGraph_t graph;
-    CHECK(cudaGraphCreate(&graph, 0) == cudaSuccess, "cudaGraphCreate (the shim's own)");
-    cudaGraphConditionalHandle handle;
-    e = cudaGraphConditionalHandleCreate(&handle, graph, 0, 0);
-    CHECK(e == cudaErrorNotSupported, "cudaGraphConditionalHandleCreate: %s", cudaGetErrorName(e));
+    e = cudaCtxResetPersistingL2Cache();
+    CHECK(e == cudaErrorNotSupported, "cudaCtxResetPersistingL2Cache: %s", cudaGetErrorName(e));
     cudaGetLastError();
-    CHECK(cudaGraphDestroy(graph) == cudaSuccess, "cudaGraphDestroy");
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "the session still works");
     if (dcheck_failures == 0)
         std::printf("PASS rt_fallback\n");

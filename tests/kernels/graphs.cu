@@ -554,8 +554,13 @@ static void generic_nodes(void)
     KCHECK(back[0] == 0.0f && back[1] == 3.0f && back[63] == 3.0f && hostfn.calls == 2,
            "generic set params: back[0] %g, back[1] %g, %d host calls", back[0], back[1], hostfn.calls);
     p = cudaGraphNodeParams{};
-    p.type = cudaGraphNodeTypeConditional;
-    KCHECK(cudaGraphAddNode(&host, g, NULL, NULL, 0, &p) == cudaErrorNotSupported, "a conditional node is refused");
+    p.type = cudaGraphNodeTypeExtSemaphoreSignal;
+    KCHECK(cudaGraphAddNode(&host, g, NULL, NULL, 0, &p) == cudaErrorNotSupported,
+           "an external semaphore node is refused");
+    p = cudaGraphNodeParams{};
+    p.type = cudaGraphNodeTypeConditional; /* its handle is no handle of g */
+    p.conditional.type = cudaGraphCondTypeIf, p.conditional.size = 1;
+    KCHECK(cudaGraphAddNode(&host, g, NULL, NULL, 0, &p) == cudaErrorInvalidValue, "a conditional node without handle");
     cudaGetLastError();
     KCUDA(cudaGraphExecDestroy(exec));
     KCUDA(cudaGraphDestroy(g));

@@ -294,6 +294,64 @@ START_TEST(test_hostile_graph_programs)
 }
 END_TEST
 
+/* A conditional node's record with bodies[0..n) (n may be anything but what
+ * fits 8 ids). */
+static crm_call crm__cond_run(uint64_t cell, int type, const uint64_t *bodies, unsigned bytes)
+{
+    crm_call call = {.api = CRM_API_crm_graph_cond_run};
+    call.crm_call_u.crm_graph_cond_run = (crm_args_crm_graph_cond_run){cell, type, {bytes, (char *)bodies}};
+    return call;
+}
+
+/* Conditional nodes a client can make up: run outside a program, on a wild
+ * handle, of an unknown type or shape, naming no program, or running itself for
+ * ever: each fails with cudaErrorInvalidValue, and the server goes on. */
+START_TEST(test_hostile_conditional_nodes)
+{
+    static char buf[4096];
+    raw_server_start("malformed");
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
+    uint64_t dev = crm__malloc(c, 4096), self[1] = {20}, none[1] = {999}, two[2] = {0, 0};
+    crm_call work[2], set = {.api = CRM_API_crm_graph_cond_set};
+    crm_replies r;
+    set.crm_call_u.crm_graph_cond_set = (crm_args_crm_graph_cond_set){dev, 1};
+    work[0] = crm__cond_run(dev, cudaGraphCondTypeIf, two, 8);
+    ck_assert_int_eq(crm__one(c, &work[0], &r)->crm_reply_u.crm_graph_cond_run.err, cudaErrorInvalidValue);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);                           /* outside a program */
+    set.crm_call_u.crm_graph_cond_set.cell = 0x10;
+    ck_assert_int_ne(crm__one(c, &set, &r)->crm_reply_u.crm_graph_cond_set.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);                           /* a wild handle */
+    set.crm_call_u.crm_graph_cond_set.cell = dev;
+    work[0] = set;
+    work[1] = crm__cond_run(dev, cudaGraphCondTypeWhile, self, 8);              /* itself, for ever */
+    ck_assert_int_eq(crm__upload(c, 20, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 20, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(dev, cudaGraphCondTypeIf, none, 8);                 /* no such body */
+    ck_assert_int_eq(crm__upload(c, 21, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 21, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(dev, cudaGraphCondTypeIf, two, 7);                  /* a broken id list */
+    ck_assert_int_eq(crm__upload(c, 22, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 22, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(dev, cudaGraphCondTypeWhile, two, 16);              /* a while of two bodies */
+    ck_assert_int_eq(crm__upload(c, 23, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 23, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(dev, 9, two, 8);                                    /* no such type */
+    ck_assert_int_eq(crm__upload(c, 24, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 24, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(0x10, cudaGraphCondTypeIf, two, 8);                 /* a wild handle */
+    ck_assert_int_eq(crm__upload(c, 25, buf, crm__records(&work[1], 1, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 25, 0), cudaErrorInvalidValue);
+    work[1] = crm__cond_run(dev, cudaGraphCondTypeIf, two, 16);                 /* empty bodies: fine */
+    ck_assert_int_eq(crm__upload(c, 26, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
+    ck_assert_int_eq(crm__run(c, 26, 0), cudaSuccess);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+}
+END_TEST
+
 
 /* Payloads that claim a data channel the session never opened: the device-to-host
  * one comes back inline, the host-to-device one is a decoding error of that
@@ -617,6 +675,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_bad_channel_greetings);
     tcase_add_test(tc, test_hostile_module_images);
     tcase_add_test(tc, test_hostile_graph_programs);
+    tcase_add_test(tc, test_hostile_conditional_nodes);
     tcase_add_test(tc, test_status_needs_an_observer);
     tcase_add_test(tc, test_a_session_cannot_fill_the_log);
     suite_add_tcase(s, tc);

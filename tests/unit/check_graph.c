@@ -33,6 +33,16 @@ cudaError_t crm_rpc_cudaFree_queued(uint64_t devPtr)
     return cudaSuccess;
 }
 
+/* A conditional handle's first store, recorded instead of sent. */
+static uint64_t crm__cond_set_cell;
+static unsigned crm__cond_set_value;
+cudaError_t crm_rpc_crm_graph_cond_set(uint64_t cell, unsigned int value)
+{
+    crm__cond_set_cell = cell;
+    crm__cond_set_value = value;
+    return cudaSuccess;
+}
+
 static crm_call crm__memset_call(uint64_t stream, int value)
 {
     crm_call call = {.api = CRM_API_crm_memset};
@@ -264,6 +274,41 @@ END_TEST
 
 /* A graph's memory lives while a graph or a copy holds its alloc node, and goes
  * back to the device once it is freed and nothing holds it. */
+/* A conditional handle's value lives while its graph, a copy of it or a node on it
+ * does; its first store is its default; a copy's conditional node has copies of
+ * the bodies and the same handle. */
+START_TEST(test_conditional_handle_lives_while_held)
+{
+    crm_graph *g = crm_graph_new();
+    crm__device_freed = 0;
+    crm_gcond *c = crm_gcond_new(0x9000, 5, cudaGraphCondAssignDefault);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(crm__cond_set_cell, 0x9000);
+    ck_assert_uint_eq(crm__cond_set_value, 5);
+    ck_assert_int_eq(crm_graph_add_cond(g, c), 0);
+    ck_assert_ptr_eq(crm_graph_find_cond(g, 0x9000), c);
+    ck_assert_ptr_null(crm_graph_find_cond(g, 0x9004));
+    crm_gnode *n = crm_graph_add(g, CU_GRAPH_NODE_TYPE_CONDITIONAL, NULL, 0);
+    ck_assert_int_eq(crm_gnode_set_cond(n, c, cudaGraphCondTypeSwitch, 3), 0);
+    ck_assert_uint_eq(n->nbodies, 3);
+    crm_graph_add(n->bodies[1], CU_GRAPH_NODE_TYPE_EMPTY, NULL, 0);
+    crm_graph *copy = crm_graph_clone(g, NULL);
+    ck_assert_ptr_nonnull(copy);
+    crm_gnode *cn = copy->nodes[0];
+    ck_assert_ptr_eq(cn->cond, c);
+    ck_assert_int_eq(cn->cond_type, cudaGraphCondTypeSwitch);
+    ck_assert_uint_eq(cn->nbodies, 3);
+    ck_assert_ptr_ne(cn->bodies[1], n->bodies[1]);
+    ck_assert_uint_eq(cn->bodies[1]->count, 1);
+    ck_assert_uint_eq(cn->bodies[0]->count, 0);
+    ck_assert_ptr_eq(crm_graph_find_cond(copy, 0x9000), c);
+    crm_graph_free(g);
+    ck_assert_uint_eq(crm__device_freed, 0); /* the copy holds it */
+    crm_graph_free(copy);
+    ck_assert_uint_eq(crm__device_freed, 0x9000);
+}
+END_TEST
+
 START_TEST(test_graph_memory_lives_while_held)
 {
     uint64_t current, high;
@@ -306,6 +351,7 @@ static Suite *crm_graph_suite(void)
     tcase_add_test(tc, test_waits_and_unsafe_calls_follow_the_modes);
     tcase_add_test(tc, test_capture_into_a_graph_after_its_nodes);
     tcase_add_test(tc, test_graph_memory_lives_while_held);
+    tcase_add_test(tc, test_conditional_handle_lives_while_held);
     suite_add_tcase(s, tc);
     return s;
 }

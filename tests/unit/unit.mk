@@ -33,7 +33,7 @@ $(BUILD)/tests/check_wire: tests/unit/check_wire.c tests/unit/crm_check.h \
 
 $(BUILD)/tests/check_graph: tests/unit/check_graph.c tests/unit/crm_check.h client/crm_graph.h \
                             $(BUILD)/obj/client/crm_graph.o $(BUILD)/obj/client/crm_capture.o \
-                            $(BUILD)/obj/client/crm_graph_mem.o $(PROTO_OBJS) \
+                            $(BUILD)/obj/client/crm_graph_mem.o $(BUILD)/obj/client/crm_graph_cond.o $(PROTO_OBJS) \
                             $(UTIL_OBJS) | $(BUILD)/tests
 	$(UNIT_LINK) -ltirpc -lzstd -lssl -lcrypto
 

@@ -10,6 +10,7 @@
 #include "ptx_alu.h"
 #include "ptx_bits.h"
 #include "ptx_block.h"
+#include "ptx_devrt.h"
 #include "ptx_printf.h"
 
 int ptx_fault(ptx_block *b, cudaError_t err, const ptx_insn *in, const char *fmt, ...)
@@ -693,6 +694,7 @@ int ptx_exec(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n
     case PTX_OP_TRAP: return ptx_fault(b, cudaErrorLaunchFailure, in, "trap");
     case PTX_OP_VPRINTF: rc = ptx_vprintf(b, in, lanes, n); break;
     case PTX_OP_ASSERTFAIL: return ptx_assertfail(b, in, lanes, n);
+    case PTX_OP_SETCOND: rc = ptx_setcond(b, in, lanes, n); break;
     default: rc = ptx__arith(b, in, lanes, n); break;
     }
     for (unsigned i = 0; rc == 0 && i < n; i++)

@@ -34,6 +34,7 @@ enum ptx_op {
     PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_MATCH, PTX_OP_CPASYNC, PTX_OP_NOP, PTX_OP_TRAP, PTX_OP_CALL,
     PTX_OP_BMSK, PTX_OP_DP4A, PTX_OP_DP2A,
     PTX_OP_VPRINTF, PTX_OP_ASSERTFAIL, /* calls of the CUDA runtime's device functions (printf, assert) */
+    PTX_OP_SETCOND,    /* cudaGraphSetConditional (server/emu/ptx/ptx_devrt.h) */
     PTX_OP_BARRED,     /* bar.red: a block barrier that reduces a predicate (sub: enum ptx_barred) */
 };
 

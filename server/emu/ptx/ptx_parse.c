@@ -831,12 +831,13 @@ static void ptx__mark(ptx_func *f, const char *what, const char *name, uint32_t 
 }
 
 /* A call of a device function the CUDA runtime provides (printf's vprintf, assert's
- * __assertfail) with the arguments it takes: the engine's own instruction. 0 when
+ * __assertfail, a graph's cudaGraphSetConditional) with the arguments it takes: the engine's own instruction. 0 when
  * `name` is no such function. */
 static int ptx__builtin(ptx_insn *in, const char *name)
 {
     static const struct { const char *name; uint16_t op; int64_t nargs; } builtins[] = {
-        {"vprintf", PTX_OP_VPRINTF, 2}, {"__assertfail", PTX_OP_ASSERTFAIL, 5}};
+        {"vprintf", PTX_OP_VPRINTF, 2}, {"__assertfail", PTX_OP_ASSERTFAIL, 5},
+        {"cudaGraphSetConditional", PTX_OP_SETCOND, 2}};
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         if (strcmp(name, builtins[i].name) == 0 && in->o[3].imm == builtins[i].nargs) {
             in->op = builtins[i].op;
