@@ -12,7 +12,12 @@ round trips by the call each waited for. Exits 0 when the test accuracy reaches
 --target (default 0.95), 1 when it does not, 2 when the device cannot run the
 model: the emulated device cannot run torch's own kernels (the PyPI wheel carries
 machine code for GPUs, no PTX), so there it stops at the first kernel with the
-CUDA error, not a crash. --json PATH writes the figures for tools/gpu-check.sh."""
+CUDA error, not a crash. --json PATH writes the figures for tools/gpu-check.sh.
+
+--graph captures the whole training step (forward, backward, Adam's update) once
+into a CUDA graph (torch.cuda.CUDAGraph) and replays it at each step, the batch's
+indices copied in first; --compile runs the model through torch.compile with
+mode="reduce-overhead" (its kernels compiled by Triton and replayed as CUDA graphs)."""
 import argparse
 import ctypes
 import json
@@ -29,10 +34,15 @@ def parse_args():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cuda", help="cuda (default) or cpu")
     p.add_argument("--target", type=float, default=0.95, help="test accuracy to reach")
+    p.add_argument("--graph", action="store_true", help="capture the training step into a CUDA graph and replay it")
+    p.add_argument("--compile", action="store_true", help='torch.compile(mode="reduce-overhead") the model')
     p.add_argument("--json", metavar="PATH", help="write the figures there as JSON")
     p.add_argument("--data", metavar="NPZ", help="the digits from a file --save-data wrote (no scikit-learn needed)")
     p.add_argument("--save-data", metavar="NPZ", help="write scikit-learn's digits to NPZ and exit")
-    return p.parse_args()
+    args = p.parse_args()
+    if args.graph and (args.compile or args.device == "cpu"):
+        p.error("--graph captures CUDA work on its own: not with --compile or --device cpu")
+    return args
 
 
 class ShimCounters:
@@ -98,19 +108,55 @@ def accuracy(torch, model, x, y):
         return (model(x).argmax(1) == y).sum().item() / len(y)
 
 
-def run_epoch(torch, model, opt, x, y, batch, counters):
-    """One pass over the shuffled training set; returns (mean loss, step seconds,
-    round trips per step)."""
+def eager_step(torch, model, opt, x, y):
+    """The training step as written: step(idx) trains on x[idx], returns the loss."""
     loss_fn = torch.nn.functional.cross_entropy
-    order = torch.randperm(len(y), device=x.device)
-    losses, times, trips = [], [], []
-    for start in range(0, len(y) - batch + 1, batch):
-        t0, r0 = time.perf_counter(), counters.round_trips()
-        idx = order[start:start + batch]
+
+    def step(idx):
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(model(x[idx]), y[idx])
         loss.backward()
         opt.step()
+        return loss
+    return step
+
+
+def graphed_step(torch, model, opt, x, y, batch):
+    """The same step captured once into a CUDA graph, as PyTorch's documentation
+    captures a whole network: three warm-up steps on a side stream, then the
+    capture; each step copies the batch's indices into the graph's input and
+    replays it."""
+    loss_fn = torch.nn.functional.cross_entropy
+    static_idx = torch.arange(batch, device=x.device)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss_fn(model(x[static_idx]), y[static_idx]).backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        static_loss = loss_fn(model(x[static_idx]), y[static_idx])
+        static_loss.backward()
+        opt.step()
+
+    def step(idx):
+        static_idx.copy_(idx)
+        graph.replay()
+        return static_loss
+    return step
+
+
+def run_epoch(step, order, batch, counters):
+    """One pass over the training set in `order`; returns (mean loss, step seconds,
+    round trips per step)."""
+    losses, times, trips = [], [], []
+    for start in range(0, len(order) - batch + 1, batch):
+        t0, r0 = time.perf_counter(), counters.round_trips()
+        loss = step(order[start:start + batch])
         losses.append(loss.item())  # the step's one host synchronisation
         times.append(time.perf_counter() - t0)
         if r0 is not None:
@@ -123,10 +169,16 @@ def train(torch, args, counters):
     dev = torch.device(args.device)
     xtr, ytr, xte, yte = (t.to(dev) for t in load_digits(torch, args.seed, args.data))
     model = make_model(torch).to(dev)
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    figures = {"device": str(dev), "epochs": [], "step_s": [], "round_trips_per_step": []}
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr, capturable=args.graph)
+    mode = "graph" if args.graph else "compile" if args.compile else "eager"
+    if args.graph:
+        step = graphed_step(torch, model, opt, xtr, ytr, args.batch)
+    else:
+        step = eager_step(torch, torch.compile(model, mode="reduce-overhead") if args.compile else model, opt, xtr, ytr)
+    figures = {"device": str(dev), "mode": mode, "epochs": [], "step_s": [], "round_trips_per_step": []}
     for epoch in range(args.epochs):
-        loss, times, trips = run_epoch(torch, model, opt, xtr, ytr, args.batch, counters)
+        order = torch.randperm(len(ytr), device=dev)
+        loss, times, trips = run_epoch(step, order, args.batch, counters)
         acc = accuracy(torch, model, xte, yte)
         warm = times[1:] if epoch == 0 else times  # the first step loads modules
         line = "epoch %d  loss %.4f  test accuracy %.4f  step %.2f ms" % (
@@ -152,8 +204,10 @@ def main():
         return 0
     import torch
     counters = ShimCounters()
-    print("torch %s, device %s%s" % (torch.__version__, args.device,
-                                    ", through cudarem" if counters.stats else ""), flush=True)
+    print("torch %s, device %s%s%s" % (torch.__version__, args.device,
+                                      ", through cudarem" if counters.stats else "",
+                                      ", step captured in a CUDA graph" if args.graph else
+                                      ", torch.compile reduce-overhead" if args.compile else ""), flush=True)
     try:
         figures = train(torch, args, counters)
     except RuntimeError as e:

@@ -11,7 +11,9 @@
 #                kernels, CUDA graphs, cuBLAS, cuDNN, a driver-API program, static-runtime builds
 #   3 torch      examples/train_torch.py local and through the shim (accuracy, step
 #                time ratio, round trips per warm step); tests/python/torch_basic.py
-#                (a convolution forward and backward through NVIDIA's cuDNN on our driver)
+#                (a convolution forward and backward through NVIDIA's cuDNN on our driver);
+#                train_torch.py --graph (the step in a CUDA graph) and --compile
+#                (torch.compile mode="reduce-overhead"), local and through the shim
 #   4 frameworks tests/python/cupy_basic.py and numba_basic.py through the shim
 #   5 suites     Check suites against GPU servers (CUDAREM_TEST_DEVICE=cuda), at once
 #   6 bench      run-bench.py's latency, async, copy and sgemm sections
@@ -266,7 +268,7 @@ check "remote driver-API program (cubin, PTX)" "$plog" "${remote_lib[@]}" build/
 check "remote cudarem-smi sees the session's server" "$plog" build/cudarem-smi -s "unix:$sock"
 
 # ---- phase 3: torch -------------------------------------------------------------------
-phase torch 100
+phase torch 140
 tlog=$out/torch.log
 if ! $PY -c "import torch, numpy" >/dev/null 2>&1; then
     skip "torch" "$PY has no torch (with numpy)"
@@ -280,6 +282,20 @@ else
             tee -a "$tlog" | sed 's/^/      /' | tee -a "$summary"
         check "remote torch_basic.py (kernels, cuBLAS, cuDNN conv forward and backward)" "$tlog" \
             "${remote_lib[@]}" CUDAREM_EXPECT_CUBIN=1 $PY tests/python/torch_basic.py
+        # the training step captured once and replayed (torch.cuda.CUDAGraph), then
+        # torch.compile's reduce-overhead mode (Triton's kernels, replayed as graphs)
+        short=(--epochs 3 --target 0.9)
+        for mode in graph compile; do
+            if [ $mode = compile ] && ! $PY -c "import triton" >/dev/null 2>&1; then
+                skip "train_torch.py --compile" "$PY has no triton"; continue
+            fi
+            check "local  train_torch.py --$mode" "$tlog" $PY examples/train_torch.py --$mode "${short[@]}" \
+                --json "$tmp/train-$mode-local.json"
+            check "remote train_torch.py --$mode" "$tlog" "${remote_lib[@]}" $PY examples/train_torch.py --$mode \
+                "${short[@]}" --json "$tmp/train-$mode-remote.json" &&
+                $PY tools/gpu-check-report.py train "$tmp/train-$mode-local.json" "$tmp/train-$mode-remote.json" 2>&1 |
+                tee -a "$tlog" | sed 's/^/      /' | tee -a "$summary"
+        done
     else
         skip "remote train_torch.py" "dry run: torch's wheel carries machine code only, which the emulated device cannot run (torch_basic.py checks that it fails cleanly)"
         # the report's path, checked before a GPU needs it: a CPU run stands in for both
@@ -289,6 +305,9 @@ else
             tee -a "$tlog" | sed 's/^/      /' | tee -a "$summary"
         check "remote torch_basic.py (emulated device: torch's kernels fail cleanly)" "$tlog" \
             "${remote_lib[@]}" $PY tests/python/torch_basic.py
+        skip "train_torch.py --graph" "dry run: a captured step runs torch's kernels, which the emulated device cannot run"
+        check "local  train_torch.py --compile --device cpu (dry run: the mode's path, on the CPU)" "$tlog" \
+            $PY examples/train_torch.py --compile --device cpu --epochs 1 --target 0
     fi
 fi
 
