@@ -589,7 +589,7 @@ class Bench:
         rows = []
         for n in GRAPH_SIZES:
             row = {"n": n}
-            for mode in ("eager", "graph"):
+            for mode in ("eager", "graph", "update"):
                 # the set-up run twice: the first puts the module in the server's cache
                 # (a miss costs a second round trip), so the second pays what the measured run does
                 self.graph_run(mode, n, 0)
@@ -608,24 +608,28 @@ class Bench:
                 out["local_reason"] = ("no GPU: the emulated device in process has no graph API (capture is the "
                                        "shim's)" if not self.gpu else "the local run failed: %s" % err.strip()[-200:])
             out["rows"].append(row)
-            e, g, lg = row.get("eager"), row.get("graph"), row.get("local_graph")
+            e, g, u, lg = row.get("eager"), row.get("graph"), row.get("update"), row.get("local_graph")
             rows.append([n, f2(e["round_trips_per_step"]) if e else "n/a", f2(g["round_trips_per_step"]) if g else "n/a",
                          "%.0f" % e["queued_bytes_per_step"] if e else "n/a",
                          "%.0f" % g["queued_bytes_per_step"] if g else "n/a",
+                         "%.0f" % u["queued_bytes_per_step"] if u else "n/a",
                          f2(e["client_us_per_step"], "%.1f") if e else "n/a",
                          f2(g["client_us_per_step"], "%.1f") if g else "n/a",
+                         f2(u["client_us_per_step"], "%.1f") if u else "n/a",
                          f2(lg["client_us_per_step"], "%.1f") if lg else "n/a",
                          f2(e["ms_per_step"], "%.2f") if e else "n/a", f2(g["ms_per_step"], "%.2f") if g else "n/a"])
         self.res["graph"] = out
         table("2b. A step of N kernels, eager vs one CUDA graph (%d steps, then one cudaStreamSynchronize; "
               "remote over TCP)" % steps,
               ["N", "eager RT/step", "graph RT/step", "eager queued B/step", "graph queued B/step",
-               "eager client us/step", "graph client us/step", "local graph client us/step",
+               "updated graph queued B/step", "eager client us/step", "graph client us/step",
+               "updated graph client us/step", "local graph client us/step",
                "eager ms/step", "graph ms/step"], rows)
         log("   RT/step and bytes/step: the run's less those of the same program with no step (its set-up, the "
             "capture and instantiation included), over the steps; the one synchronisation after the steps is a "
             "round trip the set-up run answers locally (1/%d per step); ms/step includes the device's work (the "
-            "emulated device's, on the CPU, when there is no GPU)" % steps)
+            "emulated device's, on the CPU, when there is no GPU); an updated graph's step changes the first "
+            "kernel's argument (cudaGraphExecKernelNodeSetParams) before its launch" % steps)
         if out.get("local_reason"):
             log("   local graph: n/a: %s" % out["local_reason"])
         graph_rows = [r["graph"] for r in out["rows"] if "graph" in r]

@@ -261,32 +261,86 @@ int crm_graph_remove_edge(crm_gnode *from, crm_gnode *to)
     return -1;
 }
 
-/* Kahn's algorithm over creation order: each round takes the earliest node whose
- * dependencies have all been placed. Graphs are small; O(n^2) keeps it simple. */
+/* A min-heap of node indices: the ready nodes, the earliest made on top. */
+typedef struct crm__heap {
+    unsigned *items;
+    unsigned count;
+} crm__heap;
+
+static void crm__heap_push(crm__heap *h, unsigned v)
+{
+    unsigned i = h->count++;
+    while (i > 0 && h->items[(i - 1) / 2] > v) {
+        h->items[i] = h->items[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->items[i] = v;
+}
+
+static unsigned crm__heap_pop(crm__heap *h)
+{
+    unsigned top = h->items[0], last = h->items[--h->count], i = 0;
+    for (;;) {
+        unsigned c = 2 * i + 1;
+        if (c >= h->count)
+            break;
+        if (c + 1 < h->count && h->items[c + 1] < h->items[c])
+            c++;
+        if (h->items[c] >= last)
+            break;
+        h->items[i] = h->items[c];
+        i = c;
+    }
+    if (h->count > 0)
+        h->items[i] = last;
+    return top;
+}
+
+/* Kahn's algorithm taking, each time, the earliest made of the nodes whose
+ * dependencies have all been placed: O((nodes + edges) log nodes), so that making
+ * a large graph's work anew after a node changed stays cheap. */
 int crm_graph_order(const crm_graph *g, crm_gnode **order)
 {
-    unsigned n = g->count, placed = 0;
-    unsigned char *done = calloc(n ? n : 1, 1);
-    if (done == NULL)
-        return -1;
-    while (placed < n) {
-        unsigned pick = n;
-        for (unsigned i = 0; i < n && pick == n; i++) {
-            if (done[i])
-                continue;
-            int ready = 1;
-            for (unsigned d = 0; d < g->nodes[i]->ndeps && ready; d++)
-                ready = done[g->nodes[i]->deps[d]->index];
-            if (ready)
-                pick = i;
-        }
-        if (pick == n)
-            break; /* a cycle */
-        done[pick] = 1;
-        order[placed++] = g->nodes[pick];
+    unsigned n = g->count, edges = 0, placed = 0;
+    for (unsigned i = 0; i < n; i++)
+        edges += g->nodes[i]->ndeps;
+    unsigned *left = malloc((n ? n : 1) * sizeof *left), *start = calloc(n + 1, sizeof *start);
+    unsigned *next = malloc((edges ? edges : 1) * sizeof *next), *heap = malloc((n ? n : 1) * sizeof *heap);
+    int rc = -1;
+    if (left == NULL || start == NULL || next == NULL || heap == NULL)
+        goto out;
+    /* start[d]..start[d+1]: the nodes that depend on node d */
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned d = 0; d < g->nodes[i]->ndeps; d++)
+            start[g->nodes[i]->deps[d]->index + 1]++;
+    for (unsigned i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    for (unsigned i = 0; i < n; i++) {
+        left[i] = g->nodes[i]->ndeps;
+        for (unsigned d = 0; d < g->nodes[i]->ndeps; d++)
+            next[start[g->nodes[i]->deps[d]->index]++] = i;
     }
-    free(done);
-    return placed == n ? 0 : -1;
+    for (unsigned i = n; i > 0; i--) /* each start[d] was moved to start[d+1]: back */
+        start[i] = start[i - 1];
+    start[0] = 0;
+    crm__heap ready = {heap, 0};
+    for (unsigned i = 0; i < n; i++)
+        if (left[i] == 0)
+            crm__heap_push(&ready, i);
+    while (ready.count > 0) {
+        unsigned pick = crm__heap_pop(&ready);
+        order[placed++] = g->nodes[pick];
+        for (unsigned k = start[pick]; k < start[pick + 1]; k++)
+            if (--left[next[k]] == 0)
+                crm__heap_push(&ready, next[k]);
+    }
+    rc = placed == n ? 0 : -1; /* short: a cycle */
+out:
+    free(left);
+    free(start);
+    free(next);
+    free(heap);
+    return rc;
 }
 
 /* c, a copy of conditional node n, gets n's handle and copies of its bodies. */

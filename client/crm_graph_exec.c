@@ -1,5 +1,6 @@
 /* crm_graph_exec.c -- executable graphs (client/crm_graph_exec.h): instantiation
- * into stored programs and client steps, launch, update, release. */
+ * into stored programs and client steps, launch, update by the bytes that changed,
+ * release. */
 #include <stdlib.h>
 #include <string.h>
 #include "client/crm_conn.h"
@@ -10,38 +11,72 @@
 
 /* A program is uploaded in pieces of at most this many bytes (a crm_bytes each). */
 #define CRM__PIECE_MAX (CRM_BYTES_MAX - 1024)
+/* Differing bytes closer than this are sent as one patch. */
+#define CRM__PATCH_GAP 64
 
-/* Instantiation under way: the steps so far and the program being filled. */
+/* Instantiation under way: the steps and programs so far, the program being
+ * filled, and the ids an update reuses (the program made k-th takes reuse[k]). */
 typedef struct crm__build {
     crm_gexec *exec;
-    uint64_t program;      /* being filled, 0: none */
-    char *piece;           /* records not uploaded yet */
-    size_t piece_len;
+    int open;              /* index in exec->progs of the program being filled, -1: none */
+    const crm_eprog *reuse;
+    unsigned nreuse;
     cudaError_t err;
 } crm__build;
 
-static crm_estep *crm__step_new(crm_gexec *e)
+static void *crm__grow(void *items, unsigned *cap, unsigned count, size_t size)
 {
-    if (e->nsteps == e->cap) {
-        unsigned cap = e->cap ? e->cap * 2 : 8;
-        crm_estep *s = realloc(e->steps, cap * sizeof *s);
-        if (s == NULL)
-            return NULL;
-        e->steps = s, e->cap = cap;
+    if (count < *cap)
+        return items;
+    unsigned want = *cap ? *cap * 2 : 8;
+    void *more = realloc(items, want * size);
+    if (more != NULL)
+        *cap = want;
+    return more;
+}
+
+static crm_estep *crm__step_new(crm__build *b)
+{
+    crm_gexec *e = b->exec;
+    crm_estep *steps = crm__grow(e->steps, &e->cap, e->nsteps, sizeof *steps);
+    if (steps == NULL) {
+        b->err = cudaErrorMemoryAllocation;
+        return NULL;
     }
+    e->steps = steps;
     crm_estep *s = &e->steps[e->nsteps++];
     memset(s, 0, sizeof *s);
     return s;
 }
 
-/* Queues the upload of the bytes gathered for the current program. */
-static void crm__flush_piece(crm__build *b)
+/* A new program, open for records, run by a new step. */
+static void crm__prog_open(crm__build *b)
 {
-    if (b->piece_len == 0 || b->err != cudaSuccess)
+    crm_gexec *e = b->exec;
+    crm_eprog *progs = crm__grow(e->progs, &e->progs_cap, e->nprogs, sizeof *progs);
+    if (progs == NULL) {
+        b->err = cudaErrorMemoryAllocation;
         return;
-    crm_bytes bytes = {(u_int)b->piece_len, b->piece};
-    b->err = crm_rpc_crm_graph_upload(b->program, &bytes);
-    b->piece_len = 0;
+    }
+    e->progs = progs;
+    crm_estep *s = crm__step_new(b);
+    if (s == NULL)
+        return;
+    crm_eprog *p = &e->progs[e->nprogs];
+    memset(p, 0, sizeof *p);
+    p->id = e->nprogs < b->nreuse ? b->reuse[e->nprogs].id : crm_handle_new_id();
+    s->program = p->id;
+    b->open = (int)e->nprogs++;
+}
+
+static int crm__cut_push(crm_eprog *p, size_t at)
+{
+    size_t *cuts = crm__grow(p->cuts, &p->cuts_cap, p->ncuts, sizeof *cuts);
+    if (cuts == NULL)
+        return -1;
+    p->cuts = cuts;
+    p->cuts[p->ncuts++] = at;
+    return 0;
 }
 
 static void crm__add_record(crm__build *b, const char *record, unsigned len)
@@ -50,18 +85,32 @@ static void crm__add_record(crm__build *b, const char *record, unsigned len)
         b->err = cudaErrorNotSupported; /* a launch record larger than any kernel's parameters */
         return;
     }
-    if (b->program == 0) {
-        crm_estep *s = crm__step_new(b->exec);
-        if (s == NULL) {
+    if (b->open < 0)
+        crm__prog_open(b);
+    if (b->err != cudaSuccess)
+        return;
+    crm_eprog *p = &b->exec->progs[b->open];
+    if (p->len + len > p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 4096;
+        while (cap < p->len + len)
+            cap *= 2;
+        char *image = realloc(p->image, cap);
+        if (image == NULL) {
             b->err = cudaErrorMemoryAllocation;
             return;
         }
-        b->program = s->program = crm_handle_new_id();
+        p->image = image, p->cap = cap;
     }
-    if (b->piece_len + len > CRM__PIECE_MAX)
-        crm__flush_piece(b);
-    memcpy(b->piece + b->piece_len, record, len);
-    b->piece_len += len;
+    if (p->piece + len > CRM__PIECE_MAX) {
+        if (crm__cut_push(p, p->len) != 0) {
+            b->err = cudaErrorMemoryAllocation;
+            return;
+        }
+        p->piece = 0;
+    }
+    memcpy(p->image + p->len, record, len);
+    p->len += len;
+    p->piece += len;
 }
 
 static void crm__add_call(crm__build *b, crm_call *call)
@@ -76,52 +125,45 @@ static void crm__add_call(crm__build *b, crm_call *call)
     free(record);
 }
 
-static int crm__body_push(crm_gexec *e, uint64_t program)
+static void crm__add_step(crm__build *b, const crm_gnode *n)
 {
-    if (e->nbodies == e->bodies_cap) {
-        unsigned cap = e->bodies_cap ? e->bodies_cap * 2 : 4;
-        uint64_t *p = realloc(e->bodies, cap * sizeof *p);
-        if (p == NULL)
-            return -1;
-        e->bodies = p, e->bodies_cap = cap;
+    b->open = -1; /* device work after this step starts another program */
+    crm_estep *s = crm__step_new(b);
+    if (s == NULL)
+        return;
+    if ((s->args = malloc(n->args_len ? n->args_len : 1)) == NULL) {
+        b->err = cudaErrorMemoryAllocation;
+        return;
     }
-    e->bodies[e->nbodies++] = program;
-    return 0;
+    memcpy(s->args, n->args, n->args_len);
+    s->step = n->step;
 }
 
 static void crm__add_graph(crm__build *b, const crm_graph *g);
 
-/* The program of a conditional node's body in *id (0: it does nothing), kept in
- * b's exec with the programs of the bodies inside it. Device work only: a host
+/* The program of a conditional node's body in *id (0: it does nothing): a program
+ * of its own, kept in b's exec, whose step is taken back. Device work only: a host
  * node or a copy with host memory cannot run inside a conditional node. */
 static void crm__add_body(crm__build *b, const crm_graph *body, uint64_t *id)
 {
-    crm__build sub = {.exec = calloc(1, sizeof(crm_gexec)), .piece = malloc(CRM__PIECE_MAX)};
-    if (sub.exec == NULL || sub.piece == NULL)
-        sub.err = cudaErrorMemoryAllocation;
-    if (sub.err == cudaSuccess)
-        crm__add_graph(&sub, body);
-    crm__flush_piece(&sub);
-    free(sub.piece);
-    crm_gexec *e = sub.exec;
-    if (sub.err == cudaSuccess && (e->nsteps > 1 || (e->nsteps == 1 && e->steps[0].program == 0))) {
+    crm_gexec *e = b->exec;
+    int open = b->open;
+    unsigned before = e->nsteps;
+    b->open = -1;
+    crm__add_graph(b, body);
+    unsigned added = e->nsteps - before;
+    if (b->err == cudaSuccess && (added > 1 || (added == 1 && e->steps[before].program == 0))) {
         static int logged;
         if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
             crm_log(CRM_LOG_WARN, "not supported: a host node or a copy with host memory in a conditional "
                                   "node's body (cudaErrorNotSupported)");
-        sub.err = cudaErrorNotSupported;
+        b->err = cudaErrorNotSupported;
     }
-    *id = sub.err == cudaSuccess && e->nsteps == 1 ? e->steps[0].program : 0;
-    for (unsigned i = 0; sub.err == cudaSuccess && i < e->nbodies; i++)
-        if (crm__body_push(b->exec, e->bodies[i]) != 0)
-            sub.err = cudaErrorMemoryAllocation;
-    if (sub.err == cudaSuccess && *id != 0 && crm__body_push(b->exec, *id) != 0)
-        sub.err = cudaErrorMemoryAllocation;
-    if (sub.err == cudaSuccess && e != NULL)
-        e->nsteps = e->nbodies = 0; /* b's exec releases them now */
-    crm_graph_exec_free(e);
-    if (sub.err != cudaSuccess)
-        b->err = sub.err;
+    *id = added == 1 ? e->steps[before].program : 0;
+    for (unsigned i = before; i < e->nsteps; i++)
+        free(e->steps[i].args);
+    e->nsteps = before;
+    b->open = open;
 }
 
 /* A conditional node: the record reading its handle and naming its bodies. */
@@ -158,19 +200,6 @@ static void crm__add_defaults(crm__build *b, const crm_graph *g)
     }
 }
 
-static void crm__add_step(crm__build *b, const crm_gnode *n)
-{
-    crm__flush_piece(b);
-    b->program = 0; /* device work after this step starts another program */
-    crm_estep *s = crm__step_new(b->exec);
-    if (s == NULL || (s->args = malloc(n->args_len ? n->args_len : 1)) == NULL) {
-        b->err = cudaErrorMemoryAllocation;
-        return;
-    }
-    memcpy(s->args, n->args, n->args_len);
-    s->step = n->step;
-}
-
 static void crm__add_graph(crm__build *b, const crm_graph *g)
 {
     crm_gnode **order = malloc((g->count ? g->count : 1) * sizeof *order);
@@ -196,26 +225,93 @@ static void crm__add_graph(crm__build *b, const crm_graph *g)
     free(order);
 }
 
-cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out)
+/* Makes the steps and programs of g, their programs not handed to the session
+ * yet; an update's take the ids of `reuse`, in the order they are made. */
+static cudaError_t crm__make(const crm_graph *g, const crm_eprog *reuse, unsigned nreuse, crm_gexec **out)
 {
-    crm__build b = {.exec = calloc(1, sizeof(crm_gexec)), .piece = malloc(CRM__PIECE_MAX)};
-    if (b.exec == NULL || b.piece == NULL)
-        b.err = cudaErrorMemoryAllocation;
-    if (b.err == cudaSuccess)
-        crm__add_graph(&b, g);
-    crm__flush_piece(&b);
-    free(b.piece);
+    crm__build b = {.exec = calloc(1, sizeof(crm_gexec)), .open = -1, .reuse = reuse, .nreuse = nreuse};
+    if (b.exec == NULL)
+        return cudaErrorMemoryAllocation;
+    crm__add_graph(&b, g);
     if (b.err != cudaSuccess) {
         crm_graph_exec_free(b.exec);
         return b.err;
     }
-    b.exec->nodes = g->count;
-    b.exec->origin = g;
-    if ((b.exec->source = crm_graph_clone(g, NULL)) == NULL || crm_graph_live_add(b.exec, CRM_LIVE_EXEC) != 0) {
-        crm_graph_exec_free(b.exec);
+    *out = b.exec;
+    return cudaSuccess;
+}
+
+/* Queues the upload of p whole, in its pieces. */
+static void crm__upload(const crm_eprog *p)
+{
+    size_t from = 0;
+    for (unsigned i = 0; i <= p->ncuts; i++) {
+        size_t to = i < p->ncuts ? p->cuts[i] : p->len;
+        crm_bytes bytes = {(u_int)(to - from), p->image + from};
+        if (to > from)
+            crm_rpc_crm_graph_upload(p->id, &bytes); /* queued: a failure shows at the next sync */
+        from = to;
+    }
+}
+
+/* Queues patches of the ranges where fresh's bytes differ from was's (the same
+ * length), close ranges merged, each at most a piece. */
+static void crm__patch(const crm_eprog *was, const crm_eprog *fresh)
+{
+    size_t i = 0, n = fresh->len;
+    while (i < n) {
+        while (i < n && was->image[i] == fresh->image[i])
+            i++;
+        if (i == n)
+            break;
+        size_t end = i + 1, same = 0;
+        for (size_t j = end; j < n && same < CRM__PATCH_GAP && j - i < CRM__PIECE_MAX; j++) {
+            if (was->image[j] != fresh->image[j])
+                end = j + 1, same = 0;
+            else
+                same++;
+        }
+        crm_bytes bytes = {(u_int)(end - i), fresh->image + i};
+        crm_rpc_crm_graph_patch(fresh->id, i, &bytes);
+        i = end;
+    }
+}
+
+/* Hands fresh's programs to the session. was (NULL: none) held programs of the same
+ * ids in the same order: one the same size gets the bytes that changed, another is
+ * replaced, and was's programs fresh has no more are dropped. */
+static void crm__store(const crm_gexec *was, crm_gexec *fresh)
+{
+    unsigned nwas = was != NULL && was->stored ? was->nprogs : 0;
+    for (unsigned i = fresh->nprogs; i < nwas; i++)
+        crm_rpc_crm_graph_drop(was->progs[i].id);
+    for (unsigned i = 0; i < fresh->nprogs; i++) {
+        const crm_eprog *p = &fresh->progs[i];
+        if (i < nwas && was->progs[i].len == p->len) {
+            crm__patch(&was->progs[i], p);
+            continue;
+        }
+        if (i < nwas)
+            crm_rpc_crm_graph_drop(p->id); /* another size: made anew under its id */
+        crm__upload(p);
+    }
+    fresh->stored = 1;
+}
+
+cudaError_t crm_graph_instantiate(const crm_graph *g, crm_gexec **out)
+{
+    crm_gexec *e;
+    cudaError_t err = crm__make(g, NULL, 0, &e);
+    if (err != cudaSuccess)
+        return err;
+    crm__store(NULL, e);
+    e->nodes = g->count;
+    e->origin = g;
+    if ((e->source = crm_graph_clone(g, NULL)) == NULL || crm_graph_live_add(e, CRM_LIVE_EXEC) != 0) {
+        crm_graph_exec_free(e);
         return cudaErrorMemoryAllocation;
     }
-    *out = b.exec;
+    *out = e;
     return cudaSuccess;
 }
 
@@ -228,38 +324,47 @@ cudaError_t crm_graph_launch(const crm_gexec *e, uint64_t stream)
     return err;
 }
 
-/* Releases e's steps and their programs; its source stays. */
-static void crm__exec_clear(crm_gexec *e)
+/* Frees e's steps and programs; drops the programs from the session when `drop`
+ * and they were handed to it. Its source stays. */
+static void crm__exec_clear(crm_gexec *e, int drop)
 {
-    for (unsigned i = 0; i < e->nsteps; i++) {
-        if (e->steps[i].program != 0)
-            crm_rpc_crm_graph_drop(e->steps[i].program);
+    for (unsigned i = 0; i < e->nsteps; i++)
         free(e->steps[i].args);
-    }
     free(e->steps);
     e->steps = NULL;
     e->nsteps = e->cap = 0;
-    for (unsigned i = 0; i < e->nbodies; i++)
-        crm_rpc_crm_graph_drop(e->bodies[i]);
-    free(e->bodies);
-    e->bodies = NULL;
-    e->nbodies = e->bodies_cap = 0;
+    for (unsigned i = 0; i < e->nprogs; i++) {
+        if (drop && e->stored)
+            crm_rpc_crm_graph_drop(e->progs[i].id);
+        free(e->progs[i].image);
+        free(e->progs[i].cuts);
+    }
+    free(e->progs);
+    e->progs = NULL;
+    e->nprogs = e->progs_cap = 0;
+    e->stored = 0;
 }
 
-/* Replaces e's steps with fresh's (made from a graph of as many nodes) and e's
- * source with `source`; frees fresh. */
-static void crm__exec_take(crm_gexec *e, crm_gexec *fresh, crm_graph *source)
+/* Makes e's work anew from graph g (e's ids reused), handing the session what
+ * changed; e's source becomes `source` (may be e's own). cudaSuccess, or the
+ * error with e unchanged. */
+static cudaError_t crm__remake(crm_gexec *e, const crm_graph *g, crm_graph *source)
 {
-    crm__exec_clear(e);
-    crm_graph_live_del(fresh);
+    crm_gexec *fresh;
+    cudaError_t err = crm__make(g, e->progs, e->nprogs, &fresh);
+    if (err != cudaSuccess)
+        return err;
+    crm__store(e, fresh);
+    crm__exec_clear(e, 0); /* fresh owns the ids now */
     e->steps = fresh->steps, e->nsteps = fresh->nsteps, e->cap = fresh->cap;
-    e->bodies = fresh->bodies, e->nbodies = fresh->nbodies, e->bodies_cap = fresh->bodies_cap;
+    e->progs = fresh->progs, e->nprogs = fresh->nprogs, e->progs_cap = fresh->progs_cap;
+    e->stored = 1;
     if (source != e->source) {
         crm_graph_free(e->source);
         e->source = source;
     }
-    crm_graph_free(fresh->source);
     free(fresh);
+    return cudaSuccess;
 }
 
 crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig)
@@ -272,24 +377,18 @@ crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig)
 
 cudaError_t crm_gexec_rebuild(crm_gexec *e)
 {
-    crm_gexec *fresh;
-    cudaError_t err = crm_graph_instantiate(e->source, &fresh);
-    if (err == cudaSuccess)
-        crm__exec_take(e, fresh, e->source);
-    return err;
+    return crm__remake(e, e->source, e->source);
 }
 
 cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
 {
-    crm_gexec *fresh;
     if (g->count != e->nodes)
         return cudaErrorGraphExecUpdateFailure;
     crm_graph *source = crm_graph_clone(g, NULL);
-    if (source == NULL || crm_graph_instantiate(g, &fresh) != cudaSuccess) {
+    if (source == NULL || crm__remake(e, g, source) != cudaSuccess) {
         crm_graph_free(source);
         return cudaErrorGraphExecUpdateFailure;
     }
-    crm__exec_take(e, fresh, source);
     e->origin = g;
     return cudaSuccess;
 }
@@ -299,7 +398,7 @@ void crm_graph_exec_free(crm_gexec *e)
     if (e == NULL)
         return;
     crm_graph_live_del(e);
-    crm__exec_clear(e);
+    crm__exec_clear(e, 1);
     crm_graph_free(e->source);
     free(e);
 }

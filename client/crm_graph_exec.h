@@ -4,7 +4,9 @@
  * arguments. A launch is one queued call per program and the client steps between
  * them: a graph of device work alone costs no round trip and the same bytes on the
  * wire whatever its size. A conditional node is a record of its program naming the
- * programs of its bodies, which hold device work only, as CUDA requires. */
+ * programs of its bodies, which hold device work only, as CUDA requires. An update
+ * sends what changed: made anew with the same program ids, each program gets the
+ * byte ranges that differ. */
 #ifndef CRM_GRAPH_EXEC_H
 #define CRM_GRAPH_EXEC_H
 
@@ -17,12 +19,24 @@ typedef struct crm_estep {
     void *args;            /* the step's arguments, owned */
 } crm_estep;
 
+/* A program the session stores: the steps' and those of conditional nodes' bodies
+ * (which the programs name). The client keeps its bytes, so that a change of the
+ * graph sends only the bytes that differ. */
+typedef struct crm_eprog {
+    uint64_t id;
+    char *image;           /* its records, back to back */
+    size_t len, cap;
+    size_t *cuts;          /* where its upload pieces end: each whole records */
+    unsigned ncuts, cuts_cap;
+    size_t piece;          /* bytes of the last piece so far */
+} crm_eprog;
+
 struct CUgraphExec_st {
     crm_estep *steps;
     unsigned nsteps, cap;
-    uint64_t *bodies;      /* programs of conditional nodes' bodies, run by the
-                              programs above (server/crm_h_graph_cond.c) */
-    unsigned nbodies, bodies_cap;
+    crm_eprog *progs;
+    unsigned nprogs, progs_cap;
+    int stored;            /* the programs were handed to the session */
     unsigned nodes;        /* the graph's node count when instantiated (cudaGraphExecUpdate) */
     unsigned long long flags; /* cudaGraphInstantiateFlags it was made with */
     crm_graph *source;     /* a copy of the graph it was made from, node for node: the
@@ -46,7 +60,9 @@ cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g);
  * updated from); NULL when orig is another graph's or of another type. */
 crm_gnode *crm_gexec_node(const crm_gexec *e, const crm_gnode *orig);
 /* Makes e's work anew from its copy of the graph, after an exec-node setter
- * changed a node of it: cudaSuccess or cudaErrorMemoryAllocation. */
+ * changed a node of it: the session's programs get the bytes that changed
+ * (crm_graph_patch), or anew those whose size changed. cudaSuccess or
+ * cudaErrorMemoryAllocation. */
 cudaError_t crm_gexec_rebuild(crm_gexec *e);
 /* Frees e and queues the release of its programs. */
 void crm_graph_exec_free(crm_gexec *e);

@@ -27,6 +27,7 @@
 typedef struct crm__program {
     char *buf;      /* the calls' encodings, back to back */
     size_t len;
+    int unchecked;  /* patched since it was last checked whole */
 } crm__program;
 
 static int crm__replayable(int api)
@@ -140,10 +141,27 @@ static void crm__library_restore(int kind, void *handle, cudaStream_t was)
         crm_rt.cudnnSetStream((cudnnHandle_t)handle, was);
 }
 
-static cudaError_t crm__replay(crm_session *s, const crm__program *p)
+cudaError_t crm_srv_crm_graph_patch(crm_session *s, uint64_t program, uint64_t offset, const crm_bytes *bytes)
+{
+    void *v;
+    if (crm_idmap_get(&s->graphs, program, &v) != 0)
+        return cudaErrorInvalidValue;
+    crm__program *p = v;
+    size_t len = bytes->crm_bytes_len;
+    if (len == 0 || offset > p->len || len > p->len - offset)
+        return cudaErrorInvalidValue;
+    memcpy(p->buf + offset, bytes->crm_bytes_val, len);
+    p->unchecked = 1; /* a patch may cut calls: the whole is checked before it runs */
+    return cudaSuccess;
+}
+
+static cudaError_t crm__replay(crm_session *s, crm__program *p)
 {
     XDR x;
     cudaError_t first = cudaSuccess;
+    if (p->unchecked && (first = crm__valid(p->buf, p->len)) != cudaSuccess)
+        return first;
+    p->unchecked = 0;
     xdrmem_create(&x, p->buf, (u_int)p->len, XDR_DECODE);
     while (xdr_getpos(&x) < p->len) {
         crm_call call;

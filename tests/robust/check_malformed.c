@@ -352,6 +352,60 @@ START_TEST(test_hostile_conditional_nodes)
 }
 END_TEST
 
+/* Patches of a stored program: of no program, past its end, empty, or cutting its
+ * calls into garbage (found when it next runs) fail with cudaErrorInvalidValue;
+ * a good one changes what the next run does. */
+START_TEST(test_hostile_graph_patches)
+{
+    static char buf[4096];
+    raw_server_start("malformed");
+    int fd;
+    CLIENT *c = crm__admitted(&fd);
+    uint64_t dev = crm__malloc(c, 4096);
+    crm_call work = {.api = CRM_API_crm_memset}, patch = {.api = CRM_API_crm_graph_patch};
+    crm_replies r;
+    work.crm_call_u.crm_memset = (crm_args_crm_memset){.dst = dev, .pitch = 64, .value = 0x33, .width = 64,
+                                                       .height = 1, .async = 1};
+    size_t len = crm__records(&work, 1, buf, sizeof buf);
+    ck_assert_int_eq(crm__upload(c, 30, buf, len), cudaSuccess);
+    char good[sizeof buf], junk[16];
+    work.crm_call_u.crm_memset.value = 0x44;
+    ck_assert_uint_eq(crm__records(&work, 1, good, sizeof good), len);
+    memset(junk, 0xee, sizeof junk);
+    struct { uint64_t id, offset; u_int len; char *bytes; int want; } cases[] = {
+        {31, 0, (u_int)len, good, cudaErrorInvalidValue},          /* no such program */
+        {30, len, 1, junk, cudaErrorInvalidValue},                 /* past its end */
+        {30, 1, (u_int)len, good, cudaErrorInvalidValue},          /* running over its end */
+        {30, 0, 0, junk, cudaErrorInvalidValue},                   /* nothing */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        patch.crm_call_u.crm_graph_patch = (crm_args_crm_graph_patch){cases[i].id, cases[i].offset,
+                                                                      {cases[i].len, cases[i].bytes}};
+        ck_assert_int_eq(crm__one(c, &patch, &r)->crm_reply_u.crm_graph_patch.err, cases[i].want);
+        xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    }
+    patch.crm_call_u.crm_graph_patch = (crm_args_crm_graph_patch){30, 0, {sizeof junk, junk}};
+    ck_assert_int_eq(crm__one(c, &patch, &r)->crm_reply_u.crm_graph_patch.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    ck_assert_int_eq(crm__run(c, 30, 0), cudaErrorInvalidValue);  /* garbage now: refused, not run */
+    ck_assert_int_eq(crm__run(c, 30, 0), cudaErrorInvalidValue);
+    patch.crm_call_u.crm_graph_patch = (crm_args_crm_graph_patch){30, 0, {(u_int)len, good}};
+    ck_assert_int_eq(crm__one(c, &patch, &r)->crm_reply_u.crm_graph_patch.err, cudaSuccess);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    ck_assert_int_eq(crm__run(c, 30, 0), cudaSuccess);
+    crm_call back = {.api = CRM_API_crm_memcpy_d2h};
+    back.crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){.src = dev, .spitch = 64, .width = 64, .height = 1};
+    crm_reply *got = crm__one(c, &back, &r);
+    const unsigned char *bytes = (const unsigned char *)got->crm_reply_u.crm_memcpy_d2h.data.owned;
+    ck_assert(bytes != NULL && bytes[0] == 0x44 && bytes[63] == 0x44);
+    xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+}
+END_TEST
+
 
 /* Payloads that claim a data channel the session never opened: the device-to-host
  * one comes back inline, the host-to-device one is a decoding error of that
@@ -676,6 +730,7 @@ static Suite *crm_malformed_suite(void)
     tcase_add_test(tc, test_hostile_module_images);
     tcase_add_test(tc, test_hostile_graph_programs);
     tcase_add_test(tc, test_hostile_conditional_nodes);
+    tcase_add_test(tc, test_hostile_graph_patches);
     tcase_add_test(tc, test_status_needs_an_observer);
     tcase_add_test(tc, test_a_session_cannot_fill_the_log);
     suite_add_tcase(s, tc);

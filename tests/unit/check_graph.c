@@ -95,6 +95,48 @@ START_TEST(test_order_follows_edges_and_creation)
 }
 END_TEST
 
+/* The order of a large random graph is the one taking, each time, the earliest
+ * made of the ready nodes (checked against that rule done the slow way). */
+START_TEST(test_order_of_a_large_graph)
+{
+    enum { N = 300 };
+    crm_graph *g = crm_graph_new();
+    unsigned rank[N], seed = 12345;
+    for (unsigned i = 0; i < N; i++)
+        rank[i] = i;
+    for (unsigned i = N - 1; i > 0; i--) { /* edges go up a random ranking: no cycle */
+        seed = seed * 1103515245u + 12345u;
+        unsigned j = (seed >> 8) % (i + 1), t = rank[i];
+        rank[i] = rank[j], rank[j] = t;
+    }
+    for (unsigned i = 0; i < N; i++)
+        crm_graph_add(g, CU_GRAPH_NODE_TYPE_EMPTY, NULL, 0);
+    for (unsigned k = 0; k < 3 * N; k++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned a = (seed >> 8) % N, b = (seed >> 20) % N;
+        if (rank[a] < rank[b])
+            crm_graph_add_edge(g->nodes[a], g->nodes[b]);
+    }
+    crm_gnode *order[N];
+    ck_assert_int_eq(crm_graph_order(g, order), 0);
+    unsigned char done[N] = {0};
+    for (unsigned placed = 0; placed < N; placed++) {
+        unsigned pick = N;
+        for (unsigned i = 0; i < N && pick == N; i++) {
+            int ready = !done[i];
+            for (unsigned d = 0; ready && d < g->nodes[i]->ndeps; d++)
+                ready = done[g->nodes[i]->deps[d]->index];
+            if (ready)
+                pick = i;
+        }
+        ck_assert_uint_lt(pick, N);
+        ck_assert_uint_eq(order[placed]->index, pick);
+        done[pick] = 1;
+    }
+    crm_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_clone_keeps_nodes_edges_and_work)
 {
     crm_graph *g = crm_graph_new();
@@ -345,6 +387,7 @@ static Suite *crm_graph_suite(void)
     Suite *s = suite_create("graph");
     TCase *tc = tcase_create("graph");
     tcase_add_test(tc, test_order_follows_edges_and_creation);
+    tcase_add_test(tc, test_order_of_a_large_graph);
     tcase_add_test(tc, test_clone_keeps_nodes_edges_and_work);
     tcase_add_test(tc, test_capture_takes_work_of_its_stream_only);
     tcase_add_test(tc, test_events_fork_and_join_streams);
