@@ -125,16 +125,28 @@ static CUresult crm__copy_of(const CUDA_MEMCPY3D *p, crm__copy2d *c)
     return CUDA_SUCCESS;
 }
 
+/* A memcpy node made or changed from the driver's parameters keeps them, to give
+ * them back as given (cuGraphMemcpyNodeGetParams). */
+static CUresult crm__copy_kept(CUgraphNode node, const CUDA_MEMCPY3D *p, cudaError_t err)
+{
+    if (err == cudaSuccess && crm_gnode_set_meta(node, p, sizeof *p) != 0)
+        err = cudaErrorMemoryAllocation;
+    return crm_drv_err(err);
+}
+
 CRM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t n,
                                          const CUDA_MEMCPY3D *p, CUcontext ctx)
 {
     crm__copy2d c;
     (void)ctx;
     CUresult rc = crm__copy_of(p, &c);
+    if (rc == CUDA_SUCCESS)
+        rc = crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    CRM_DRV_IN_CTX(crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height,
-                                   cudaMemcpyDefault));
+    cudaError_t err = crm_graph_memcpy_node(phGraphNode, hGraph, deps, n, c.dst, c.dpitch, c.src, c.spitch, c.width,
+                                            c.height, cudaMemcpyDefault);
+    return crm__copy_kept(err == cudaSuccess ? *phGraphNode : NULL, p, err);
 }
 
 CRM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *p)
@@ -143,9 +155,13 @@ CRM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEM
     CUresult rc = crm__copy_of(p, &c);
     if (rc == CUDA_SUCCESS && (hNode == NULL || hNode->type != CU_GRAPH_NODE_TYPE_MEMCPY))
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = crm_drv_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    CRM_DRV_IN_CTX(crm_graph_copy_node(hNode, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault));
+    return crm__copy_kept(hNode, p,
+                          crm_graph_copy_node(hNode, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height,
+                                              cudaMemcpyDefault));
 }
 
 CRM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hExec, CUgraphNode hNode, const CUDA_MEMCPY3D *p,
@@ -161,6 +177,8 @@ CRM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hExec, CUgraphNod
     if (rc != CUDA_SUCCESS)
         return rc;
     cudaError_t err = crm_graph_copy_node(copy, c.dst, c.dpitch, c.src, c.spitch, c.width, c.height, cudaMemcpyDefault);
+    if (err == cudaSuccess && crm_gnode_set_meta(copy, p, sizeof *p) != 0)
+        err = cudaErrorMemoryAllocation;
     return crm_drv_err(err == cudaSuccess ? crm_gexec_rebuild(hExec) : err);
 }
 

@@ -359,10 +359,50 @@ static cudaError_t crm__memcpy(crm__copy *c)
     }
 }
 
+/* A pitched copy as the 3D parameters that describe it (one slice, from the start). */
+static struct cudaMemcpy3DParms crm__as_3d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, enum cudaMemcpyKind kind)
+{
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = (struct cudaPitchedPtr){(void *)src, spitch, width, height};
+    p.dstPtr = (struct cudaPitchedPtr){dst, dpitch, width, height};
+    p.extent = (struct cudaExtent){width, height, 1};
+    p.kind = kind;
+    return p;
+}
+
+int crm_graph_copy_params(const crm_gnode *n, struct cudaMemcpy3DParms *out)
+{
+    if (n->step == crm__copy_step && n->args_len == sizeof(crm__copy)) {
+        const crm__copy *c = n->args;
+        *out = crm__as_3d(c->dst, c->dpitch, c->src, c->spitch, c->width, c->height, c->kind);
+        return 0;
+    }
+    XDR x;
+    crm_call call;
+    memset(&call, 0, sizeof call);
+    if (n->record == NULL)
+        return -1;
+    xdrmem_create(&x, n->record, n->record_len, XDR_DECODE);
+    int ok = xdr_crm_call(&x, &call) && call.api == CRM_API_crm_memcpy_d2d;
+    xdr_destroy(&x);
+    if (ok) {
+        const crm_args_crm_memcpy_d2d *a = &call.crm_call_u.crm_memcpy_d2d;
+        *out = crm__as_3d((void *)(uintptr_t)a->dst, a->dpitch, (const void *)(uintptr_t)a->src, a->spitch, a->width,
+                          a->height, cudaMemcpyDeviceToDevice);
+    }
+    xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
+    return ok ? 0 : -1;
+}
+
 cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                 size_t height, enum cudaMemcpyKind kind)
 {
     crm__copy c = {dst, dpitch, src, spitch, width, height, kind, CRM_WIRE_LEGACY_STREAM, 1};
+    free(n->meta); /* the 3D parameters it had, if any, no longer say what it does */
+    n->meta = NULL;
+    n->meta_len = 0;
     if (width == 0 || height == 0 || dst == NULL || src == NULL)
         return cudaErrorInvalidValue;
     if (dpitch < width || spitch < width)

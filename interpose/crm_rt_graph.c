@@ -101,9 +101,14 @@ cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParam
         CRM__UNSUPPORTED("a graph kernel node with `extra` parameters");
         return cudaErrorNotSupported;
     }
+    crm_launch_attr kept[CRM_KATTRS_MAX];
+    unsigned nkept = 0;
+    if (n->record != NULL && crm_graph_kernel_attrs(n, kept, &nkept) != cudaSuccess)
+        nkept = 0;
     crm_launch_req r = {crm_modules_func(p->func), p->gridDim, p->blockDim, p->sharedMemBytes, 0, p->kernelParams,
                         NULL, 0, NULL, 0, CRM_PTDS_OFF, n, p->func};
-    return crm_kernel_launch(&r);
+    cudaError_t err = crm_kernel_launch(&r);
+    return err == cudaSuccess && nkept > 0 ? crm_graph_kernel_set_attrs(n, kept, nkept) : err; /* attributes stay */
 }
 
 CRM_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -184,8 +189,11 @@ cudaError_t crm_graph_fill_memcpy3d(crm_gnode *n, const struct cudaMemcpy3DParms
     }
     const char *src = (const char *)p->srcPtr.ptr + p->srcPos.y * p->srcPtr.pitch + p->srcPos.x;
     char *dst = (char *)p->dstPtr.ptr + p->dstPos.y * p->dstPtr.pitch + p->dstPos.x;
-    return crm_graph_copy_node(n, dst, p->dstPtr.pitch, src, p->srcPtr.pitch, p->extent.width,
-                               p->extent.height ? p->extent.height : 1, p->kind);
+    cudaError_t err = crm_graph_copy_node(n, dst, p->dstPtr.pitch, src, p->srcPtr.pitch, p->extent.width,
+                                          p->extent.height ? p->extent.height : 1, p->kind);
+    if (err == cudaSuccess && crm_gnode_set_meta(n, p, sizeof *p) != 0) /* given back as given */
+        err = cudaErrorMemoryAllocation;
+    return err;
 }
 
 CRM_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

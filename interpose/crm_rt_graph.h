@@ -12,6 +12,9 @@
  * cudaErrorInvalidPitchValue or cudaErrorInvalidMemcpyDirection as cudaMemcpy2D. */
 cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                 size_t height, enum cudaMemcpyKind kind);
+/* A memcpy node's copy as 3D parameters (a copy with host memory or between device
+ * regions, made by a node or a capture): 0, or -1 when n holds no copy. */
+int crm_graph_copy_params(const crm_gnode *n, struct cudaMemcpy3DParms *out);
 /* Makes n a host node: fn(data) runs once the work before it is done. */
 cudaError_t crm_graph_host_node(crm_gnode *n, cudaHostFn_t fn, void *data);
 
@@ -20,6 +23,11 @@ cudaError_t crm_graph_host_node(crm_gnode *n, cudaHostFn_t fn, void *data);
 cudaError_t crm_graph_fill_kernel(crm_gnode *n, const struct cudaKernelNodeParams *p);
 cudaError_t crm_graph_fill_memset(crm_gnode *n, const struct cudaMemsetParams *p);
 cudaError_t crm_graph_fill_memcpy3d(crm_gnode *n, const struct cudaMemcpy3DParms *p);
+
+/* A kernel node's launch attributes (interpose/crm_rt_graph_attr.c): its list in
+ * out (CRM_KATTRS_MAX room), *count of them; and n's list replaced. */
+cudaError_t crm_graph_kernel_attrs(const crm_gnode *n, crm_launch_attr *out, unsigned *count);
+cudaError_t crm_graph_kernel_set_attrs(crm_gnode *n, const crm_launch_attr *attrs, unsigned count);
 
 /* Keeps with kernel node n what its launch was made from (the function as the
  * program named it, the geometry, the packed parameters of k's layout), for

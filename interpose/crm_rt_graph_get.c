@@ -1,7 +1,7 @@
 /* crm_rt_graph_get.c -- reading a graph node's parameters back, at both APIs:
  * kernel nodes (what their launch was made from: the function as the program
- * named it, the geometry, a copy of the arguments), memset nodes, host nodes, and
- * the event of event record and wait nodes (decoded from the call each holds). */
+ * named it, the geometry, a copy of the arguments), memset, memcpy and host nodes,
+ * and the event of event record and wait nodes (decoded from the call each holds). */
 #include <stdlib.h>
 #include <string.h>
 #include <rpc/rpc.h>
@@ -128,6 +128,80 @@ CRM_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct
                                      a->height};
     xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
     return cudaSuccess;
+}
+
+/* A memcpy node keeps the parameters it was given at either API (its meta); a
+ * node made by a 1D or 2D call or by a capture has its copy's. */
+_Static_assert(sizeof(CUDA_MEMCPY3D) != sizeof(struct cudaMemcpy3DParms), "the two forms tell apart by size");
+
+static int crm__is_copy(cudaGraphNode_t node)
+{
+    return node != NULL && crm_graph_has(node->graph, node) && node->type == CU_GRAPH_NODE_TYPE_MEMCPY;
+}
+
+/* The runtime's form of the driver's parameters. */
+static void crm__from_driver(const CUDA_MEMCPY3D *d, struct cudaMemcpy3DParms *out)
+{
+    int src_host = d->srcMemoryType == CU_MEMORYTYPE_HOST, dst_host = d->dstMemoryType == CU_MEMORYTYPE_HOST;
+    memset(out, 0, sizeof *out);
+    out->srcPtr = (struct cudaPitchedPtr){src_host ? (void *)d->srcHost : (void *)(uintptr_t)d->srcDevice,
+                                          d->srcPitch, d->WidthInBytes, d->srcHeight};
+    out->srcPos = (struct cudaPos){d->srcXInBytes, d->srcY, d->srcZ};
+    out->dstPtr = (struct cudaPitchedPtr){dst_host ? d->dstHost : (void *)(uintptr_t)d->dstDevice, d->dstPitch,
+                                          d->WidthInBytes, d->dstHeight};
+    out->dstPos = (struct cudaPos){d->dstXInBytes, d->dstY, d->dstZ};
+    out->extent = (struct cudaExtent){d->WidthInBytes, d->Height, d->Depth};
+    out->kind = src_host ? (dst_host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice)
+                         : (dst_host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+}
+
+CRM_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *out)
+{
+    if (out == NULL || !crm__is_copy(node))
+        return crm_set_error(cudaErrorInvalidValue);
+    if (node->meta != NULL && node->meta_len == sizeof *out) {
+        memcpy(out, node->meta, sizeof *out);
+        return cudaSuccess;
+    }
+    if (node->meta != NULL && node->meta_len == sizeof(CUDA_MEMCPY3D)) {
+        crm__from_driver(node->meta, out);
+        return cudaSuccess;
+    }
+    return crm_graph_copy_params(node, out) == 0 ? cudaSuccess : crm_set_error(cudaErrorInvalidValue);
+}
+
+/* The driver's form: where each side lies (host, device) follows from the kind. */
+CRM_EXPORT CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *out)
+{
+    struct cudaMemcpy3DParms p;
+    if (out == NULL || !crm__is_copy(hNode))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hNode->meta != NULL && hNode->meta_len == sizeof *out) {
+        memcpy(out, hNode->meta, sizeof *out);
+        return CUDA_SUCCESS;
+    }
+    cudaError_t err = cudaGraphMemcpyNodeGetParams(hNode, &p);
+    if (err != cudaSuccess)
+        return crm_drv_err(err);
+    int src_host = p.kind == cudaMemcpyHostToDevice || p.kind == cudaMemcpyHostToHost;
+    int dst_host = p.kind == cudaMemcpyDeviceToHost || p.kind == cudaMemcpyHostToHost;
+    memset(out, 0, sizeof *out);
+    out->srcXInBytes = p.srcPos.x, out->srcY = p.srcPos.y, out->srcZ = p.srcPos.z;
+    out->srcMemoryType = src_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (src_host)
+        out->srcHost = p.srcPtr.ptr;
+    else
+        out->srcDevice = (CUdeviceptr)(uintptr_t)p.srcPtr.ptr;
+    out->srcPitch = p.srcPtr.pitch, out->srcHeight = p.srcPtr.ysize;
+    out->dstXInBytes = p.dstPos.x, out->dstY = p.dstPos.y, out->dstZ = p.dstPos.z;
+    out->dstMemoryType = dst_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (dst_host)
+        out->dstHost = p.dstPtr.ptr;
+    else
+        out->dstDevice = (CUdeviceptr)(uintptr_t)p.dstPtr.ptr;
+    out->dstPitch = p.dstPtr.pitch, out->dstHeight = p.dstPtr.ysize;
+    out->WidthInBytes = p.extent.width, out->Height = p.extent.height, out->Depth = p.extent.depth;
+    return CUDA_SUCCESS;
 }
 
 /* A host node's step arguments start with the function and its data

@@ -371,6 +371,120 @@ static void exec_setters(void)
     KCUDA(cudaStreamDestroy(s));
 }
 
+/* Kernel node attributes kept, read back, copied, carried through new parameters
+ * and to the launch; memcpy nodes' parameters read back (a 1D node, 3D parameters
+ * as given, a captured copy), at both APIs. */
+static void *driver_fn(const char *name);
+static void node_queries(void)
+{
+    float *d, *d2, ones[64], host[64], back[64];
+    cudaStream_t s;
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1.0f;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaMalloc(&d, sizeof ones));
+    KCUDA(cudaMalloc(&d2, sizeof ones));
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    KCUDA(cudaMemset(d2, 0, sizeof ones));
+    cudaGraph_t g;
+    cudaGraphNode_t k1, k2, c1, c3;
+    float *ptr = d, by = 2.0f;
+    int count = 64;
+    void *args[] = {&ptr, &count, &by};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)scale, kp.gridDim = dim3(1), kp.blockDim = dim3(64), kp.kernelParams = args;
+    KCUDA(cudaGraphCreate(&g, 0));
+    KCUDA(cudaGraphAddKernelNode(&k1, g, NULL, 0, &kp));
+    KCUDA(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
+    cudaKernelNodeAttrValue v = {}, got;
+    KCUDA(cudaGraphKernelNodeGetAttribute(k1, cudaKernelNodeAttributePriority, &got));
+    KCHECK(got.priority == 0, "an unset attribute reads as its default: %d", got.priority);
+    v.priority = -1;
+    KCUDA(cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributePriority, &v));
+    v = cudaKernelNodeAttrValue{};
+    v.accessPolicyWindow.base_ptr = d, v.accessPolicyWindow.num_bytes = sizeof ones;
+    v.accessPolicyWindow.hitRatio = 0.5f, v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    KCUDA(cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributeAccessPolicyWindow, &v));
+    KCUDA(cudaGraphKernelNodeGetAttribute(k1, cudaKernelNodeAttributePriority, &got));
+    KCHECK(got.priority == -1, "priority read back: %d", got.priority);
+    KCUDA(cudaGraphKernelNodeGetAttribute(k1, cudaKernelNodeAttributeAccessPolicyWindow, &got));
+    KCHECK(got.accessPolicyWindow.base_ptr == d && got.accessPolicyWindow.num_bytes == sizeof ones &&
+               got.accessPolicyWindow.hitRatio == 0.5f,
+           "access policy window read back");
+    KCUDA(cudaGraphKernelNodeCopyAttributes(k2, k1));
+    KCUDA(cudaGraphKernelNodeGetAttribute(k2, cudaKernelNodeAttributePriority, &got));
+    KCHECK(got.priority == -1, "copied attribute: %d", got.priority);
+    by = 3.0f;
+    KCUDA(cudaGraphKernelNodeSetParams(k1, &kp)); /* k1 now scales by 3; k2 by 2 */
+    KCUDA(cudaGraphKernelNodeGetAttribute(k1, cudaKernelNodeAttributePriority, &got));
+    KCHECK(got.priority == -1, "new parameters keep the attributes: %d", got.priority);
+    cudaError_t refused = cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeProgrammaticEvent, &v);
+    KCHECK(refused == cudaErrorNotSupported || refused == cudaErrorInvalidValue, /* the static runtime checks the */
+           "an attribute naming an event is refused: %s", cudaGetErrorName(refused)); /* event first */
+    KCHECK(cudaGraphKernelNodeSetAttribute(k1, (cudaKernelNodeAttrID)999, &v) == cudaErrorInvalidValue,
+           "an unknown attribute is refused");
+    cudaGetLastError();
+    KCUDA(cudaGraphAddMemcpyNode1D(&c1, g, &k2, 1, host, d, sizeof host, cudaMemcpyDeviceToHost));
+    cudaMemcpy3DParms mp = {};
+    KCUDA(cudaGraphMemcpyNodeGetParams(c1, &mp));
+    KCHECK(mp.srcPtr.ptr == d && mp.dstPtr.ptr == host && mp.extent.width == sizeof host && mp.extent.height == 1 &&
+               mp.kind == cudaMemcpyDeviceToHost,
+           "a 1D memcpy node's parameters");
+    cudaMemcpy3DParms p3 = {}; /* rows 1-2, bytes 4-19, of d as 4 rows of 64 bytes, to d2's first two rows */
+    p3.srcPtr = make_cudaPitchedPtr(d, 64, 64, 4), p3.srcPos = make_cudaPos(4, 1, 0);
+    p3.dstPtr = make_cudaPitchedPtr(d2, 64, 64, 4), p3.extent = make_cudaExtent(16, 2, 1);
+    p3.kind = cudaMemcpyDeviceToDevice;
+    KCUDA(cudaGraphAddMemcpyNode(&c3, g, &k2, 1, &p3));
+    KCUDA(cudaGraphMemcpyNodeGetParams(c3, &mp));
+    mp.srcPtr.xsize = p3.srcPtr.xsize, mp.dstPtr.xsize = p3.dstPtr.xsize; /* the static runtime's trip through the
+                                                                            driver's form has no row length */
+    KCHECK(std::memcmp(&mp, &p3, sizeof mp) == 0,
+           "3D parameters are given back as given: src %p %zu %zu %zu pos %zu %zu %zu dst %p %zu %zu %zu extent %zu %zu "
+           "%zu kind %d", mp.srcPtr.ptr, mp.srcPtr.pitch, mp.srcPtr.xsize, mp.srcPtr.ysize, mp.srcPos.x, mp.srcPos.y,
+           mp.srcPos.z, mp.dstPtr.ptr, mp.dstPtr.pitch, mp.dstPtr.xsize, mp.dstPtr.ysize, mp.extent.width,
+           mp.extent.height, mp.extent.depth, (int)mp.kind);
+    cudaGraphExec_t exec;
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCUDA(cudaMemcpy(back, d2, sizeof back, cudaMemcpyDeviceToHost));
+    KCHECK(host[0] == 6.0f && host[63] == 6.0f, "the attributed kernels ran: %g (want 6)", host[0]);
+    KCHECK(back[0] == 6.0f && back[3] == 6.0f && back[4] == 0.0f && back[16] == 6.0f && back[19] == 6.0f &&
+               back[20] == 0.0f && back[32] == 0.0f,
+           "the 3D node copied its box: %g %g %g %g %g", back[0], back[3], back[4], back[16], back[20]);
+    typedef CUresult (*getp_fn)(CUgraphNode, CUDA_MEMCPY3D *);
+    typedef CUresult (*geta_fn)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue *);
+    getp_fn getp = (getp_fn)driver_fn("cuGraphMemcpyNodeGetParams");
+    geta_fn geta = (geta_fn)driver_fn("cuGraphKernelNodeGetAttribute");
+    CUDA_MEMCPY3D dp = {};
+    KCHECK(getp != NULL && getp((CUgraphNode)c1, &dp) == CUDA_SUCCESS && dp.srcMemoryType == CU_MEMORYTYPE_DEVICE &&
+               dp.srcDevice == (CUdeviceptr)d && dp.dstMemoryType == CU_MEMORYTYPE_HOST && dp.dstHost == host &&
+               dp.WidthInBytes == sizeof host && dp.Height == 1 && dp.Depth == 1,
+           "cuGraphMemcpyNodeGetParams");
+    CUkernelNodeAttrValue dv = {};
+    KCHECK(geta != NULL && geta((CUgraphNode)k2, CU_LAUNCH_ATTRIBUTE_PRIORITY, &dv) == CUDA_SUCCESS &&
+               dv.priority == -1,
+           "cuGraphKernelNodeGetAttribute");
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
+    /* a captured copy from host memory: its node's parameters */
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCUDA(cudaMemcpyAsync(d2, ones, sizeof ones, cudaMemcpyHostToDevice, s));
+    KCUDA(cudaStreamEndCapture(s, &g));
+    cudaGraphNode_t nodes[1];
+    size_t nn = 1;
+    KCUDA(cudaGraphGetNodes(g, nodes, &nn));
+    mp = cudaMemcpy3DParms{};
+    KCHECK(nn == 1 && cudaGraphMemcpyNodeGetParams(nodes[0], &mp) == cudaSuccess && mp.srcPtr.ptr == ones &&
+               mp.dstPtr.ptr == d2 && mp.extent.width == sizeof ones && mp.kind == cudaMemcpyHostToDevice,
+           "a captured copy's parameters");
+    KCUDA(cudaGraphDestroy(g));
+    KCUDA(cudaFree(d));
+    KCUDA(cudaFree(d2));
+    KCUDA(cudaStreamDestroy(s));
+}
+
 /* Eight threads capture and replay graphs of their own at once (thread-local
  * mode: one thread's capture does not refuse the others' allocations), every byte
  * of every replay checked. */
@@ -699,6 +813,7 @@ int main()
     forbidden();
     built();
     exec_setters();
+    node_queries();
     generic_nodes();
     graph_in_capture();
     memory_nodes();
