@@ -45,7 +45,8 @@ cudaError_t crm_graph_kernel_attrs(const crm_gnode *n, crm_launch_attr *out, uns
         return err;
     const struct crm_launch *l = &call.crm_call_u.crm_launch.launch;
     *count = l->attrs.attrs_len <= CRM_KATTRS_MAX ? l->attrs.attrs_len : 0;
-    memcpy(out, l->attrs.attrs_val, *count * sizeof *out);
+    if (*count > 0)
+        memcpy(out, l->attrs.attrs_val, *count * sizeof *out);
     xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
     return cudaSuccess;
 }

@@ -170,6 +170,21 @@ CRM_EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct
     return crm_graph_copy_params(node, out) == 0 ? cudaSuccess : crm_set_error(cudaErrorInvalidValue);
 }
 
+/* One side of a copy in the driver's terms. */
+typedef struct crm__side {
+    size_t x, y, z, pitch, height;
+    CUmemorytype type;
+    void *host;
+    CUdeviceptr device;
+} crm__side;
+
+static crm__side crm__to_side(const struct cudaPitchedPtr *ptr, const struct cudaPos *pos, int host)
+{
+    crm__side s = {pos->x, pos->y, pos->z, ptr->pitch, ptr->ysize, host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE,
+                   host ? ptr->ptr : NULL, host ? 0 : (CUdeviceptr)(uintptr_t)ptr->ptr};
+    return s;
+}
+
 /* The driver's form: where each side lies (host, device) follows from the kind. */
 CRM_EXPORT CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *out)
 {
@@ -185,21 +200,12 @@ CRM_EXPORT CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D 
         return crm_drv_err(err);
     int src_host = p.kind == cudaMemcpyHostToDevice || p.kind == cudaMemcpyHostToHost;
     int dst_host = p.kind == cudaMemcpyDeviceToHost || p.kind == cudaMemcpyHostToHost;
+    crm__side src = crm__to_side(&p.srcPtr, &p.srcPos, src_host), dst = crm__to_side(&p.dstPtr, &p.dstPos, dst_host);
     memset(out, 0, sizeof *out);
-    out->srcXInBytes = p.srcPos.x, out->srcY = p.srcPos.y, out->srcZ = p.srcPos.z;
-    out->srcMemoryType = src_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
-    if (src_host)
-        out->srcHost = p.srcPtr.ptr;
-    else
-        out->srcDevice = (CUdeviceptr)(uintptr_t)p.srcPtr.ptr;
-    out->srcPitch = p.srcPtr.pitch, out->srcHeight = p.srcPtr.ysize;
-    out->dstXInBytes = p.dstPos.x, out->dstY = p.dstPos.y, out->dstZ = p.dstPos.z;
-    out->dstMemoryType = dst_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
-    if (dst_host)
-        out->dstHost = p.dstPtr.ptr;
-    else
-        out->dstDevice = (CUdeviceptr)(uintptr_t)p.dstPtr.ptr;
-    out->dstPitch = p.dstPtr.pitch, out->dstHeight = p.dstPtr.ysize;
+    out->srcXInBytes = src.x, out->srcY = src.y, out->srcZ = src.z, out->srcMemoryType = src.type;
+    out->srcHost = src.host, out->srcDevice = src.device, out->srcPitch = src.pitch, out->srcHeight = src.height;
+    out->dstXInBytes = dst.x, out->dstY = dst.y, out->dstZ = dst.z, out->dstMemoryType = dst.type;
+    out->dstHost = dst.host, out->dstDevice = dst.device, out->dstPitch = dst.pitch, out->dstHeight = dst.height;
     out->WidthInBytes = p.extent.width, out->Height = p.extent.height, out->Depth = p.extent.depth;
     return CUDA_SUCCESS;
 }

@@ -320,6 +320,20 @@ static void built(void)
 }
 
 /* Parameters changed in an executable graph take at its next launch. */
+/* A kernel node's parameters: scale(d, 64, by) on one block of 64 threads, the
+ * arguments this object's (change `by`, set the parameters again). */
+struct scale_node {
+    float *ptr;
+    int count = 64;
+    float by;
+    void *args[3] = {&ptr, &count, &by};
+    cudaKernelNodeParams kp = {};
+    scale_node(float *d, float factor) : ptr(d), by(factor)
+    {
+        kp.func = (void *)scale, kp.gridDim = dim3(1), kp.blockDim = dim3(64), kp.kernelParams = args;
+    }
+};
+
 static void exec_setters(void)
 {
     float *d, ones[64], first[64], second[64];
@@ -331,11 +345,9 @@ static void exec_setters(void)
     KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
     cudaGraph_t g;
     cudaGraphNode_t ker, copy;
-    float *ptr = d, by = 2.0f;
-    int count = 64;
-    void *args[] = {&ptr, &count, &by};
-    cudaKernelNodeParams kp = {};
-    kp.func = (void *)scale, kp.gridDim = dim3(1), kp.blockDim = dim3(64), kp.kernelParams = args;
+    scale_node sn(d, 2.0f);
+    cudaKernelNodeParams &kp = sn.kp;
+    float &by = sn.by;
     KCUDA(cudaGraphCreate(&g, 0));
     KCUDA(cudaGraphAddKernelNode(&ker, g, NULL, 0, &kp));
     KCUDA(cudaGraphAddMemcpyNode1D(&copy, g, &ker, 1, first, d, sizeof first, cudaMemcpyDeviceToHost));
@@ -388,11 +400,9 @@ static void node_queries(void)
     KCUDA(cudaMemset(d2, 0, sizeof ones));
     cudaGraph_t g;
     cudaGraphNode_t k1, k2, c1, c3;
-    float *ptr = d, by = 2.0f;
-    int count = 64;
-    void *args[] = {&ptr, &count, &by};
-    cudaKernelNodeParams kp = {};
-    kp.func = (void *)scale, kp.gridDim = dim3(1), kp.blockDim = dim3(64), kp.kernelParams = args;
+    scale_node sn(d, 2.0f);
+    cudaKernelNodeParams &kp = sn.kp;
+    float &by = sn.by;
     KCUDA(cudaGraphCreate(&g, 0));
     KCUDA(cudaGraphAddKernelNode(&k1, g, NULL, 0, &kp));
     KCUDA(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
@@ -440,10 +450,9 @@ static void node_queries(void)
     mp.srcPtr.xsize = p3.srcPtr.xsize, mp.dstPtr.xsize = p3.dstPtr.xsize; /* the static runtime's trip through the
                                                                             driver's form has no row length */
     KCHECK(std::memcmp(&mp, &p3, sizeof mp) == 0,
-           "3D parameters are given back as given: src %p %zu %zu %zu pos %zu %zu %zu dst %p %zu %zu %zu extent %zu %zu "
-           "%zu kind %d", mp.srcPtr.ptr, mp.srcPtr.pitch, mp.srcPtr.xsize, mp.srcPtr.ysize, mp.srcPos.x, mp.srcPos.y,
-           mp.srcPos.z, mp.dstPtr.ptr, mp.dstPtr.pitch, mp.dstPtr.xsize, mp.dstPtr.ysize, mp.extent.width,
-           mp.extent.height, mp.extent.depth, (int)mp.kind);
+           "3D parameters are given back as given: src %p pitch %zu rows %zu at %zu,%zu, extent %zu x %zu, kind %d",
+           mp.srcPtr.ptr, mp.srcPtr.pitch, mp.srcPtr.ysize, mp.srcPos.x, mp.srcPos.y, mp.extent.width,
+           mp.extent.height, (int)mp.kind);
     cudaGraphExec_t exec;
     KCUDA(cudaGraphInstantiate(&exec, g, 0));
     KCUDA(cudaGraphLaunch(exec, s));

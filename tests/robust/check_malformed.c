@@ -176,6 +176,15 @@ START_TEST(test_bad_pointers_and_handles_get_cuda_errors)
 }
 END_TEST
 
+/* Ends a test's session, then checks the server is well and stops it. */
+static void crm__finish(CLIENT *c, int fd)
+{
+    clnt_destroy(c);
+    close(fd);
+    crm__assert_server_healthy();
+    raw_server_stop();
+}
+
 /* One call of a session: returns its reply (caller frees r). */
 static crm_reply *crm__one(CLIENT *c, crm_call *call, crm_replies *r)
 {
@@ -287,10 +296,7 @@ START_TEST(test_hostile_graph_programs)
     ck_assert_int_eq(crm__one(c, &drop, &r)->crm_reply_u.crm_graph_drop.err, cudaErrorInvalidValue);
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     ck_assert_int_eq(crm__run(c, 7, 0), cudaErrorInvalidValue);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 
@@ -345,10 +351,7 @@ START_TEST(test_hostile_conditional_nodes)
     work[1] = crm__cond_run(dev, cudaGraphCondTypeIf, two, 16);                 /* empty bodies: fine */
     ck_assert_int_eq(crm__upload(c, 26, buf, crm__records(work, 2, buf, sizeof buf)), cudaSuccess);
     ck_assert_int_eq(crm__run(c, 26, 0), cudaSuccess);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 
@@ -399,10 +402,7 @@ START_TEST(test_hostile_graph_patches)
     const unsigned char *bytes = (const unsigned char *)got->crm_reply_u.crm_memcpy_d2h.data.owned;
     ck_assert(bytes != NULL && bytes[0] == 0x44 && bytes[63] == 0x44);
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 
@@ -442,10 +442,7 @@ START_TEST(test_channel_claims_without_a_channel)
     crm_chan_current = NULL;
     crm_chan_close(&fake);
     close(sv[1]);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 
@@ -498,10 +495,7 @@ START_TEST(test_channel_token_and_payload)
     free(got);
     crm_chan_close(&chan);
     close(stranger);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 
@@ -707,10 +701,7 @@ START_TEST(test_status_needs_an_observer)
     call.crm_call_u.cudaMalloc.size = 4096;
     crm_replies r;
     ck_assert_int_ne(raw_exec(c, &call, 1, &r), RPC_SUCCESS);
-    clnt_destroy(c);
-    close(fd);
-    crm__assert_server_healthy();
-    raw_server_stop();
+    crm__finish(c, fd);
 }
 END_TEST
 

@@ -73,6 +73,8 @@ unsigned char *ptx_mem(ptx_block *b, unsigned t, const ptx_insn *in, int sp, uin
 /* The k-th argument variable of call `in` in thread t's frame (k = UINT32_MAX: its
  * result variable), with its size; NULL when it has none. */
 unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k, uint64_t *size);
+/* The bytes of that argument (8 at most), little-endian; 0 when it has none. */
+uint64_t ptx_call_arg_bits(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k);
 
 /* bar.red: thread t's predicate, and its result written. */
 int ptx_bar_red_input(ptx_block *b, unsigned t, const ptx_insn *in);

@@ -627,6 +627,15 @@ unsigned char *ptx_call_arg(ptx_block *b, unsigned t, const ptx_insn *in, unsign
     return b->fparams + (size_t)t * b->param_stride + b->pbase[t] + b->m->syms[s].offset;
 }
 
+uint64_t ptx_call_arg_bits(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k)
+{
+    uint64_t v = 0, size = 0;
+    const unsigned char *p = ptx_call_arg(b, t, in, k, &size);
+    if (p != NULL)
+        memcpy(&v, p, size < 8 ? size : 8);
+    return v;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 static int ptx__control(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsigned n)

@@ -45,16 +45,6 @@ static int ptx__string(ptx_block *b, unsigned t, const ptx_insn *in, uint64_t ad
     return 0;
 }
 
-/* The bytes of the call's k-th argument (8 at most), little-endian. */
-static uint64_t ptx__arg(ptx_block *b, unsigned t, const ptx_insn *in, unsigned k)
-{
-    uint64_t v = 0, size = 0;
-    const unsigned char *p = ptx_call_arg(b, t, in, k, &size);
-    if (p != NULL)
-        memcpy(&v, p, size < 8 ? size : 8);
-    return v;
-}
-
 /* One conversion: spec is "%[flags][width][.precision]" (its length modifier
  * dropped), conv its letter, longs the l/L/z/j/t it had. */
 typedef struct ptx__conv {
@@ -136,7 +126,7 @@ static unsigned ptx__arg_size(const ptx__conv *c)
 static int ptx__format(ptx_block *b, unsigned t, const ptx_insn *in, ptx__line *l)
 {
     char fmt[PTX__STR_MAX];
-    uint64_t at = ptx__arg(b, t, in, 0), args = ptx__arg(b, t, in, 1), off = 0;
+    uint64_t at = ptx_call_arg_bits(b, t, in, 0), args = ptx_call_arg_bits(b, t, in, 1), off = 0;
     int nargs = 0;
     if (at == 0)
         return -1;
@@ -222,13 +212,13 @@ int ptx_assertfail(ptx_block *b, const ptx_insn *in, const unsigned *lanes, unsi
     for (unsigned i = 0; i < n; i++) {
         unsigned t = lanes[i];
         char msg[PTX__STR_MAX], file[PTX__STR_MAX], func[PTX__STR_MAX];
-        if (ptx__string(b, t, in, ptx__arg(b, t, in, 0), msg) != 0 ||
-            ptx__string(b, t, in, ptx__arg(b, t, in, 1), file) != 0 ||
-            ptx__string(b, t, in, ptx__arg(b, t, in, 3), func) != 0)
+        if (ptx__string(b, t, in, ptx_call_arg_bits(b, t, in, 0), msg) != 0 ||
+            ptx__string(b, t, in, ptx_call_arg_bits(b, t, in, 1), file) != 0 ||
+            ptx__string(b, t, in, ptx_call_arg_bits(b, t, in, 3), func) != 0)
             return -1;
         ptx__line l = {.len = 0};
         ptx__add(&l, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-                 (unsigned)ptx__arg(b, t, in, 2), func, b->ctaid[0], b->ctaid[1], b->ctaid[2], t % bd[0],
+                 (unsigned)ptx_call_arg_bits(b, t, in, 2), func, b->ctaid[0], b->ctaid[1], b->ctaid[2], t % bd[0],
                  t / bd[0] % bd[1], t / (bd[0] * bd[1]), msg);
         ptx__emit(b->out, &l);
     }
