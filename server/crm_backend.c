@@ -133,6 +133,7 @@ int crm_backend_load(enum crm_backend_kind kind, char *err, size_t errlen)
 #include "server/crm_rt_dnn.def"
 #include "server/crm_rt_lt.def"
 #include "server/crm_rt_vmm.def"
+#include "server/crm_rt_graph.def"
 #undef CRM_RT_FN
     crm__kind = kind;
     if (kind == CRM_BACKEND_EMU) { /* its messages join the log, and the session's bound on it */

@@ -21,6 +21,7 @@ typedef struct crm_rt_table {
 #include "server/crm_rt_dnn.def"
 #include "server/crm_rt_lt.def"
 #include "server/crm_rt_vmm.def"
+#include "server/crm_rt_graph.def"
 #undef CRM_RT_FN
 } crm_rt_table;
 

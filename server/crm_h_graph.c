@@ -24,11 +24,7 @@
 /* What one session's programs may hold in all. */
 #define CRM_GRAPH_BYTES_MAX (256u << 20)
 
-typedef struct crm__program {
-    char *buf;      /* the calls' encodings, back to back */
-    size_t len;
-    int unchecked;  /* patched since it was last checked whole */
-} crm__program;
+typedef crm_gprogram crm__program;
 
 static int crm__replayable(int api)
 {
@@ -95,6 +91,7 @@ cudaError_t crm_srv_crm_graph_upload(crm_session *s, uint64_t program, const crm
     memcpy(buf + p->len, records->crm_bytes_val, len);
     p->buf = buf;
     p->len += len;
+    crm_graph_gpu_forget(p);
     s->graph_bytes += len;
     return cudaSuccess;
 }
@@ -152,10 +149,11 @@ cudaError_t crm_srv_crm_graph_patch(crm_session *s, uint64_t program, uint64_t o
         return cudaErrorInvalidValue;
     memcpy(p->buf + offset, bytes->crm_bytes_val, len);
     p->unchecked = 1; /* a patch may cut calls: the whole is checked before it runs */
+    crm_graph_gpu_forget(p);
     return cudaSuccess;
 }
 
-static cudaError_t crm__replay(crm_session *s, crm__program *p)
+cudaError_t crm_graph_replay(crm_session *s, crm__program *p)
 {
     XDR x;
     cudaError_t first = cudaSuccess;
@@ -200,7 +198,8 @@ cudaError_t crm_srv_crm_graph_run(crm_session *s, uint64_t program, uint64_t str
     s->replaying = 1;
     s->replay_stream = on;
     s->replay_depth = 0;
-    err = crm__replay(s, v);
+    if (!crm_graph_gpu_run(s, v, on, &err))
+        err = crm_graph_replay(s, v);
     s->replaying = 0;
     return err;
 }
@@ -212,7 +211,7 @@ cudaError_t crm_graph_program_run(crm_session *s, uint64_t program)
         return cudaSuccess; /* an empty body */
     if (!s->replaying || crm_idmap_get(&s->graphs, program, &v) != 0)
         return cudaErrorInvalidValue;
-    return crm__replay(s, v);
+    return crm_graph_replay(s, v);
 }
 
 cudaError_t crm_srv_crm_graph_drop(crm_session *s, uint64_t program)
@@ -222,6 +221,7 @@ cudaError_t crm_srv_crm_graph_drop(crm_session *s, uint64_t program)
         return cudaErrorInvalidValue;
     crm__program *p = v;
     s->graph_bytes -= p->len;
+    crm_graph_gpu_forget(p);
     free(p->buf);
     free(p);
     return cudaSuccess;
@@ -231,6 +231,7 @@ static void crm__free_one(uint64_t id, void *value, void *arg)
 {
     (void)id, (void)arg;
     crm__program *p = value;
+    crm_graph_gpu_forget(p);
     free(p->buf);
     free(p);
 }
@@ -240,4 +241,7 @@ void crm_session_graphs_free(crm_session *s)
     crm_idmap_each(&s->graphs, crm__free_one, NULL);
     crm_idmap_free(&s->graphs);
     s->graph_bytes = 0;
+    if (s->capture_stream != NULL)
+        crm_rt.cudaStreamDestroy(s->capture_stream);
+    s->capture_stream = NULL;
 }

@@ -95,6 +95,11 @@ static void crm__usage(FILE *out)
             "                       module-bytes=4G, functions=262144, allocations=1048576,\n"
             "                       pinned=4096 (host regions), host-memory=16G (the\n"
             "                       session process's private resident memory)\n"
+            "  --graph-capture      on a GPU, make each CUDA graph program a client\n"
+            "                       instantiates one CUDA graph, launched at once (a\n"
+            "                       program a capture refuses is replayed call by call,\n"
+            "                       as without it). Not yet measured on a GPU: off by\n"
+            "                       default\n"
             "  --emu-kernel-timeout SECONDS\n"
             "                       stop a kernel the PTX engine has run for longer with\n"
             "                       cudaErrorLaunchTimeout, and a cuBLAS batch the emulated\n"
@@ -286,6 +291,7 @@ static int crm__one(crm_options *o, int opt, const char *arg)
     case 'W': return crm__session_limits_arg(arg);
     case 'c': o->tls_cert = arg; return 0;
     case 'S': o->scrub = 1; return 0;
+    case 'R': o->graph_capture = 1; return 0;
     case 'k': o->tls_key = arg; return 0;
     case 'h': crm__usage(stdout); return 1;
     case 'V': printf(CRM_VERSION_TEXT, CRM_PROTO_VERSION, CUDART_VERSION); return 1;
@@ -309,7 +315,7 @@ int crm_options_parse(int argc, char **argv, crm_options *o)
         {"http", required_argument, NULL, 'H'},         {"config", required_argument, NULL, 'F'},
         {"login-grace", required_argument, NULL, 'G'},  {"max-startups", required_argument, NULL, 'P'},
         {"max-startups-per-peer", required_argument, NULL, 'p'}, {"cache-max", required_argument, NULL, 'X'},
-        {"session-limits", required_argument, NULL, 'W'},
+        {"session-limits", required_argument, NULL, 'W'}, {"graph-capture", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     int opt, rc;

@@ -28,6 +28,7 @@ typedef struct crm_options {
     int http_on;
     const char *tls_cert, *tls_key;  /* --tls-cert, --tls-key (PEM), NULL: no TLS */
     int scrub;                       /* --scrub */
+    int graph_capture;               /* --graph-capture */
 } crm_options;
 
 /* Parses argv; returns 0 to run, 1 when --help/--version was answered, -1 on a

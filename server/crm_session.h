@@ -59,6 +59,7 @@ typedef struct crm_session {
     int replaying;         /* a program runs: every stream named is replay_stream */
     cudaStream_t replay_stream;
     unsigned replay_depth; /* conditional bodies running inside one another */
+    cudaStream_t capture_stream; /* where programs are captured into CUDA graphs (--graph-capture) */
     struct timespec start; /* for the end-of-session log line */
     uint64_t calls;        /* CUDA calls executed */
     uint64_t bytes_in;     /* bulk bytes received */

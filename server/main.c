@@ -30,6 +30,7 @@
 #include "server/crm_monitor.h"
 #include "server/crm_options.h"
 #include "server/crm_scrub.h"
+#include "server/crm_h_graph.h"
 #include "server/crm_session.h"
 #include "server/crm_startup.h"
 
@@ -426,6 +427,7 @@ int main(int argc, char **argv)
     if (crm__admission(&o) != 0)
         return 1;
     crm_scrub_on = o.scrub; /* the sessions forked from now on inherit it */
+    crm_graph_capture_on = o.graph_capture;
     crm__signals();
     enum crm_backend_kind kind = crm__choose_backend(&o, &ok);
     if (!ok)

@@ -8,7 +8,8 @@
 #                libraries found (toolkit, torch's wheels); what the server resolves
 #   2 programs   a cudarem-server on the GPU; local runs beside runs through the shim:
 #                device queries, copies 4 KiB-256 MiB both ways, SGEMM N = 1024-8192,
-#                kernels, CUDA graphs, cuBLAS, cuDNN, a driver-API program, static-runtime builds
+#                kernels, CUDA graphs (also through a --graph-capture server), cuBLAS, cuDNN,
+#                a driver-API program, static-runtime builds
 #   3 torch      examples/train_torch.py local and through the shim (accuracy, step
 #                time ratio, round trips per warm step); tests/python/torch_basic.py
 #                (a convolution forward and backward through NVIDIA's cuDNN on our driver);
@@ -258,6 +259,21 @@ pair "kernel saxpy" build/kernels/saxpy
 pair "CUDA graphs: capture, nodes, update, memory nodes (shared runtime)" build/kernels/graphs
 pair "CUDA graphs (static runtime: the driver's graph API)" build/kernels-static/graphs
 pair "a graphed training step, graphs of 10-1,000 kernels" build/kernels/graphstep
+# The same graphs through a server that makes each program one CUDA graph on the GPU
+# (--graph-capture; the emulated device replays them all the same): what it captured
+# and what it replayed, from its log.
+csock=$tmp/capture.sock
+build/cudarem-server --device "$device" "${emu_kernels[@]}" --listen "unix:$csock" --insecure --log-level info \
+    --graph-capture 2>"$tmp/capture.log" &
+pids+=($!)
+for _ in $(seq 200); do [ -S "$csock" ] && break; sleep 0.05; done
+for prog in kernels/graphs kernels-static/graphs kernels/graphstep; do
+    check "remote $prog through a --graph-capture server" "$plog" \
+        env LD_PRELOAD="$root/build/libcudarem.so" CUDAREM_SERVER="unix:$csock" CUDAREM_STATS=1 "build/$prog"
+done
+say "      --graph-capture: $(grep -c 'captured into a CUDA graph' "$tmp/capture.log") programs captured, \
+$(grep -c 'replayed call by call' "$tmp/capture.log") replayed"
+cat "$tmp/capture.log" >>"$out/server.log"
 pair "cuBLAS program (shared runtime)" build/cuda/blas
 pair "cuBLAS program (static runtime)" build/cuda-static/blas
 pair "cuDNN program (shared runtime)" build/dnn/dnn_net
