@@ -12,6 +12,7 @@
 /* A stream taking part in a capture, and the nodes its next work runs after. */
 typedef struct crm__member {
     uint64_t stream;
+    int blocking;            /* created without cudaStreamNonBlocking: the legacy stream encompasses it */
     crm_gnode **tail;
     unsigned ntail, cap;
 } crm__member;
@@ -132,7 +133,29 @@ static crm__member *crm__member_add(crm__capture *c, uint64_t stream)
     crm__member *m = &c->members[c->nmembers++];
     memset(m, 0, sizeof *m);
     m->stream = stream;
+    m->blocking = !crm_stream_nonblocking(stream);
     return m;
+}
+
+/* Work on the legacy stream, or a wait for or query of it, while a blocking
+ * stream captures: it would depend on the capture (the legacy stream encompasses
+ * every blocking stream), which CUDA refuses with cudaErrorStreamCaptureImplicit,
+ * the work invalidating those captures; a query leaves them be. 1 when refused
+ * (lock held). */
+static int crm__legacy_refused(uint64_t stream, int invalidate)
+{
+    int refused = 0;
+    if (stream != CRM_WIRE_LEGACY_STREAM)
+        return 0;
+    for (unsigned i = 0; i < crm__ncaps; i++)
+        for (unsigned m = 0; m < crm__caps[i]->nmembers; m++)
+            if (crm__caps[i]->members[m].blocking) {
+                if (invalidate && crm__caps[i]->invalid == cudaSuccess)
+                    crm__caps[i]->invalid = cudaErrorStreamCaptureInvalidated;
+                refused = 1;
+                break;
+            }
+    return refused;
 }
 
 /* Removes the capture and the events recorded in it; frees it (the graph too
@@ -295,6 +318,10 @@ cudaError_t crm_capture_info(uint64_t stream, enum cudaStreamCaptureStatus *stat
 {
     crm__capture *c = NULL;
     pthread_mutex_lock(&crm__lock);
+    if (crm__legacy_refused(stream, 0)) {
+        pthread_mutex_unlock(&crm__lock);
+        return cudaErrorStreamCaptureImplicit;
+    }
     crm__member *m = crm__member_of(stream, &c);
     *status = m == NULL ? cudaStreamCaptureStatusNone
                         : c->invalid != cudaSuccess ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
@@ -432,7 +459,9 @@ int crm_capture_call(uint64_t stream, crm_call *call, cudaError_t *err)
     int handled = 1;
     *err = cudaSuccess;
     pthread_mutex_lock(&crm__lock);
-    if (call->api == CRM_API_cudaEventRecord)
+    if (crm__legacy_refused(stream, 1))
+        *err = cudaErrorStreamCaptureImplicit;
+    else if (call->api == CRM_API_cudaEventRecord)
         handled = crm__event_record(call->crm_call_u.cudaEventRecord.event, stream, err);
     else if (call->api == CRM_API_cudaEventRecordWithFlags &&
              !(call->crm_call_u.cudaEventRecordWithFlags.flags & cudaEventRecordExternal))
@@ -457,11 +486,14 @@ int crm_capture_step(uint64_t stream, CUgraphNodeType type, crm_gstep_fn step, c
     if (!crm_capture_any())
         return 0;
     pthread_mutex_lock(&crm__lock);
-    crm__member *m = crm__member_of(stream, &c);
-    if (m != NULL)
+    int legacy = crm__legacy_refused(stream, 1);
+    crm__member *m = legacy ? NULL : crm__member_of(stream, &c);
+    if (legacy)
+        *err = cudaErrorStreamCaptureImplicit;
+    else if (m != NULL)
         *err = crm__work(c, m, NULL, step, args, len, type);
     pthread_mutex_unlock(&crm__lock);
-    return m != NULL;
+    return legacy || m != NULL;
 }
 
 int crm_capture_on(uint64_t stream)
@@ -493,6 +525,11 @@ int crm_capture_child(uint64_t stream, const crm_graph *child, cudaError_t *err)
     if (!crm_capture_any())
         return 0;
     pthread_mutex_lock(&crm__lock);
+    if (crm__legacy_refused(stream, 1)) {
+        pthread_mutex_unlock(&crm__lock);
+        *err = cudaErrorStreamCaptureImplicit;
+        return 1;
+    }
     crm__member *m = crm__member_of(stream, &c);
     if (m != NULL) {
         crm_graph *copy = c->invalid == cudaSuccess ? crm_graph_clone(child, NULL) : NULL;
@@ -540,6 +577,10 @@ cudaError_t crm_capture_refuse_sync(uint64_t stream, uint64_t event)
         return cudaSuccess;
     int refused = 0;
     pthread_mutex_lock(&crm__lock);
+    if (crm__legacy_refused(stream, 1)) {
+        pthread_mutex_unlock(&crm__lock);
+        return cudaErrorStreamCaptureImplicit;
+    }
     if (stream != CRM_WIRE_BAD_HANDLE && crm__member_of(stream, &c) != NULL) {
         crm__invalidate(c);
         refused = 1;

@@ -115,6 +115,24 @@ void crm_object_live(uint64_t id)
     pthread_mutex_unlock(&crm__live_lock);
 }
 
+void crm_stream_live(uint64_t id, unsigned flags)
+{
+    pthread_mutex_lock(&crm__live_lock);
+    if (crm__live_objects.cap == 0)
+        crm_idmap_init(&crm__live_objects);
+    crm_idmap_put(&crm__live_objects, id, (void *)(uintptr_t)(flags | 0x100u)); /* never NULL: a stream's */
+    pthread_mutex_unlock(&crm__live_lock);
+}
+
+int crm_stream_nonblocking(uint64_t id)
+{
+    void *v = NULL;
+    pthread_mutex_lock(&crm__live_lock);
+    int found = crm__live_objects.cap > 0 && crm_idmap_get(&crm__live_objects, id, &v) == 0;
+    pthread_mutex_unlock(&crm__live_lock);
+    return found && ((uintptr_t)v & cudaStreamNonBlocking) != 0;
+}
+
 int crm_object_take_live(uint64_t id)
 {
     pthread_mutex_lock(&crm__live_lock);

@@ -47,6 +47,11 @@ int crm_handles_device(uint64_t id);
 void crm_handles_forget(uint64_t id);
 /* A stream or event the server was asked to create (its creation queued). */
 void crm_object_live(uint64_t id);
+/* The same for a stream created with `flags` (cudaStreamNonBlocking or not). */
+void crm_stream_live(uint64_t id, unsigned flags);
+/* 1 when stream `id` is a live stream created non-blocking; 0 for any other (the
+ * per-thread default stream, a stream the client does not know: blocking ones). */
+int crm_stream_nonblocking(uint64_t id);
 /* 1 when id is a stream or event created and not destroyed since (nor reset away):
  * it is forgotten, and its destruction may be queued; 0 when unknown. */
 int crm_object_take_live(uint64_t id);

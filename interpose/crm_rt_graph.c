@@ -424,23 +424,37 @@ CRM_EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cuda
     return crm__edges(graph, from, to, edgeData, numDependencies, 0);
 }
 
-/* Graphviz: one line per node (its number and type), one per edge. */
-CRM_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
+/* A node's Graphviz label: its number and type; a kernel's name; with
+ * cudaGraphDebugDotFlagsVerbose, a kernel's geometry too. */
+static void crm__dot_label(FILE *f, unsigned i, cudaGraphNode_t n, unsigned flags)
 {
     static const char *const names[] = {"kernel", "memcpy", "memset", "host", "graph", "empty",
                                         "wait_event", "event_record", "ext_sem_signal", "ext_sem_wait",
                                         "mem_alloc", "mem_free", "batch_mem_op", "conditional"};
-    (void)flags;
+    unsigned t = (unsigned)n->type;
+    fprintf(f, "  node%u [label=\"%u: %s", i, i, t < sizeof names / sizeof *names ? names[t] : "?");
+    struct cudaKernelNodeParams p;
+    crm_kfunc *k = n->type == CU_GRAPH_NODE_TYPE_KERNEL && cudaGraphKernelNodeGetParams(n, &p) == cudaSuccess
+                       ? crm_modules_func(p.func) : NULL;
+    if (k != NULL)
+        fprintf(f, "\\n%s", crm_modules_func_name(k));
+    if (k != NULL && (flags & cudaGraphDebugDotFlagsVerbose))
+        fprintf(f, "\\ngrid (%u,%u,%u) block (%u,%u,%u) shared %u", p.gridDim.x, p.gridDim.y, p.gridDim.z,
+                p.blockDim.x, p.blockDim.y, p.blockDim.z, p.sharedMemBytes);
+    fprintf(f, "\"];\n");
+}
+
+/* Graphviz: one line per node (its label), one per edge. */
+CRM_EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
+{
     if (!crm_graph_live(graph) || path == NULL)
         return crm_set_error(cudaErrorInvalidValue);
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return crm_set_error(cudaErrorOperatingSystem);
     fprintf(f, "digraph cudaGraph {\n");
-    for (unsigned i = 0; i < graph->count; i++) {
-        unsigned t = (unsigned)graph->nodes[i]->type;
-        fprintf(f, "  node%u [label=\"%u: %s\"];\n", i, i, t < sizeof names / sizeof *names ? names[t] : "?");
-    }
+    for (unsigned i = 0; i < graph->count; i++)
+        crm__dot_label(f, i, graph->nodes[i], flags);
     for (unsigned i = 0; i < graph->count; i++)
         for (unsigned d = 0; d < graph->nodes[i]->ndeps; d++)
             fprintf(f, "  node%u -> node%u;\n", graph->nodes[i]->deps[d]->index, i);

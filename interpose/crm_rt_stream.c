@@ -19,7 +19,7 @@ CRM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsig
     cudaStream_t handle = crm_stream_new(&id);
     cudaError_t err = crm_rpc_crm_stream_create(id, flags, priority);
     if (err == cudaSuccess) {
-        crm_object_live(id);
+        crm_stream_live(id, flags);
         *pStream = handle;
     }
     return crm_set_error(err);

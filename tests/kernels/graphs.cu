@@ -12,6 +12,7 @@
 #include <cudnn.h>
 #include <cuda.h>
 #include <cstring>
+#include <unistd.h>
 #include <thread>
 #include <vector>
 
@@ -387,6 +388,26 @@ static void exec_setters(void)
  * and to the launch; memcpy nodes' parameters read back (a 1D node, 3D parameters
  * as given, a captured copy), at both APIs. */
 static void *driver_fn(const char *name);
+
+/* g as cudaGraphDebugDotPrint writes it, in out (NUL-terminated). */
+static void read_dot(cudaGraph_t g, unsigned flags, char *out, size_t size)
+{
+    char path[] = "/tmp/cudarem-dot-XXXXXX";
+    int fd = mkstemp(path);
+    out[0] = '\0';
+    KCHECK(fd >= 0, "mkstemp");
+    if (fd < 0)
+        return;
+    close(fd);
+    KCUDA(cudaGraphDebugDotPrint(g, path, flags));
+    FILE *f = std::fopen(path, "r");
+    size_t got = f != NULL ? std::fread(out, 1, size - 1, f) : 0;
+    out[got] = '\0';
+    if (f != NULL)
+        std::fclose(f);
+    unlink(path);
+}
+
 static void node_queries(void)
 {
     float *d, *d2, ones[64], host[64], back[64];
@@ -453,6 +474,14 @@ static void node_queries(void)
            "3D parameters are given back as given: src %p pitch %zu rows %zu at %zu,%zu, extent %zu x %zu, kind %d",
            mp.srcPtr.ptr, mp.srcPtr.pitch, mp.srcPtr.ysize, mp.srcPos.x, mp.srcPos.y, mp.extent.width,
            mp.extent.height, (int)mp.kind);
+    char dot[4096], verbose[4096];
+    read_dot(g, 0, dot, sizeof dot);
+    read_dot(g, cudaGraphDebugDotFlagsVerbose, verbose, sizeof verbose);
+    KCHECK(std::strstr(dot, "kernel\\n_Z5scale") != NULL && std::strstr(dot, "node0 -> node1;") != NULL &&
+               std::strstr(dot, "memcpy") != NULL,
+           "cudaGraphDebugDotPrint names the kernels, the copies and the edges: %s", dot);
+    KCHECK(std::strstr(verbose, "grid (1,1,1) block (64,1,1)") != NULL && std::strcmp(dot, verbose) != 0,
+           "the verbose form adds the geometry: %s", verbose);
     cudaGraphExec_t exec;
     KCUDA(cudaGraphInstantiate(&exec, g, 0));
     KCUDA(cudaGraphLaunch(exec, s));

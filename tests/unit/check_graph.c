@@ -33,6 +33,14 @@ cudaError_t crm_rpc_cudaFree_queued(uint64_t devPtr)
     return cudaSuccess;
 }
 
+/* Streams the test made non-blocking (ids below 64); the others are blocking, as
+ * a stream created without flags is. */
+static uint64_t crm__nonblocking;
+int crm_stream_nonblocking(uint64_t id)
+{
+    return id < 64 && ((crm__nonblocking >> id) & 1);
+}
+
 /* A conditional handle's first store, recorded instead of sent. */
 static uint64_t crm__cond_set_cell;
 static unsigned crm__cond_set_value;
@@ -195,6 +203,38 @@ START_TEST(test_capture_takes_work_of_its_stream_only)
     ck_assert_int_eq(g->nodes[0]->type, CU_GRAPH_NODE_TYPE_MEMSET);
     ck_assert(!crm_capture_any());
     crm_graph_free(g);
+}
+END_TEST
+
+/* While a blocking stream captures, work on the legacy stream is refused with
+ * cudaErrorStreamCaptureImplicit and invalidates the capture, a query of it is
+ * refused and leaves the capture be; a non-blocking stream's capture lets the
+ * legacy stream work. */
+START_TEST(test_legacy_stream_and_blocking_captures)
+{
+    cudaError_t err;
+    crm_graph *g;
+    enum cudaStreamCaptureStatus status;
+    crm__nonblocking = 1u << 7;
+    ck_assert_int_eq(crm_capture_begin(7, cudaStreamCaptureModeGlobal), cudaSuccess); /* non-blocking */
+    ck_assert_int_eq(crm_capture_info(CRM_WIRE_LEGACY_STREAM, &status, NULL, NULL, NULL, NULL), cudaSuccess);
+    ck_assert_int_eq(crm__take(CRM_WIRE_LEGACY_STREAM, crm__memset_call(0, 1), &err), 0); /* sent */
+    ck_assert_int_eq(crm_capture_end(7, &g), cudaSuccess);
+    crm_graph_free(g);
+    ck_assert_int_eq(crm_capture_begin(5, cudaStreamCaptureModeRelaxed), cudaSuccess); /* blocking */
+    ck_assert_int_eq(crm_capture_info(CRM_WIRE_LEGACY_STREAM, &status, NULL, NULL, NULL, NULL),
+                     cudaErrorStreamCaptureImplicit);
+    ck_assert_int_eq(crm_capture_info(5, &status, NULL, NULL, NULL, NULL), cudaSuccess);
+    ck_assert(status == cudaStreamCaptureStatusActive); /* a query leaves it be */
+    ck_assert_int_eq(crm__take(CRM_WIRE_LEGACY_STREAM, crm__memset_call(0, 1), &err), 1);
+    ck_assert_int_eq(err, cudaErrorStreamCaptureImplicit);
+    ck_assert_int_eq(crm_capture_refuse_sync(CRM_WIRE_LEGACY_STREAM, CRM_WIRE_BAD_HANDLE),
+                     cudaErrorStreamCaptureImplicit);
+    ck_assert_int_eq(crm_capture_info(5, &status, NULL, NULL, NULL, NULL), cudaSuccess);
+    ck_assert(status == cudaStreamCaptureStatusInvalidated);
+    ck_assert_int_eq(crm_capture_end(5, &g), cudaErrorStreamCaptureInvalidated);
+    ck_assert(!crm_capture_any());
+    crm__nonblocking = 0;
 }
 END_TEST
 
@@ -391,6 +431,7 @@ static Suite *crm_graph_suite(void)
     tcase_add_test(tc, test_clone_keeps_nodes_edges_and_work);
     tcase_add_test(tc, test_capture_takes_work_of_its_stream_only);
     tcase_add_test(tc, test_events_fork_and_join_streams);
+    tcase_add_test(tc, test_legacy_stream_and_blocking_captures);
     tcase_add_test(tc, test_waits_and_unsafe_calls_follow_the_modes);
     tcase_add_test(tc, test_capture_into_a_graph_after_its_nodes);
     tcase_add_test(tc, test_graph_memory_lives_while_held);
