@@ -45,6 +45,8 @@ struct CUgraphNode_st {
     unsigned nbodies;
     int cond_type;                    /* cudaGraphCondType */
     crm_gcond *cond;                  /* its handle, held */
+    int disabled;                     /* in an executable graph's copy: disabled
+                                         (cudaGraphNodeSetEnabled), run as an empty node */
 };
 
 struct CUgraph_st {

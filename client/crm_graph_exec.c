@@ -212,6 +212,8 @@ static void crm__add_graph(crm__build *b, const crm_graph *g)
     crm__add_defaults(b, g);
     for (unsigned i = 0; i < g->count && b->err == cudaSuccess; i++) {
         const crm_gnode *n = order[i];
+        if (n->disabled)
+            continue; /* an empty node until enabled again */
         if (n->record != NULL)
             crm__add_record(b, n->record, n->record_len);
         else if (n->cond != NULL)
@@ -385,7 +387,9 @@ cudaError_t crm_graph_exec_update(crm_gexec *e, const crm_graph *g)
     if (g->count != e->nodes)
         return cudaErrorGraphExecUpdateFailure;
     crm_graph *source = crm_graph_clone(g, NULL);
-    if (source == NULL || crm__remake(e, g, source) != cudaSuccess) {
+    for (unsigned i = 0; source != NULL && i < g->count; i++)
+        source->nodes[i]->disabled = e->source->nodes[i]->disabled; /* the exec's own state stays */
+    if (source == NULL || crm__remake(e, source, source) != cudaSuccess) {
         crm_graph_free(source);
         return cudaErrorGraphExecUpdateFailure;
     }

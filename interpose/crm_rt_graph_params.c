@@ -2,7 +2,8 @@
  * graph (cudaGraph*NodeSetParams), or in an executable graph made from it
  * (cudaGraphExec*NodeSetParams), whose own copy of the node is changed and whose
  * work is then made anew (client/crm_graph_exec.h): the next launch runs the new
- * parameters, launches queued before it ran the old. */
+ * parameters, launches queued before it ran the old. So does enabling or disabling
+ * a node of an executable graph (cudaGraphNodeSetEnabled). */
 #include <cuda_runtime_api.h>
 #include "client/crm_graph_exec.h"
 #include "interpose/crm_drv.h"
@@ -106,4 +107,50 @@ CRM_EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t exec, cuda
     if (err == cudaSuccess && p == NULL)
         err = cudaErrorInvalidValue;
     return crm__rebuilt(exec, err == cudaSuccess ? crm_graph_host_node(copy, p->fn, p->userData) : err);
+}
+
+/* ---- enabling and disabling a node of an executable graph --------------------------- */
+
+/* exec's copy of node, a kernel, memset or memcpy node (the kinds CUDA lets one
+ * disable), in *copy. */
+static cudaError_t crm__switchable(cudaGraphExec_t exec, cudaGraphNode_t node, crm_gnode **copy)
+{
+    crm_drv_runtime_bind();
+    if (!crm_gexec_live(exec) || node == NULL || (*copy = crm_gexec_node(exec, node)) == NULL)
+        return cudaErrorInvalidValue;
+    CUgraphNodeType t = (*copy)->type;
+    return t == CU_GRAPH_NODE_TYPE_KERNEL || t == CU_GRAPH_NODE_TYPE_MEMSET || t == CU_GRAPH_NODE_TYPE_MEMCPY
+               ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+CRM_EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                               unsigned int isEnabled)
+{
+    crm_gnode *copy;
+    cudaError_t err = crm__switchable(hGraphExec, hNode, &copy);
+    if (err != cudaSuccess || copy->disabled == !isEnabled)
+        return err != cudaSuccess ? crm_set_error(err) : cudaSuccess;
+    copy->disabled = !isEnabled;
+    return crm__rebuilt(hGraphExec, cudaSuccess);
+}
+
+CRM_EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                               unsigned int *isEnabled)
+{
+    crm_gnode *copy;
+    cudaError_t err = isEnabled == NULL ? cudaErrorInvalidValue : crm__switchable(hGraphExec, hNode, &copy);
+    if (err != cudaSuccess)
+        return crm_set_error(err);
+    *isEnabled = !copy->disabled;
+    return cudaSuccess;
+}
+
+CRM_EXPORT CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+    CRM_DRV_IN_CTX(cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled));
+}
+
+CRM_EXPORT CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+    CRM_DRV_IN_CTX(cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled));
 }

@@ -488,6 +488,21 @@ static void node_queries(void)
     KCUDA(cudaStreamSynchronize(s));
     KCUDA(cudaMemcpy(back, d2, sizeof back, cudaMemcpyDeviceToHost));
     KCHECK(host[0] == 6.0f && host[63] == 6.0f, "the attributed kernels ran: %g (want 6)", host[0]);
+    /* the second kernel disabled: an empty node until enabled again */
+    unsigned enabled = 9;
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    KCUDA(cudaGraphNodeSetEnabled(exec, k2, 0));
+    KCUDA(cudaGraphNodeGetEnabled(exec, k2, &enabled));
+    KCHECK(enabled == 0, "k2 reads as disabled: %u", enabled);
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(host[0] == 3.0f && host[63] == 3.0f, "with k2 disabled: %g (want 3)", host[0]);
+    KCUDA(cudaMemcpy(d, ones, sizeof ones, cudaMemcpyHostToDevice));
+    KCUDA(cudaGraphNodeSetEnabled(exec, k2, 1));
+    KCUDA(cudaGraphNodeGetEnabled(exec, k2, &enabled));
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(enabled == 1 && host[0] == 6.0f, "enabled again: %g (want 6)", host[0]);
     KCHECK(back[0] == 6.0f && back[3] == 6.0f && back[4] == 0.0f && back[16] == 6.0f && back[19] == 6.0f &&
                back[20] == 0.0f && back[32] == 0.0f,
            "the 3D node copied its box: %g %g %g %g %g", back[0], back[3], back[4], back[16], back[20]);
