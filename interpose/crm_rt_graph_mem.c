@@ -1,7 +1,9 @@
 /* crm_rt_graph_mem.c -- graph memory nodes at both APIs: alloc and free nodes
  * built explicitly or captured from cudaMallocAsync / cudaFreeAsync, their
  * parameters, and the device's graph memory attributes (client/crm_graph_mem.h
- * keeps the memory). */
+ * keeps the memory). An allocation ordered after the free of another of its graph
+ * takes its address, as CUDA reuses a graph's virtual addresses. */
+#include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_graph_mem.h"
@@ -12,9 +14,73 @@
 _Static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS) == sizeof(struct cudaMemAllocNodeParams),
                "the driver's and the runtime's alloc node parameters share one layout");
 
-/* Allocates size bytes as a graph's and makes n its alloc node. */
+/* Marks in seen[] (by index) every node of g that deps[0..n) depend on, themselves
+ * included; a node already marked was walked. */
+static void crm__ancestors(crm_gnode *const *deps, size_t n, unsigned char *seen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (seen[deps[i]->index])
+            continue;
+        seen[deps[i]->index] = 1;
+        crm__ancestors(deps[i]->deps, deps[i]->ndeps, seen);
+    }
+}
+
+/* An address of g that an allocation of size bytes after deps[0..n) may take, as
+ * CUDA reuses a graph's addresses: one every allocation of which in g is freed by
+ * a node it runs after, big enough. 0: none. */
+static uint64_t crm__reusable(const crm_graph *g, crm_gnode *const *deps, size_t n, size_t size)
+{
+    unsigned char *seen = calloc(g->count ? g->count : 1, 1);
+    uint64_t found = 0;
+    if (seen == NULL)
+        return 0;
+    crm__ancestors(deps, n, seen);
+    for (unsigned i = 0; i < g->count && found == 0; i++) {
+        const crm_gnode *f = g->nodes[i];
+        if (!seen[i] || f->type != CU_GRAPH_NODE_TYPE_MEM_FREE || f->args == NULL)
+            continue;
+        uint64_t ptr = ((const crm_gmem_node *)f->args)->ptr, room = 0;
+        unsigned allocs = 0, frees = 0;
+        for (unsigned j = 0; j < g->count; j++) {
+            const crm_gnode *m = g->nodes[j];
+            if (m->args == NULL || ((const crm_gmem_node *)m->args)->ptr != ptr)
+                continue;
+            if (m->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+                allocs++;
+                room = ((const crm_gmem_node *)m->args)->size > room ? ((const crm_gmem_node *)m->args)->size : room;
+            } else if (m->type == CU_GRAPH_NODE_TYPE_MEM_FREE && seen[j]) {
+                frees++;
+            }
+        }
+        if (allocs > 0 && frees >= allocs && room >= size)
+            found = ptr;
+    }
+    free(seen);
+    return found;
+}
+
+/* Makes n the alloc node of size bytes at ptr, an allocation of its graph already
+ * freed before it (held once more). */
+static cudaError_t crm__reuse_node(crm_gnode *n, uint64_t ptr, size_t size, void **out)
+{
+    crm_gmem_node args = {ptr, size};
+    crm_gmem_hold(ptr);
+    if (crm_gnode_set_step(n, crm_gmem_alloc_step, &args, sizeof args) != 0) {
+        crm_gmem_release(ptr);
+        return cudaErrorMemoryAllocation;
+    }
+    *out = (void *)(uintptr_t)ptr;
+    return cudaSuccess;
+}
+
+/* Allocates size bytes as a graph's and makes n its alloc node; an address of the
+ * graph freed before n is taken again when one fits. */
 static cudaError_t crm__alloc_node(crm_gnode *n, size_t size, void **out)
 {
+    uint64_t again = crm__reusable(n->graph, n->deps, n->ndeps, size);
+    if (again != 0)
+        return crm__reuse_node(n, again, size, out);
     void *p = NULL;
     cudaError_t err = crm_device_alloc(&p, size);
     if (err != cudaSuccess)
@@ -53,6 +119,19 @@ int crm_graph_capture_alloc(uint64_t stream, CUdeviceptr *dptr, size_t size, cud
     if (status == cudaStreamCaptureStatusNone)
         return 0;
     void *p = NULL;
+    uint64_t again = status == cudaStreamCaptureStatusActive ? crm__reusable(g, deps, ndeps, size) : 0;
+    if (again != 0) { /* an address of the graph the capture freed before: taken again */
+        crm_gmem_node args = {again, size};
+        crm_gmem_hold(again);
+        if (!crm_capture_step(stream, CU_GRAPH_NODE_TYPE_MEM_ALLOC, crm_gmem_alloc_step, &args, sizeof args, err) ||
+            *err != cudaSuccess) {
+            crm_gmem_release(again);
+            *err = *err != cudaSuccess ? *err : cudaErrorStreamCaptureInvalidated;
+            return 1;
+        }
+        *dptr = (CUdeviceptr)again;
+        return 1;
+    }
     *err = status == cudaStreamCaptureStatusActive ? crm_device_alloc(&p, size) : cudaErrorStreamCaptureInvalidated;
     if (*err != cudaSuccess)
         return 1;

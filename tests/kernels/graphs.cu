@@ -801,6 +801,38 @@ static void memory_nodes(void)
     cudaGetLastError();
     KCUDA(cudaGraphExecDestroy(exec));
     KCUDA(cudaGraphDestroy(g));
+
+    /* an allocation ordered after another's free takes its address, as CUDA reuses a
+     * graph's addresses; one not ordered after it, or larger, gets its own */
+    cudaMemAllocNodeParams p1 = ap, p2 = ap, p3 = ap, p4 = ap;
+    p2.bytesize = sizeof ones / 2, p4.bytesize = 2 * sizeof ones;
+    cudaGraphNode_t a1, f1, a2, a3, a4, s2, c2, f2, f3, f4;
+    KCUDA(cudaGraphCreate(&g, 0));
+    KCUDA(cudaGraphAddMemAllocNode(&a1, g, NULL, 0, &p1));
+    KCUDA(cudaGraphAddMemFreeNode(&f1, g, &a1, 1, p1.dptr));
+    KCUDA(cudaGraphAddMemAllocNode(&a2, g, &f1, 1, &p2));
+    KCUDA(cudaGraphAddMemAllocNode(&a3, g, &a1, 1, &p3));
+    KCUDA(cudaGraphAddMemAllocNode(&a4, g, &f1, 1, &p4));
+    KCHECK(p2.dptr == p1.dptr && p3.dptr != p1.dptr && p4.dptr != p1.dptr,
+           "addresses: %p after the free of %p; %p beside it; %p larger", p2.dptr, p1.dptr, p3.dptr, p4.dptr);
+    mp = cudaMemsetParams{};
+    mp.dst = p2.dptr, mp.value = 7, mp.elementSize = 1, mp.width = p2.bytesize, mp.height = 1;
+    KCUDA(cudaGraphAddMemsetNode(&s2, g, &a2, 1, &mp));
+    KCUDA(cudaGraphAddMemcpyNode1D(&c2, g, &s2, 1, back, p2.dptr, p2.bytesize, cudaMemcpyDeviceToHost));
+    KCUDA(cudaGraphAddMemFreeNode(&f2, g, &c2, 1, p2.dptr));
+    KCUDA(cudaGraphAddMemFreeNode(&f3, g, &a3, 1, p3.dptr));
+    KCUDA(cudaGraphAddMemFreeNode(&f4, g, &a4, 1, p4.dptr));
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    for (int launch = 0; launch < 2; launch++) {
+        std::memset(back, 0, sizeof back);
+        KCUDA(cudaGraphLaunch(exec, s));
+        KCUDA(cudaStreamSynchronize(s));
+        const unsigned char *b = (const unsigned char *)back;
+        KCHECK(b[0] == 7 && b[p2.bytesize - 1] == 7 && b[p2.bytesize] == 0, "the reused address's memset, launch %d",
+               launch);
+    }
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
     KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &after));
     KCHECK(after == before, "everything given back: %llu in use, want %llu", after, before);
     KCUDA(cudaStreamDestroy(s));
