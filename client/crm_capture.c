@@ -247,16 +247,6 @@ cudaError_t crm_capture_begin_to(uint64_t stream, int mode, crm_graph *g, crm_gn
     return err;
 }
 
-/* Marks every node n depends on, itself included, in seen[] (by index). */
-static void crm__mark_up(const crm_gnode *n, unsigned char *seen)
-{
-    if (seen[n->index])
-        return;
-    seen[n->index] = 1;
-    for (unsigned d = 0; d < n->ndeps; d++)
-        crm__mark_up(n->deps[d], seen);
-}
-
 /* 1 when every stream that joined the capture has rejoined its origin: all their
  * last nodes precede (or are) the origin's. */
 static int crm__joined(const crm__capture *c)
@@ -266,8 +256,10 @@ static int crm__joined(const crm__capture *c)
     unsigned char *seen = calloc(c->graph->count ? c->graph->count : 1, 1);
     if (seen == NULL)
         return 1;
-    for (unsigned i = 0; i < c->members[0].ntail; i++)
-        crm__mark_up(c->members[0].tail[i], seen);
+    if (crm_graph_mark_ancestors(c->members[0].tail, c->members[0].ntail, seen) != 0) {
+        free(seen);
+        return 1; /* as when seen could not be had: out of memory, not a verdict */
+    }
     int joined = 1;
     for (unsigned m = 1; m < c->nmembers && joined; m++)
         for (unsigned i = 0; i < c->members[m].ntail && joined; i++)

@@ -261,6 +261,36 @@ int crm_graph_remove_edge(crm_gnode *from, crm_gnode *to)
     return -1;
 }
 
+int crm_graph_mark_ancestors(crm_gnode *const *from, size_t n, unsigned char *seen)
+{
+    size_t top = 0, cap = n > 16 ? n : 16;
+    crm_gnode **stack = malloc(cap * sizeof *stack);
+    if (stack == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        stack[top++] = from[i];
+    while (top > 0) {
+        crm_gnode *x = stack[--top];
+        if (seen[x->index])
+            continue;
+        seen[x->index] = 1;
+        if (top + x->ndeps > cap) {
+            size_t want = (top + x->ndeps) * 2;
+            crm_gnode **more = realloc(stack, want * sizeof *more);
+            if (more == NULL) {
+                free(stack);
+                return -1;
+            }
+            stack = more, cap = want;
+        }
+        for (unsigned d = 0; d < x->ndeps; d++)
+            if (!seen[x->deps[d]->index])
+                stack[top++] = x->deps[d];
+    }
+    free(stack);
+    return 0;
+}
+
 /* A min-heap of node indices: the ready nodes, the earliest made on top. */
 typedef struct crm__heap {
     unsigned *items;

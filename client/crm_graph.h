@@ -100,6 +100,10 @@ int crm_gnode_set_meta(crm_gnode *n, const void *meta, size_t len);
 int crm_graph_add_edge(crm_gnode *from, crm_gnode *to);
 /* Removes the edge: 0, or -1 when there is none. */
 int crm_graph_remove_edge(crm_gnode *from, crm_gnode *to);
+/* Marks in seen[] (by index; room for the graph's count) every node that
+ * from[0..n) depend on, themselves included; nodes already marked are not walked
+ * again. Iterative: any depth of graph. 0, or -1 when memory runs out. */
+int crm_graph_mark_ancestors(crm_gnode *const *from, size_t n, unsigned char *seen);
 /* Every node of g in an order where each follows its dependencies, ties broken
  * by creation; order has room for g->count. 0, or -1 when the edges form a cycle. */
 int crm_graph_order(const crm_graph *g, crm_gnode **order);

@@ -14,18 +14,6 @@
 _Static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS) == sizeof(struct cudaMemAllocNodeParams),
                "the driver's and the runtime's alloc node parameters share one layout");
 
-/* Marks in seen[] (by index) every node of g that deps[0..n) depend on, themselves
- * included; a node already marked was walked. */
-static void crm__ancestors(crm_gnode *const *deps, size_t n, unsigned char *seen)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (seen[deps[i]->index])
-            continue;
-        seen[deps[i]->index] = 1;
-        crm__ancestors(deps[i]->deps, deps[i]->ndeps, seen);
-    }
-}
-
 /* An address of g that an allocation of size bytes after deps[0..n) may take, as
  * CUDA reuses a graph's addresses: one every allocation of which in g is freed by
  * a node it runs after, big enough. 0: none. */
@@ -33,9 +21,10 @@ static uint64_t crm__reusable(const crm_graph *g, crm_gnode *const *deps, size_t
 {
     unsigned char *seen = calloc(g->count ? g->count : 1, 1);
     uint64_t found = 0;
-    if (seen == NULL)
-        return 0;
-    crm__ancestors(deps, n, seen);
+    if (seen == NULL || crm_graph_mark_ancestors(deps, n, seen) != 0) {
+        free(seen);
+        return 0; /* out of memory: a fresh allocation, as without reuse */
+    }
     for (unsigned i = 0; i < g->count && found == 0; i++) {
         const crm_gnode *f = g->nodes[i];
         if (!seen[i] || f->type != CU_GRAPH_NODE_TYPE_MEM_FREE || f->args == NULL)

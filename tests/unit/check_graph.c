@@ -145,6 +145,30 @@ START_TEST(test_order_of_a_large_graph)
 }
 END_TEST
 
+/* A chain of 200,000 nodes: its ancestors marked and its order found without
+ * recursion as deep as the chain (a long capture). */
+START_TEST(test_long_chain)
+{
+    enum { N = 200000 };
+    crm_graph *g = crm_graph_new();
+    crm_gnode *last = NULL;
+    for (unsigned i = 0; i < N; i++)
+        last = crm_graph_add(g, CU_GRAPH_NODE_TYPE_EMPTY, last != NULL ? &last : NULL, last != NULL);
+    unsigned char *seen = calloc(N, 1);
+    crm_gnode **order = malloc(N * sizeof *order);
+    ck_assert_int_eq(crm_graph_mark_ancestors(&last, 1, seen), 0);
+    unsigned marked = 0;
+    for (unsigned i = 0; i < N; i++)
+        marked += seen[i];
+    ck_assert_uint_eq(marked, N);
+    ck_assert_int_eq(crm_graph_order(g, order), 0);
+    ck_assert(order[0] == g->nodes[0] && order[N - 1] == last);
+    free(seen);
+    free(order);
+    crm_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_clone_keeps_nodes_edges_and_work)
 {
     crm_graph *g = crm_graph_new();
@@ -428,6 +452,7 @@ static Suite *crm_graph_suite(void)
     TCase *tc = tcase_create("graph");
     tcase_add_test(tc, test_order_follows_edges_and_creation);
     tcase_add_test(tc, test_order_of_a_large_graph);
+    tcase_add_test(tc, test_long_chain);
     tcase_add_test(tc, test_clone_keeps_nodes_edges_and_work);
     tcase_add_test(tc, test_capture_takes_work_of_its_stream_only);
     tcase_add_test(tc, test_events_fork_and_join_streams);
