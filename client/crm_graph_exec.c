@@ -251,7 +251,7 @@ static void crm__upload(const crm_eprog *p)
         size_t to = i < p->ncuts ? p->cuts[i] : p->len;
         crm_bytes bytes = {(u_int)(to - from), p->image + from};
         if (to > from)
-            crm_rpc_crm_graph_upload(p->id, &bytes); /* queued: a failure shows at the next sync */
+            crm_rpc_crm_graph_upload(p->id, from, &bytes); /* queued: a failure shows at the next sync */
         from = to;
     }
 }

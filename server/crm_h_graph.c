@@ -66,18 +66,18 @@ static cudaError_t crm__valid(char *buf, size_t len)
     return err;
 }
 
-cudaError_t crm_srv_crm_graph_upload(crm_session *s, uint64_t program, const crm_bytes *records)
+cudaError_t crm_srv_crm_graph_upload(crm_session *s, uint64_t program, uint64_t offset, const crm_bytes *records)
 {
     void *v = NULL;
     size_t len = records->crm_bytes_len;
-    if (program == 0 || len == 0)
-        return cudaErrorInvalidValue;
+    int known = crm_idmap_get(&s->graphs, program, &v) == 0;
+    if (program == 0 || len == 0 || offset != (known ? ((crm__program *)v)->len : 0))
+        return cudaErrorInvalidValue; /* a piece out of place: one before it was refused */
     cudaError_t err = crm__valid(records->crm_bytes_val, len);
     if (err != cudaSuccess)
         return err;
     if (s->graph_bytes + len > CRM_GRAPH_BYTES_MAX)
         return cudaErrorMemoryAllocation; /* as a GPU out of room for the graph */
-    int known = crm_idmap_get(&s->graphs, program, &v) == 0;
     crm__program *p = known ? v : calloc(1, sizeof *p);
     char *buf = p != NULL ? realloc(p->buf, p->len + len) : NULL;
     if (buf == NULL || (!known && crm_idmap_put(&s->graphs, program, p) != 0)) {

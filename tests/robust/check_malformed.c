@@ -224,14 +224,20 @@ static size_t crm__records(crm_call *calls, int n, char *buf, size_t cap)
     return len;
 }
 
-static int crm__upload(CLIENT *c, uint64_t id, char *bytes, size_t len)
+/* Uploads bytes[0..len) as the piece of program id at offset. */
+static int crm__upload_at(CLIENT *c, uint64_t id, uint64_t offset, char *bytes, size_t len)
 {
     crm_call call = {.api = CRM_API_crm_graph_upload};
     crm_replies r;
-    call.crm_call_u.crm_graph_upload = (crm_args_crm_graph_upload){id, {(u_int)len, bytes}};
+    call.crm_call_u.crm_graph_upload = (crm_args_crm_graph_upload){id, offset, {(u_int)len, bytes}};
     int err = crm__one(c, &call, &r)->crm_reply_u.crm_graph_upload.err;
     xdr_free((xdrproc_t)xdr_crm_replies, (char *)&r);
     return err;
+}
+
+static int crm__upload(CLIENT *c, uint64_t id, char *bytes, size_t len)
+{
+    return crm__upload_at(c, id, 0, bytes, len);
 }
 
 static int crm__run(CLIENT *c, uint64_t id, uint64_t stream)
@@ -274,8 +280,11 @@ START_TEST(test_hostile_graph_programs)
     size_t one = crm__records(work, 1, buf, sizeof buf), two = crm__records(work, 2, buf, sizeof buf);
     ck_assert_int_eq(crm__upload(c, 7, buf, one - 1), cudaErrorInvalidValue);         /* truncated */
     ck_assert_int_eq(crm__upload(c, 0, buf, one), cudaErrorInvalidValue);             /* id 0 */
+    ck_assert_int_eq(crm__upload_at(c, 9, one, buf, one), cudaErrorInvalidValue); /* its first piece refused */
     ck_assert_int_eq(crm__upload(c, 7, buf, one), cudaSuccess);
-    ck_assert_int_eq(crm__upload(c, 8, buf, two), cudaSuccess);
+    ck_assert_int_eq(crm__upload(c, 7, buf, one), cudaErrorInvalidValue);           /* not at its end */
+    ck_assert_int_eq(crm__upload(c, 8, buf, one), cudaSuccess);
+    ck_assert_int_eq(crm__upload_at(c, 8, one, buf + one, two - one), cudaSuccess);  /* the second piece */
     ck_assert_int_eq(crm__run(c, 9, 0), cudaErrorInvalidValue);                      /* no such program */
     ck_assert_int_eq(crm__run(c, 7, 12345), cudaErrorInvalidResourceHandle);         /* no such stream */
     ck_assert_int_eq(crm__run(c, 7, 0), cudaSuccess);
