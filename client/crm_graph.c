@@ -87,16 +87,23 @@ void crm_graph_free(crm_graph *g)
     free(g);
 }
 
+void *crm_grow(void *items, unsigned *cap, unsigned count, size_t size)
+{
+    if (count < *cap)
+        return items;
+    unsigned want = *cap ? *cap * 2 : 8;
+    void *more = realloc(items, want * size);
+    if (more != NULL)
+        *cap = want;
+    return more;
+}
+
 int crm_graph_add_cond(crm_graph *g, crm_gcond *c)
 {
-    if (g->nconds == g->conds_cap) {
-        unsigned cap = g->conds_cap ? g->conds_cap * 2 : 4;
-        crm_gcond **conds = realloc(g->conds, cap * sizeof *conds);
-        if (conds == NULL)
-            return -1;
-        g->conds = conds;
-        g->conds_cap = cap;
-    }
+    crm_gcond **conds = crm_grow(g->conds, &g->conds_cap, g->nconds, sizeof *conds);
+    if (conds == NULL)
+        return -1;
+    g->conds = conds;
     g->conds[g->nconds++] = c;
     return 0;
 }
@@ -174,6 +181,20 @@ crm_gnode *crm_graph_add(crm_graph *g, CUgraphNodeType type, crm_gnode *const *d
 void crm_graph_drop_last(crm_graph *g)
 {
     crm__node_free(g->nodes[--g->count]); /* the last: no node depends on it */
+}
+
+int crm_gnode_decode(const crm_gnode *n, int api, crm_call *call)
+{
+    XDR x;
+    memset(call, 0, sizeof *call);
+    if (n == NULL || n->record == NULL)
+        return -1;
+    xdrmem_create(&x, n->record, n->record_len, XDR_DECODE);
+    int ok = xdr_crm_call(&x, call) && (api < 0 || (int)call->api == api);
+    xdr_destroy(&x);
+    if (!ok)
+        xdr_free((xdrproc_t)xdr_crm_call, (char *)call);
+    return ok ? 0 : -1;
 }
 
 int crm_call_encode(crm_call *call, char **buf, unsigned *len)

@@ -80,6 +80,9 @@ int crm_graph_has(const crm_graph *g, const crm_gnode *n);
 crm_gnode *crm_graph_add(crm_graph *g, CUgraphNodeType type, crm_gnode *const *deps, size_t ndeps);
 /* Removes g's last node, which no other node depends on. */
 void crm_graph_drop_last(crm_graph *g);
+/* items (count of *cap, each size bytes) with room for one more: itself, or moved
+ * to a larger block (*cap updated); NULL when memory runs out (items stays). */
+void *crm_grow(void *items, unsigned *cap, unsigned count, size_t size);
 /* Holds handle c for g (cudaGraphConditionalHandleCreate): 0, or -1 out of memory. */
 int crm_graph_add_cond(crm_graph *g, crm_gcond *c);
 /* The handle of g whose value is at `cell`, or NULL. */
@@ -87,6 +90,9 @@ crm_gcond *crm_graph_find_cond(const crm_graph *g, uint64_t cell);
 /* Makes n a conditional node of `type` on handle c with nbodies empty body
  * graphs: 0, or -1 out of memory. */
 int crm_gnode_set_cond(crm_gnode *n, crm_gcond *c, int type, unsigned nbodies);
+/* The call n holds as device work, decoded into *call (the caller frees it with
+ * xdr_free): 0, or -1 when it holds none, or none of api (-1: any). */
+int crm_gnode_decode(const crm_gnode *n, int api, crm_call *call);
 /* The XDR encoding of call in *buf (the caller frees), *len bytes: 0, or -1. */
 int crm_call_encode(crm_call *call, char **buf, unsigned *len);
 /* Makes n device work: the encoding of call. 0, or -1 (cannot encode, memory). */

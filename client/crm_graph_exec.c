@@ -24,21 +24,10 @@ typedef struct crm__build {
     cudaError_t err;
 } crm__build;
 
-static void *crm__grow(void *items, unsigned *cap, unsigned count, size_t size)
-{
-    if (count < *cap)
-        return items;
-    unsigned want = *cap ? *cap * 2 : 8;
-    void *more = realloc(items, want * size);
-    if (more != NULL)
-        *cap = want;
-    return more;
-}
-
 static crm_estep *crm__step_new(crm__build *b)
 {
     crm_gexec *e = b->exec;
-    crm_estep *steps = crm__grow(e->steps, &e->cap, e->nsteps, sizeof *steps);
+    crm_estep *steps = crm_grow(e->steps, &e->cap, e->nsteps, sizeof *steps);
     if (steps == NULL) {
         b->err = cudaErrorMemoryAllocation;
         return NULL;
@@ -53,7 +42,7 @@ static crm_estep *crm__step_new(crm__build *b)
 static void crm__prog_open(crm__build *b)
 {
     crm_gexec *e = b->exec;
-    crm_eprog *progs = crm__grow(e->progs, &e->progs_cap, e->nprogs, sizeof *progs);
+    crm_eprog *progs = crm_grow(e->progs, &e->progs_cap, e->nprogs, sizeof *progs);
     if (progs == NULL) {
         b->err = cudaErrorMemoryAllocation;
         return;
@@ -71,7 +60,7 @@ static void crm__prog_open(crm__build *b)
 
 static int crm__cut_push(crm_eprog *p, size_t at)
 {
-    size_t *cuts = crm__grow(p->cuts, &p->cuts_cap, p->ncuts, sizeof *cuts);
+    size_t *cuts = crm_grow(p->cuts, &p->cuts_cap, p->ncuts, sizeof *cuts);
     if (cuts == NULL)
         return -1;
     p->cuts = cuts;

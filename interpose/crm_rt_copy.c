@@ -379,21 +379,14 @@ int crm_graph_copy_params(const crm_gnode *n, struct cudaMemcpy3DParms *out)
         *out = crm__as_3d(c->dst, c->dpitch, c->src, c->spitch, c->width, c->height, c->kind);
         return 0;
     }
-    XDR x;
     crm_call call;
-    memset(&call, 0, sizeof call);
-    if (n->record == NULL)
+    if (crm_gnode_decode(n, CRM_API_crm_memcpy_d2d, &call) != 0)
         return -1;
-    xdrmem_create(&x, n->record, n->record_len, XDR_DECODE);
-    int ok = xdr_crm_call(&x, &call) && call.api == CRM_API_crm_memcpy_d2d;
-    xdr_destroy(&x);
-    if (ok) {
-        const crm_args_crm_memcpy_d2d *a = &call.crm_call_u.crm_memcpy_d2d;
-        *out = crm__as_3d((void *)(uintptr_t)a->dst, a->dpitch, (const void *)(uintptr_t)a->src, a->spitch, a->width,
-                          a->height, cudaMemcpyDeviceToDevice);
-    }
+    const crm_args_crm_memcpy_d2d *a = &call.crm_call_u.crm_memcpy_d2d;
+    *out = crm__as_3d((void *)(uintptr_t)a->dst, a->dpitch, (const void *)(uintptr_t)a->src, a->spitch, a->width,
+                      a->height, cudaMemcpyDeviceToDevice);
     xdr_free((xdrproc_t)xdr_crm_call, (char *)&call);
-    return ok ? 0 : -1;
+    return 0;
 }
 
 cudaError_t crm_graph_copy_node(crm_gnode *n, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,

@@ -22,17 +22,9 @@ _Static_assert(sizeof(cudaLaunchAttributeValue) == sizeof(((crm_launch_attr *)0)
 /* The launch record of kernel node n, decoded into *call (xdr_free it). */
 static cudaError_t crm__decode(const crm_gnode *n, crm_call *call)
 {
-    memset(call, 0, sizeof *call);
-    if (n == NULL || !crm_graph_has(n->graph, n) || n->type != CU_GRAPH_NODE_TYPE_KERNEL || n->record == NULL)
+    if (n == NULL || !crm_graph_has(n->graph, n) || n->type != CU_GRAPH_NODE_TYPE_KERNEL ||
+        crm_gnode_decode(n, CRM_API_crm_launch, call) != 0)
         return cudaErrorInvalidValue;
-    XDR x;
-    xdrmem_create(&x, n->record, n->record_len, XDR_DECODE);
-    int ok = xdr_crm_call(&x, call) && call->api == CRM_API_crm_launch;
-    xdr_destroy(&x);
-    if (!ok) {
-        xdr_free((xdrproc_t)xdr_crm_call, (char *)call);
-        return cudaErrorInvalidValue;
-    }
     return cudaSuccess;
 }
 

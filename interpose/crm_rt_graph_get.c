@@ -100,28 +100,12 @@ CRM_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL
     return CUDA_SUCCESS;
 }
 
-/* The call a node of device work holds, decoded into *call (caller frees it with
- * xdr_free); 0, or -1 when it holds none. */
-static int crm__decode(cudaGraphNode_t node, crm_call *call)
-{
-    XDR x;
-    memset(call, 0, sizeof *call);
-    if (node == NULL || node->record == NULL)
-        return -1;
-    xdrmem_create(&x, node->record, node->record_len, XDR_DECODE);
-    int ok = xdr_crm_call(&x, call);
-    xdr_destroy(&x);
-    if (!ok)
-        xdr_free((xdrproc_t)xdr_crm_call, (char *)call);
-    return ok ? 0 : -1;
-}
-
 /* A memset node's parameters, as its call set bytes (elementSize 1). */
 CRM_EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *out)
 {
     crm_call call;
-    if (out == NULL || node == NULL || node->type != CU_GRAPH_NODE_TYPE_MEMSET || crm__decode(node, &call) != 0 ||
-        call.api != CRM_API_crm_memset)
+    if (out == NULL || node == NULL || node->type != CU_GRAPH_NODE_TYPE_MEMSET ||
+        crm_gnode_decode(node, CRM_API_crm_memset, &call) != 0)
         return crm_set_error(cudaErrorInvalidValue);
     const crm_args_crm_memset *a = &call.crm_call_u.crm_memset;
     *out = (struct cudaMemsetParams){(void *)(uintptr_t)a->dst, a->pitch, (unsigned)a->value & 0xffu, 1, a->width,
@@ -232,7 +216,7 @@ CRM_EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct c
 static cudaError_t crm__event(cudaGraphNode_t node, CUgraphNodeType type, cudaEvent_t *out)
 {
     crm_call call;
-    if (out == NULL || node == NULL || node->type != type || crm__decode(node, &call) != 0)
+    if (out == NULL || node == NULL || node->type != type || crm_gnode_decode(node, -1, &call) != 0)
         return cudaErrorInvalidValue;
     uint64_t id = call.api == CRM_API_cudaEventRecord            ? call.crm_call_u.cudaEventRecord.event
                   : call.api == CRM_API_cudaEventRecordWithFlags ? call.crm_call_u.cudaEventRecordWithFlags.event

@@ -241,16 +241,8 @@ static void test_refused(const dev &d)
     KCUDA(cudaDeviceSynchronize());
 }
 
-/* A driver call, found as the static runtime finds it (the program links no libcuda). */
-static void *drv(const char *name)
-{
-    void *fn = nullptr;
-    cudaDriverEntryPointQueryResult found;
-    KCUDA(cudaGetDriverEntryPointByVersion(name, &fn, 13000, cudaEnableDefault, &found));
-    KCHECK(fn != nullptr && found == cudaDriverEntryPointSuccess, "%s: no entry point", name);
-    return fn;
-}
-#define DRV(name) ((decltype(&name))drv(#name))
+/* A driver call of CUDA 13's, typed as its declaration. */
+#define DRV(name) ((decltype(&name))kcheck_driver_fn(#name, 13000))
 
 /* The driver's calls on the same objects: a handle and an if node. */
 static void test_driver(const dev &d)

@@ -387,7 +387,6 @@ static void exec_setters(void)
 /* Kernel node attributes kept, read back, copied, carried through new parameters
  * and to the launch; memcpy nodes' parameters read back (a 1D node, 3D parameters
  * as given, a captured copy), at both APIs. */
-static void *driver_fn(const char *name);
 
 /* g as cudaGraphDebugDotPrint writes it, in out (NUL-terminated). */
 static void read_dot(cudaGraph_t g, unsigned flags, char *out, size_t size)
@@ -508,8 +507,8 @@ static void node_queries(void)
            "the 3D node copied its box: %g %g %g %g %g", back[0], back[3], back[4], back[16], back[20]);
     typedef CUresult (*getp_fn)(CUgraphNode, CUDA_MEMCPY3D *);
     typedef CUresult (*geta_fn)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue *);
-    getp_fn getp = (getp_fn)driver_fn("cuGraphMemcpyNodeGetParams");
-    geta_fn geta = (geta_fn)driver_fn("cuGraphKernelNodeGetAttribute");
+    getp_fn getp = (getp_fn)kcheck_driver_fn("cuGraphMemcpyNodeGetParams", 12000);
+    geta_fn geta = (geta_fn)kcheck_driver_fn("cuGraphKernelNodeGetAttribute", 12000);
     CUDA_MEMCPY3D dp = {};
     KCHECK(getp != NULL && getp((CUgraphNode)c1, &dp) == CUDA_SUCCESS && dp.srcMemoryType == CU_MEMORYTYPE_DEVICE &&
                dp.srcDevice == (CUdeviceptr)d && dp.dstMemoryType == CU_MEMORYTYPE_HOST && dp.dstHost == host &&
@@ -847,13 +846,10 @@ typedef CUresult (*launch_fn)(CUgraphExec, CUstream);
 typedef CUresult (*exec_destroy_fn)(CUgraphExec);
 typedef CUresult (*destroy_fn)(CUgraph);
 
+/* A driver call as CUDA 12's API names it. */
 static void *driver_fn(const char *name)
 {
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found;
-    KCUDA(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
-    KCHECK(fn != NULL && found == cudaDriverEntryPointSuccess, "%s: no entry point", name);
-    return fn;
+    return kcheck_driver_fn(name, 12000);
 }
 
 static void driver(void)

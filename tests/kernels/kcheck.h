@@ -24,6 +24,17 @@ static int kcheck_failures = 0;
         KCHECK(kc_err == cudaSuccess, "%s: %s", #call, cudaGetErrorName(kc_err)); \
     } while (0)
 
+/* A driver call found as torch, CuPy and the static runtime find it
+ * (cudaGetDriverEntryPointByVersion at `version`): the programs link no libcuda. */
+static inline void *kcheck_driver_fn(const char *name, unsigned version)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    KCUDA(cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found));
+    KCHECK(fn != NULL && found == cudaDriverEntryPointSuccess, "%s: no entry point", name);
+    return fn;
+}
+
 static inline int kcheck_finish(const char *name)
 {
     if (kcheck_failures == 0)
