@@ -20,6 +20,7 @@
 #include "client/crm_handles.h"
 #include "client/crm_idle.h"
 #include "client/crm_link.h"
+#include "client/crm_managed.h"
 #include "client/crm_member.h"
 #include "client/crm_pool.h"
 #include "client/crm_ptrmap.h"
@@ -53,6 +54,25 @@ static struct {
 } crm__conn = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Reads CUDAREM_SERVER (or the default) and CUDAREM_TIMEOUT. */
+static __thread int crm__held; /* this thread holds crm__conn.lock */
+
+static void crm__lock(void)
+{
+    pthread_mutex_lock(&crm__conn.lock);
+    crm__held = 1;
+}
+
+static void crm__unlock(void)
+{
+    crm__held = 0;
+    pthread_mutex_unlock(&crm__conn.lock);
+}
+
+int crm_conn_held_here(void)
+{
+    return crm__held;
+}
+
 static int crm__config(char *err, size_t errlen)
 {
     const char *text = getenv("CUDAREM_SERVER");
@@ -228,11 +248,11 @@ static cudaError_t crm__ensure_open(void)
 
 cudaError_t crm_conn_session(crm_session_info *info)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     cudaError_t err = crm__ensure_open();
     if (err == cudaSuccess && info != NULL)
         *info = crm__conn.info;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return err;
 }
 
@@ -507,17 +527,20 @@ static int crm__answered_here(crm_call *calls, crm_reply *replies, unsigned n)
 
 cudaError_t crm_conn_exec(crm_call *calls, crm_reply *replies, unsigned n)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm_managed_before(calls, n);
+    crm__lock();
     cudaError_t err = crm__prepare(n > 0 ? &calls[0] : NULL);
     if (err == cudaSuccess && !crm__answered_here(calls, replies, n))
         err = crm__send(calls, replies, n);
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
+    crm_managed_after(calls, n);
     return err;
 }
 
 cudaError_t crm_conn_async(crm_call *call)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm_managed_before(call, 1);
+    crm__lock();
     cudaError_t err = crm__prepare(call);
     size_t before = err == cudaSuccess ? crm__conn.cur->queue.len : 0;
     if (err == cudaSuccess && crm_queue_push(&crm__conn.cur->queue, call, crm_thread_serial()) != 0)
@@ -529,7 +552,8 @@ cudaError_t crm_conn_async(crm_call *call)
     if (err == cudaSuccess &&
         (crm__conn.cur->queue.len > CRM_QUEUE_MAX_BYTES || crm__conn.cur->queue.count >= CRM_QUEUE_MAX_CALLS))
         err = crm__post(NULL, 0);
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
+    crm_managed_after(call, 1);
     return err;
 }
 
@@ -543,18 +567,30 @@ cudaError_t crm_conn_async_on(crm_call *call, uint64_t stream)
 
 cudaError_t crm_conn_post(crm_call *call)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm_managed_before(call, 1);
+    crm__lock();
     cudaError_t err = crm__prepare(call);
     if (err == cudaSuccess)
         err = crm__post(call, 1);
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
+    crm_managed_after(call, 1);
     return err;
+}
+
+int crm_conn_copy_level(uint64_t bytes, int *queued)
+{
+    int route = crm_conn_bulk_route();
+    int channel = route != CRM_ROUTE_INLINE ? bytes > CRM_COPY_INLINE_MAX : bytes > CRM_QUEUED_COPY_MAX;
+    *queued = !channel;
+    int big = bytes >= CRM_CODEC_MIN_BYTES;
+    int level = crm_codec_choose(bytes, big && route == CRM_ROUTE_RING, big && channel && route == CRM_ROUTE_SOCKET);
+    return channel ? level | CRM_LEVEL_CHANNEL : level;
 }
 
 cudaError_t crm_conn_flush(void)
 {
     cudaError_t err = cudaSuccess;
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     crm__forget_parent();
     for (int i = 0; crm__conn.opened > 0 && i < crm__conn.spec.nservers; i++) {
         crm_member *m = &crm__conn.members[i];
@@ -566,7 +602,7 @@ cudaError_t crm_conn_flush(void)
         if (err == cudaSuccess)
             err = e;
     }
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return err;
 }
 
@@ -585,10 +621,10 @@ cudaError_t crm_conn_take_deferred(void)
     cudaError_t err = cudaSuccess;
     int api, status;
     uint64_t me = crm_thread_serial();
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     if (crm_deferred_take(&crm__conn.deferred, me, &api, &status))
         err = crm__deferred_as_cuda(api, status);
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return err;
 }
 
@@ -616,7 +652,7 @@ void crm_conn_reply_free(crm_reply *reply)
 
 int crm_conn_bulk_route(void)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     crm_chan *c = NULL;
     int dev = crm_thread_device();
     if (crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count) {
@@ -624,36 +660,36 @@ int crm_conn_bulk_route(void)
         c = m->state == CRM_MEMBER_OPEN && m->chan_open ? &m->chan : NULL;
     }
     int route = c == NULL ? CRM_ROUTE_INLINE : c->ring != NULL ? CRM_ROUTE_RING : CRM_ROUTE_SOCKET;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return route;
 }
 
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     crm__conn.stats.bytes_h2d += h2d;
     crm__conn.stats.bytes_d2h += d2h;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
 }
 
 void crm_conn_count_pinned(uint64_t bytes)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     crm__conn.stats.pinned_bytes += bytes;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
 }
 
 size_t crm_conn_round_trips_by_call(char *buf, size_t len)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     size_t need = crm_rtcount_format(&crm__conn.by_call, buf, len);
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return need;
 }
 
 void crm_conn_get_stats(crm_conn_stats *out)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     *out = crm__conn.stats;
     for (int i = 0; crm__conn.opened > 0 && i < crm__conn.spec.nservers; i++) {
         const crm_member *m = &crm__conn.members[i];
@@ -662,7 +698,7 @@ void crm_conn_get_stats(crm_conn_stats *out)
             out->ring_bytes += m->chan.ring_moved;
         }
     }
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
 }
 
 int crm_conn_pooled(void)
@@ -672,38 +708,38 @@ int crm_conn_pooled(void)
 
 int crm_conn_server_of(int dev)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     int server = crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].server : -1;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return server;
 }
 
 int crm_conn_thread_server(void)
 {
     int dev = crm_thread_device(), server = -1;
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     if (crm__ensure_open() == cudaSuccess)
         server = dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].server : 0;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return server;
 }
 
 int crm_conn_server_device(int server)
 {
     int dev = -1;
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     for (int d = 0; crm__conn.opened > 0 && d < crm__conn.map.count && dev < 0; d++)
         if (crm__conn.map.dev[d].server == server)
             dev = d;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     return dev;
 }
 
 int crm_conn_device_begin(int dev, int *local)
 {
-    pthread_mutex_lock(&crm__conn.lock);
+    crm__lock();
     *local = crm__conn.opened > 0 && dev >= 0 && dev < crm__conn.map.count ? crm__conn.map.dev[dev].local : dev;
-    pthread_mutex_unlock(&crm__conn.lock);
+    crm__unlock();
     int saved = crm_thread_device();
     crm_set_thread_device(dev);
     return saved;

@@ -91,6 +91,22 @@ void crm_conn_reply_free(crm_reply *reply);
 enum { CRM_ROUTE_INLINE, CRM_ROUTE_SOCKET, CRM_ROUTE_RING };
 int crm_conn_bulk_route(void);
 
+/* Where a copy's bytes travel. Up to CRM_COPY_INLINE_MAX they go inline in the RPC
+ * stream, host-to-device ones queued with their data (copied once more on the
+ * client, but a small copy costs no system call of its own). Larger ones go on the
+ * data channel, written straight from their source and read straight into their
+ * destination, through the shared-memory ring when the server is on this machine
+ * (the channel's own buffers take pieces under 32 KiB anyway). Without a channel,
+ * copies up to CRM_QUEUED_COPY_MAX are queued. */
+#define CRM_COPY_INLINE_MAX (32u << 10)
+#define CRM_QUEUED_COPY_MAX (1u << 20)
+/* The compression level and path of a copy of `bytes` (CRM_LEVEL_CHANNEL: on the
+ * data channel); *queued: a host-to-device copy travels queued with its data. */
+int crm_conn_copy_level(uint64_t bytes, int *queued);
+/* 1 when the calling thread holds the connection's lock (a fault there could not
+ * be served: client/crm_managed.h). */
+int crm_conn_held_here(void);
+
 /* Adds bulk byte counts to the statistics. */
 void crm_conn_count_bulk(uint64_t h2d, uint64_t d2h);
 /* Adds bytes of copies the server made to or from shared pinned memory. */

@@ -36,7 +36,7 @@ static int crm__decode(const crm_device_desc *d, crm__device *out)
  * mean nothing to a client on another machine; the virtual memory management
  * itself (102) is remoted (interpose/crm_drv_vmm.c). */
 static const int crm__absent[] = {
-    cudaDevAttrCanMapHostMemory, cudaDevAttrManagedMemory, cudaDevAttrPageableMemoryAccess,
+    cudaDevAttrCanMapHostMemory, cudaDevAttrPageableMemoryAccess,
     cudaDevAttrConcurrentManagedAccess, cudaDevAttrCanUseHostPointerForRegisteredMem,
     cudaDevAttrPageableMemoryAccessUsesHostPageTables, cudaDevAttrDirectManagedMemAccessFromHost,
     103, 104, 105, 128, cudaDevAttrGPUDirectRDMASupported, cudaDevAttrMemoryPoolSupportedHandleTypes,
@@ -46,7 +46,7 @@ static const int crm__absent[] = {
 void crm_devices_mask_props(struct cudaDeviceProp *p)
 {
     p->canMapHostMemory = 0;
-    p->managedMemory = 0;
+    p->managedMemory = 1; /* client/crm_managed.h, without concurrent access */
     p->pageableMemoryAccess = 0;
     p->concurrentManagedAccess = 0;
     p->pageableMemoryAccessUsesHostPageTables = 0;
@@ -58,6 +58,8 @@ void crm_devices_mask_props(struct cudaDeviceProp *p)
 
 void crm_devices_mask_attrs(int *pairs)
 {
+    pairs[2 * cudaDevAttrManagedMemory] = 0;
+    pairs[2 * cudaDevAttrManagedMemory + 1] = 1;
     for (size_t i = 0; i < sizeof crm__absent / sizeof crm__absent[0]; i++)
         if (pairs[2 * crm__absent[i]] == 0) /* answered: say it is absent */
             pairs[2 * crm__absent[i] + 1] = 0;

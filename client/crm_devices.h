@@ -14,12 +14,13 @@ int crm_devices_props(int dev, struct cudaDeviceProp *out);
 /* 0 and the 2 * cudaDevAttrMax (status, value) pairs when HELLO described dev. */
 int crm_devices_attrs(int dev, int *pairs);
 
-/* What a device can do through cudarem, whatever the GPU can: capabilities that
- * need the client's memory mapped into the device (mapped pinned memory, managed
- * memory, pageable access) or handles shared outside the session (IPC, virtual
- * memory, RDMA) are not remoted, so every layer reports them absent (frameworks
- * test these before they use them). Applied to the properties and attribute pairs
- * the client keeps. */
+/* What a device can do through cudarem, whatever the GPU can: managed memory
+ * without concurrent access (client/crm_managed.h); capabilities that need the
+ * client's own memory mapped into the device (mapped pinned memory, pageable
+ * access, concurrent managed access) or handles shared outside the session (IPC,
+ * virtual memory, RDMA) are not remoted, so every layer reports them absent
+ * (frameworks test these before they use them). Applied to the properties and
+ * attribute pairs the client keeps. */
 void crm_devices_mask_props(struct cudaDeviceProp *p);
 void crm_devices_mask_attrs(int *pairs);
 

@@ -17,6 +17,9 @@ enum crm_mem_kind {
 /* Flag of crm_ptrmap_add: a mapping of a virtual address reservation (the driver's
  * cuMemMap); adjacent mappings form one device region. */
 #define CRM_PTRMAP_MAPPED 1u
+/* Flag of crm_ptrmap_add: managed memory (client/crm_managed.h), a device range the
+ * program may also touch. */
+#define CRM_PTRMAP_MANAGED 2u
 
 /* Records a range; 0, or -1 when it overlaps a known range of the same side. */
 int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int device, uint32_t flags);

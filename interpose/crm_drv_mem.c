@@ -139,6 +139,7 @@ CRM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, un
 static CUresult crm__attr(void *data, CUpointer_attribute a, CUdeviceptr ptr, enum crm_mem_kind k, const crm_range *r)
 {
     int device = k == CRM_MEM_DEVICE ? r->device : 0;
+    int managed = k == CRM_MEM_DEVICE && ((r->kind >> 8) & CRM_PTRMAP_MANAGED);
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = crm_drv_primary(device);
@@ -152,11 +153,13 @@ static CUresult crm__attr(void *data, CUpointer_attribute a, CUdeviceptr ptr, en
         *(CUdeviceptr *)data = ptr;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (k == CRM_MEM_DEVICE)
+        if (k == CRM_MEM_DEVICE && !managed)
             return CUDA_ERROR_INVALID_VALUE;
         *(void **)data = CRM__PTR(ptr);
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = managed;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
         *(int *)data = 0;

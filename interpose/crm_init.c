@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "client/crm_conn.h"
+#include "client/crm_managed.h"
+#include "client/crm_managed_fault.h"
 #include "common/crm_emu_window.h"
 #include "common/crm_log.h"
 #include "interpose/crm_export.h"
@@ -48,13 +50,16 @@ __attribute__((constructor)) static void crm__load(void)
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (w == MAP_FAILED)
         crm_debug("could not reserve the emulated-device address window");
+    crm_managed_window_note(w == (void *)CRM_EMU_WINDOW_BASE);
     crm__take_library_names();
 }
 
 static void crm__write_stats(const char *where, const crm_conn_stats *s)
 {
     char by_call[2048]; /* names are letters, digits and '_': safe inside a JSON string */
+    crm_managed_stats m;
     crm_conn_round_trips_by_call(by_call, sizeof by_call);
+    crm_managed_get_stats(&m);
     if (strcmp(where, "1") == 0 || strcmp(where, "stderr") == 0) {
         fprintf(stderr,
                 "cudarem: stats: round_trips=%llu calls=%llu bytes_h2d=%llu bytes_d2h=%llu channel_bytes=%llu "
@@ -67,6 +72,11 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
                 (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts,
                 (unsigned long long)s->queued_bytes);
         fprintf(stderr, "cudarem: stats: round trips by call: %s\n", by_call);
+        fprintf(stderr,
+                "cudarem: stats: managed memory: faults=%llu fetches=%llu fetched_bytes=%llu pushes=%llu "
+                "pushed_bytes=%llu\n",
+                (unsigned long long)m.faults, (unsigned long long)m.fetches, (unsigned long long)m.fetched_bytes,
+                (unsigned long long)m.pushes, (unsigned long long)m.pushed_bytes);
         return;
     }
     FILE *f = fopen(where, "w");
@@ -75,14 +85,18 @@ static void crm__write_stats(const char *where, const crm_conn_stats *s)
     fprintf(f,
             "{\"round_trips\": %llu, \"calls\": %llu, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, "
             "\"channel_bytes\": %llu, \"ring_bytes\": %llu, \"pinned_bytes\": %llu, \"nvidia_calls\": %llu, "
-            "\"synced_here\": %llu, \"posts\": %llu, \"queued_bytes\": %llu, \"round_trips_by_call\": \"%s\"}\n",
+            "\"synced_here\": %llu, \"posts\": %llu, \"queued_bytes\": %llu, \"round_trips_by_call\": \"%s\", "
+            "\"managed_faults\": %llu, \"managed_fetches\": %llu, \"managed_fetched_bytes\": %llu, "
+            "\"managed_pushes\": %llu, \"managed_pushed_bytes\": %llu}\n",
             (unsigned long long)s->round_trips, (unsigned long long)s->calls,
             (unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
             (unsigned long long)s->channel_bytes, (unsigned long long)s->ring_bytes,
             (unsigned long long)s->pinned_bytes,
             (unsigned long long)__atomic_load_n(&crm_fallback_calls, __ATOMIC_RELAXED),
             (unsigned long long)s->calls_answered_here, (unsigned long long)s->posts,
-            (unsigned long long)s->queued_bytes, by_call);
+            (unsigned long long)s->queued_bytes, by_call, (unsigned long long)m.faults,
+            (unsigned long long)m.fetches, (unsigned long long)m.fetched_bytes, (unsigned long long)m.pushes,
+            (unsigned long long)m.pushed_bytes);
     fclose(f);
 }
 

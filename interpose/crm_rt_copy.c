@@ -10,6 +10,7 @@
 #include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
+#include "client/crm_managed.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
@@ -39,6 +40,12 @@ static int crm__is_device(const void *p)
 static cudaError_t crm__resolve_kind(crm__copy *c)
 {
     int dst_dev = crm__is_device(c->dst), src_dev = crm__is_device(c->src);
+    /* managed memory is reachable from both sides, whatever kind the program named:
+     * its copies run where its current bytes are, on the device */
+    if (c->kind >= cudaMemcpyHostToHost && c->kind < cudaMemcpyDefault &&
+        (crm_managed_find((uint64_t)(uintptr_t)c->dst, NULL, NULL) ||
+         crm_managed_find((uint64_t)(uintptr_t)c->src, NULL, NULL)))
+        c->kind = cudaMemcpyDefault;
     switch (c->kind) {
     case cudaMemcpyDefault:
         c->kind = src_dev ? (dst_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
@@ -56,16 +63,6 @@ static cudaError_t crm__resolve_kind(crm__copy *c)
         return cudaErrorInvalidMemcpyDirection;
     }
 }
-
-/* Where a copy's bytes travel. Up to CRM_COPY_INLINE_MAX they go inline in the RPC
- * stream, host-to-device ones queued with their data (copied once more on the
- * client, but a small copy costs no system call of its own). Larger ones go on the
- * data channel, written straight from their source and read straight into their
- * destination, through the shared-memory ring when the server is on this machine
- * (the channel's own buffers take pieces under 32 KiB anyway). Without a channel,
- * copies up to CRM_QUEUED_COPY_MAX are queued. */
-#define CRM_COPY_INLINE_MAX (32u << 10)
-#define CRM_QUEUED_COPY_MAX (1u << 20)
 
 /* Sends a host-to-device copy too large to queue in a message of its own, after
  * the queue, posted: it costs no round trip and returns once its data has left,
@@ -86,18 +83,6 @@ static cudaError_t crm__h2d_one(const crm__copy *c, int level, int queued)
         .stream = c->stream, .async = c->async, .src = c->src, .spitch = c->spitch, .level = level,
     };
     return queued ? crm_rpc_crm_memcpy_h2d(&args) : crm__copy_h2d_now(&args);
-}
-
-/* The compression level and path of a copy of `bytes` (CRM_LEVEL_CHANNEL: on the
- * data channel); *queued: a host-to-device copy travels queued with its data. */
-static int crm__level_for(uint64_t bytes, int *queued)
-{
-    int route = crm_conn_bulk_route();
-    int channel = route != CRM_ROUTE_INLINE ? bytes > CRM_COPY_INLINE_MAX : bytes > CRM_QUEUED_COPY_MAX;
-    *queued = !channel;
-    int big = bytes >= CRM_CODEC_MIN_BYTES;
-    int level = crm_codec_choose(bytes, big && route == CRM_ROUTE_RING, big && channel && route == CRM_ROUTE_SOCKET);
-    return channel ? level | CRM_LEVEL_CHANNEL : level;
 }
 
 /* A copy whose host side lies in shared pinned memory (client/crm_hostmem.h) and
@@ -148,7 +133,7 @@ static cudaError_t crm__copy_h2d(const crm__copy *c)
         return cudaErrorInvalidValue;
     if (crm__copy_pinned(c, 1, &err))
         return err;
-    int level = crm__level_for(bytes, &queued);
+    int level = crm_conn_copy_level(bytes, &queued);
     err = crm__h2d_one(c, level, queued);
     if (err == cudaSuccess)
         crm_conn_count_bulk(bytes, 0);
@@ -169,7 +154,7 @@ static cudaError_t crm__copy_d2h(const crm__copy *c)
     cudaError_t err;
     if (crm__copy_pinned(c, 0, &err))
         return err;
-    err = crm__d2h_one(c, crm__level_for(bytes, &queued));
+    err = crm__d2h_one(c, crm_conn_copy_level(bytes, &queued));
     if (err == cudaSuccess)
         crm_conn_count_bulk(0, bytes);
     return err;

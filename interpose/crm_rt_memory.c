@@ -11,6 +11,7 @@
 #include "client/crm_graph_mem.h"
 #include "client/crm_handles.h"
 #include "client/crm_hostmem.h"
+#include "client/crm_managed.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_log.h"
 #include "crm_client_gen.h"
@@ -85,6 +86,8 @@ CRM_EXPORT cudaError_t cudaFree(void *devPtr)
         return cudaSuccess; /* a graph's memory: free once no graph holds it (client/crm_graph_mem.h) */
     crm_range gone;
     int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0, local;
+    if (known && ((gone.kind >> 8) & CRM_PTRMAP_MANAGED))
+        crm_managed_remove(gone.base); /* gone here first too: its addresses may come back at once */
     int routed = known && crm_conn_pooled(), saved = routed ? crm_conn_device_begin(gone.device, &local) : 0;
     /* an allocation the client knows is freed without a round trip: the server's
      * later calls, another thread's cudaMalloc among them, run after it */
@@ -210,9 +213,11 @@ CRM_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at
     memset(attributes, 0, sizeof *attributes);
     switch (crm_ptrmap_classify((uint64_t)(uintptr_t)ptr, &r)) {
     case CRM_MEM_DEVICE:
-        attributes->type = cudaMemoryTypeDevice;
+        attributes->type = (r.kind >> 8) & CRM_PTRMAP_MANAGED ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
         attributes->device = r.device;
         attributes->devicePointer = (void *)ptr;
+        if (attributes->type == cudaMemoryTypeManaged)
+            attributes->hostPointer = (void *)ptr;
         break;
     case CRM_MEM_PINNED:
     case CRM_MEM_REGISTERED:

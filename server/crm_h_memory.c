@@ -173,3 +173,27 @@ cudaError_t crm_srv_crm_memcpy_d2d(crm_session *s, uint64_t dst, uint64_t dpitch
     return async ? crm_rt.cudaMemcpy2DAsync(d, dpitch, sp, spitch, width, height, cudaMemcpyDeviceToDevice, h)
                  : crm_rt.cudaMemcpy2D(d, dpitch, sp, spitch, width, height, cudaMemcpyDeviceToDevice);
 }
+
+/* Managed memory must lie where the client can map the same addresses: the emulated
+ * device's window holds all its memory; a GPU's session places it in its address
+ * slot (slot 0 when the client pools no servers). Zeroed, as a GPU's fresh managed
+ * pages read, so the client starts with every block clean. */
+cudaError_t crm_srv_crm_malloc_managed(crm_session *s, uint64_t size, uint64_t *devPtr)
+{
+    void *ptr = NULL;
+    if (size == 0)
+        return cudaErrorInvalidValue;
+    if (crm_backend_kind() != CRM_BACKEND_EMU && !crm_slot_active() && crm_slot_open(0) != 0)
+        return cudaErrorNotSupported;
+    cudaError_t err = crm__charge(s, size);
+    if (err != cudaSuccess)
+        return err;
+    err = crm__malloc(size, &ptr);
+    if (err == cudaSuccess && (err = crm_rt.cudaMemset(ptr, 0, size)) != cudaSuccess)
+        crm__free(ptr);
+    if (err != cudaSuccess)
+        crm_monitor_charge(crm_session_device(), -(int64_t)size);
+    else if ((err = crm__track(s, ptr, size, size)) == cudaSuccess)
+        *devPtr = (uint64_t)(uintptr_t)ptr;
+    return err;
+}

@@ -132,7 +132,7 @@ static void kserver_done(kserver *k, char *log)
 /* Programs that only have to pass; loop tests over them run index i as
  * kprograms[i % NKPROGRAMS] in variants[i / NKPROGRAMS]. */
 static const char *const kprograms[] = {"vadd", "saxpy", "scalars", "symbols", "multi_tu", "vadd_compressed",
-                                        "loop", "graphs", "graphcond"};
+                                        "loop", "graphs", "graphcond", "managed"};
 #define NKPROGRAMS ((int)(sizeof kprograms / sizeof kprograms[0]))
 
 START_TEST(test_program)
@@ -220,6 +220,41 @@ static unsigned long long stat_h2d(const char *path)
     free(s);
     return v;
 }
+
+/* The number after "key": in the statistics file at path. */
+static unsigned long long stat_field(const char *path, const char *key)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\": ", key);
+    char *s = e2e_read_file(path), *p = strstr(s, pattern);
+    unsigned long long v = p ? strtoull(p + strlen(pattern), NULL, 10) : 0;
+    ck_assert_msg(p != NULL, "no %s in %s", key, path);
+    free(s);
+    return v;
+}
+
+/* What managed memory moves, counted: 1 MiB the host writes (one write fault per
+ * 64 KiB block), a kernel (the dirty blocks leave in one push), the whole read back
+ * in order (five fetches as the read-ahead doubles: 64, 128, 256, 512 KiB, then the
+ * last block) and read again (nothing moves). Every byte crosses once each way. */
+START_TEST(test_managed_counts)
+{
+    kserver k;
+    char stats[128];
+    kserver_start(&k, &variants[_i]);
+    snprintf(stats, sizeof stats, "%s/managed.json", k.dir);
+    setenv("CUDAREM_STATS", stats, 1);
+    krun(&k, "managed", "managed", "counts", "managed_counts");
+    unsetenv("CUDAREM_STATS");
+    const unsigned long long mib = 1ull << 20;
+    ck_assert_uint_eq(stat_field(stats, "managed_faults"), 16 + 5);
+    ck_assert_uint_eq(stat_field(stats, "managed_fetches"), 5);
+    ck_assert_uint_eq(stat_field(stats, "managed_fetched_bytes"), mib);
+    ck_assert_uint_eq(stat_field(stats, "managed_pushes"), 1);
+    ck_assert_uint_eq(stat_field(stats, "managed_pushed_bytes"), mib);
+    kserver_done(&k, kserver_stop(&k));
+}
+END_TEST
 
 /* Images under dir, in its users' directories (server/crm_kcache.h). */
 static int count_cached(const char *dir)
@@ -316,6 +351,7 @@ static Suite *kernels_suite(void)
     tcase_add_loop_test(tc, test_badlaunch, 0, NVARIANTS);
     tcase_add_loop_test(tc, test_printf_and_assert, 0, NVARIANTS);
     tcase_add_test(tc, test_cache);
+    tcase_add_loop_test(tc, test_managed_counts, 0, 4); /* TCP and Unix, shared and static runtime */
     tcase_add_loop_test(tc, test_in_process, 0, NINPROC * 2);
     suite_add_tcase(s, tc);
     return s;

@@ -26,7 +26,7 @@ $(EMU_LIB): $(KERNEL_PARSER_OBJS) $(KERNEL_LIB_FILES)
 # holds the CPU kernels and the fatbinaries.
 KTEST_DIR   := $(call test_dir,kernels,shared)
 KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop kprintf step \
-               graphs graphstep graphcond
+               graphs graphstep graphcond managed
 KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels,$(rt))/,$(KTEST_NAMES) \
                    libktest_shlib.so)) $(KTEST_DIR)/libktest_cpu_kernels.so
 KTEST_DEFS_shared :=

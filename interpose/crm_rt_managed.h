@@ -1,0 +1,20 @@
+/* crm_rt_managed.h -- the managed memory calls of interpose/crm_rt_managed.c in
+ * the form both layers call them: results as cudaError_t, locations as a device
+ * number or cudaCpuDeviceId (cudaInvalidDeviceId: neither), errors not recorded. */
+#ifndef CRM_RT_MANAGED_H
+#define CRM_RT_MANAGED_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags);
+/* ptds: stream 0 names the per-thread default stream. */
+cudaError_t crm_managed_prefetch(const void *devPtr, size_t count, int where, cudaStream_t stream, int ptds);
+/* advice: a cudaMemoryAdvise (the driver's CUmem_advise has the same values). */
+cudaError_t crm_managed_advice(const void *devPtr, size_t count, int advice, int where);
+/* attribute: a cudaMemRangeAttribute (the driver's CUmem_range_attribute has the same values). */
+cudaError_t crm_managed_range_attribute(void *data, size_t dataSize, int attribute, const void *devPtr,
+                                        size_t count);
+cudaError_t crm_managed_attach(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
+
+#endif

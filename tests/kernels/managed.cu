@@ -1,0 +1,285 @@
+// managed.cu -- managed memory through the shim, every byte read back and checked:
+// host writes then a kernel then host reads (many rounds, parts of the buffer
+// rewritten each time); fresh memory reads zero; copies and memsets with managed
+// pointers under every kind; prefetches both ways and the range attributes they
+// and cudaMemAdvise leave; pointer and device attributes at both layers; stream
+// attachment; the driver's cuMemAllocManaged; a freed allocation's addresses used
+// again; many threads each with its own buffer. With argument "counts" it runs only
+// a fixed pattern whose transfers the end-to-end suite counts (CUDAREM_STATS).
+// Prints "PASS managed".
+#include "kcheck.h"
+#include <cuda.h>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+__global__ void add(int *x, int n, int v)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] += v;
+}
+
+__global__ void fill_index(int *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = i * 3;
+}
+
+static void launch_add(int *x, int n, int v, cudaStream_t s = 0)
+{
+    add<<<(n + 255) / 256, 256, 0, s>>>(x, n, v);
+    KCUDA(cudaGetLastError());
+}
+
+/* Host writes, kernel, host reads, for several rounds; each round the host also
+ * rewrites one slice, which the kernel must see. */
+static void rounds(void)
+{
+    const int n = 300000; /* not a multiple of a block: the last one is short */
+    int *x = nullptr;
+    KCUDA(cudaMallocManaged(&x, n * sizeof(int)));
+    int zeros = 0;
+    for (int i = 0; i < n; i++)
+        zeros += x[i] == 0;
+    KCHECK(zeros == n, "fresh managed memory: %d of %d zero", zeros, n);
+    for (int i = 0; i < n; i++)
+        x[i] = i;
+    std::vector<int> want(n);
+    for (int i = 0; i < n; i++)
+        want[i] = i;
+    for (int round = 1; round <= 4; round++) {
+        launch_add(x, n, round);
+        KCUDA(cudaDeviceSynchronize());
+        for (int i = 0; i < n; i++)
+            want[i] += round;
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += x[i] != want[i];
+        KCHECK(bad == 0, "round %d: %d values wrong (x[0]=%d want %d)", round, bad, x[0], want[0]);
+        int lo = round * 40000, hi = lo + 25000; /* the host rewrites a slice */
+        for (int i = lo; i < hi; i++)
+            x[i] = want[i] = -i;
+    }
+    KCUDA(cudaFree(x));
+}
+
+/* Copies and memsets with managed pointers, whatever kind the program names. */
+static void copies(void)
+{
+    const int n = 50000;
+    size_t bytes = n * sizeof(int);
+    int *m = nullptr, *d = nullptr;
+    std::vector<int> h(n), back(n);
+    KCUDA(cudaMallocManaged(&m, bytes));
+    KCUDA(cudaMalloc(&d, bytes));
+    for (int i = 0; i < n; i++)
+        h[i] = 7 * i + 1;
+    KCUDA(cudaMemcpy(m, h.data(), bytes, cudaMemcpyHostToDevice));
+    KCHECK(m[0] == 1 && m[n - 1] == 7 * (n - 1) + 1, "H2D into managed: %d %d", m[0], m[n - 1]);
+    m[5] = 555; /* a host write, then a copy from it */
+    KCUDA(cudaMemcpy(d, m, bytes, cudaMemcpyHostToDevice)); /* managed source named as host */
+    KCUDA(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost));
+    KCHECK(back[5] == 555 && back[6] == 43, "copy from managed: %d %d", back[5], back[6]);
+    KCUDA(cudaMemset(m, 0xff, bytes / 2));
+    KCHECK(m[0] == -1 && m[n / 2 - 1] == -1 && m[n / 2] == 7 * (n / 2) + 1, "memset on managed: %d %d %d", m[0],
+           m[n / 2 - 1], m[n / 2]);
+    fill_index<<<(n + 255) / 256, 256>>>(d, n);
+    KCUDA(cudaMemcpy(m, d, bytes, cudaMemcpyDeviceToDevice));
+    KCUDA(cudaMemcpy(back.data(), m, bytes, cudaMemcpyDefault));
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += back[i] != 3 * i || m[i] != 3 * i;
+    KCHECK(bad == 0, "copies through managed: %d wrong", bad);
+    KCUDA(cudaMemcpy(h.data(), m, bytes, cudaMemcpyHostToHost)); /* managed as host memory */
+    KCHECK(h[10] == 30, "host-to-host from managed: %d", h[10]);
+    KCUDA(cudaFree(d));
+    KCUDA(cudaFree(m));
+}
+
+static int range_int(cudaMemRangeAttribute a, const void *p, size_t n)
+{
+    int v = -100;
+    KCUDA(cudaMemRangeGetAttribute(&v, sizeof v, a, p, n));
+    return v;
+}
+
+/* Prefetches, advice, attributes and attachment. */
+static void attributes(void)
+{
+    const int n = 1 << 18;
+    size_t bytes = n * sizeof(int);
+    int *m = nullptr, value = -1;
+    KCUDA(cudaDeviceGetAttribute(&value, cudaDevAttrManagedMemory, 0));
+    KCHECK(value == 1, "managedMemory %d", value);
+    KCUDA(cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, 0));
+    KCHECK(value == 0, "concurrentManagedAccess %d", value);
+    KCUDA(cudaMallocManaged(&m, bytes));
+    cudaPointerAttributes pa;
+    KCUDA(cudaPointerGetAttributes(&pa, m + 10));
+    KCHECK(pa.type == cudaMemoryTypeManaged && pa.devicePointer == m + 10 && pa.hostPointer == m + 10,
+           "pointer attributes: type %d", (int)pa.type);
+    KCHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, bytes) == cudaInvalidDeviceId,
+           "never prefetched");
+    for (int i = 0; i < n; i++)
+        m[i] = i;
+    cudaMemLocation dev = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    KCUDA(cudaMemPrefetchAsync(m, bytes, dev, 0, 0));
+    KCHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, bytes) == 0, "prefetched to device 0");
+    launch_add(m, n, 5);
+    KCUDA(cudaMemPrefetchAsync(m, bytes, host, 0, 0));
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, bytes) == cudaCpuDeviceId, "prefetched home");
+    KCHECK(range_int(cudaMemRangeAttributeLastPrefetchLocationType, m, bytes) == cudaMemLocationTypeHost,
+           "prefetch location type");
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += m[i] != i + 5;
+    KCHECK(bad == 0, "after prefetches: %d wrong", bad);
+    KCUDA(cudaMemAdvise(m, bytes, cudaMemAdviseSetReadMostly, dev));
+    KCHECK(range_int(cudaMemRangeAttributeReadMostly, m, bytes) == 1, "read mostly");
+    KCUDA(cudaMemAdvise(m, bytes / 2, cudaMemAdviseUnsetReadMostly, dev));
+    KCHECK(range_int(cudaMemRangeAttributeReadMostly, m, bytes) == 0, "read mostly, half unset");
+    KCUDA(cudaMemAdvise(m, bytes, cudaMemAdviseSetPreferredLocation, dev));
+    KCHECK(range_int(cudaMemRangeAttributePreferredLocation, m, bytes) == 0, "preferred location");
+    KCUDA(cudaMemAdvise(m, bytes, cudaMemAdviseSetAccessedBy, host));
+    int by[3] = {7, 7, 7};
+    KCUDA(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, bytes));
+    KCHECK(by[0] == cudaCpuDeviceId && by[1] == cudaInvalidDeviceId, "accessed by %d %d", by[0], by[1]);
+    KCHECK(cudaMemAdvise(m, bytes, (cudaMemoryAdvise)99, dev) == cudaErrorInvalidValue, "bad advice accepted");
+    KCHECK(cudaMemPrefetchAsync(&value, sizeof value, dev, 0, 0) == cudaErrorInvalidValue,
+           "prefetch of host memory accepted");
+    cudaGetLastError();
+    cudaStream_t s;
+    KCUDA(cudaStreamCreate(&s));
+    KCUDA(cudaStreamAttachMemAsync(s, m, 0, cudaMemAttachSingle));
+    launch_add(m, n, 1, s);
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(m[n - 1] == n - 1 + 6, "after an attached stream's kernel: %d", m[n - 1]);
+    KCHECK(cudaStreamAttachMemAsync(s, m + 1, 0, cudaMemAttachSingle) == cudaErrorInvalidValue,
+           "attachment inside an allocation accepted");
+    cudaGetLastError();
+    KCUDA(cudaStreamDestroy(s));
+    KCUDA(cudaFree(m));
+    int *none = m;
+    KCUDA(cudaMallocManaged(&none, 0)); /* as NVIDIA's runtime answers */
+    KCHECK(none == nullptr, "size 0 gave %p", (void *)none);
+    KCHECK(cudaMallocManaged(&none, 64, 99) == cudaErrorInvalidValue, "bad flags accepted");
+    cudaGetLastError();
+}
+
+/* The driver's API on the same memory. */
+static void driver(void)
+{
+    typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t, unsigned);
+    typedef CUresult (*attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+    alloc_fn alloc = (alloc_fn)kcheck_driver_fn("cuMemAllocManaged", 6000);
+    attr_fn attr = (attr_fn)kcheck_driver_fn("cuPointerGetAttribute", 4000);
+    if (alloc == nullptr || attr == nullptr)
+        return;
+    CUdeviceptr p = 0;
+    KCHECK(alloc(&p, 4096 * sizeof(int), CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS, "cuMemAllocManaged");
+    int *x = (int *)p, managed = -1;
+    KCHECK(attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed == 1, "IS_MANAGED %d",
+           managed);
+    for (int i = 0; i < 4096; i++)
+        x[i] = 2 * i;
+    launch_add(x, 4096, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(x[0] == 1 && x[4095] == 8191, "driver allocation after a kernel: %d %d", x[0], x[4095]);
+    KCUDA(cudaFree(x));
+}
+
+/* A freed allocation's addresses come back in a new one, which reads zero. */
+static void reuse(void)
+{
+    int *a = nullptr, *b = nullptr;
+    KCUDA(cudaMallocManaged(&a, 1 << 20));
+    for (int i = 0; i < (1 << 18); i++)
+        a[i] = 99;
+    launch_add(a, 1 << 18, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(a[123] == 100, "before free: %d", a[123]);
+    KCUDA(cudaFree(a));
+    KCUDA(cudaMallocManaged(&b, 1 << 20));
+    int nonzero = 0;
+    for (int i = 0; i < (1 << 18); i++)
+        nonzero += b[i] != 0;
+    KCHECK(nonzero == 0, "a new allocation (at %p, was %p) holds %d old values", (void *)b, (void *)a, nonzero);
+    KCUDA(cudaFree(b));
+}
+
+/* Threads each with a buffer of their own, each round written, added to, read. */
+static void threads(void)
+{
+    const int nthreads = 8, n = 40000, nrounds = 6;
+    std::vector<std::thread> pool;
+    std::vector<int> bad(nthreads, 0), first(nthreads, -1), seen(nthreads, 0), round(nthreads, 0);
+    for (int t = 0; t < nthreads; t++)
+        pool.emplace_back([t, &bad, &first, &seen, &round] {
+            int *x = nullptr;
+            cudaStream_t s;
+            if (cudaMallocManaged(&x, n * sizeof(int)) != cudaSuccess || cudaStreamCreate(&s) != cudaSuccess) {
+                bad[t] = -1;
+                return;
+            }
+            for (int r = 0; r < nrounds; r++) {
+                for (int i = 0; i < n; i++)
+                    x[i] = t * 1000 + r + i;
+                add<<<(n + 255) / 256, 256, 0, s>>>(x, n, t);
+                cudaStreamSynchronize(s);
+                for (int i = 0; i < n; i++)
+                    if (x[i] != t * 1000 + r + i + t && bad[t]++ == 0) {
+                        first[t] = i;
+                        seen[t] = x[i];
+                        round[t] = r;
+                    }
+            }
+            cudaStreamDestroy(s);
+            cudaFree(x);
+        });
+    for (auto &th : pool)
+        th.join();
+    for (int t = 0; t < nthreads; t++)
+        KCHECK(bad[t] == 0, "thread %d: %d values wrong, first x[%d] = %d in round %d (want %d)", t, bad[t],
+               first[t], seen[t], round[t], t * 1000 + round[t] + first[t] + t);
+}
+
+/* The pattern the suite counts: 1 MiB written by the host (every 64 KiB block
+ * once), a kernel, the whole of it read back in order, and read again. */
+static void counts(void)
+{
+    const int n = (1 << 20) / sizeof(int);
+    int *x = nullptr;
+    KCUDA(cudaMallocManaged(&x, n * sizeof(int)));
+    for (int i = 0; i < n; i++)
+        x[i] = i;
+    launch_add(x, n, 2);
+    KCUDA(cudaDeviceSynchronize());
+    long long sum = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            sum += x[i];
+    KCHECK(sum == 2 * ((long long)n * (n - 1) / 2 + 2LL * n), "sum %lld", sum);
+    KCUDA(cudaFree(x));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "threads") == 0) {
+        threads();
+        return kcheck_finish("managed");
+    }
+    if (argc > 1 && std::strcmp(argv[1], "counts") == 0) {
+        counts();
+        return kcheck_finish("managed");
+    }
+    rounds();
+    copies();
+    attributes();
+    driver();
+    reuse();
+    threads();
+    return kcheck_finish("managed");
+}
