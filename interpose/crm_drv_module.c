@@ -11,6 +11,7 @@
 #include "common/crm_image.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_managed.h"
 #include "interpose/crm_rt_launch.h"
 
 #define CRM__MOD(m) ((crm_kmodule *)(m))
@@ -208,6 +209,29 @@ CRM_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int nu
 CRM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     return cuModuleGetGlobal_v2(dptr, bytes, (CUmodule)library, name);
+}
+
+/* A __managed__ variable, as NVIDIA's static runtime asks for each at its first
+ * host use, with or without a current context: managed memory belongs to none. */
+CRM_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    uint64_t p = 0;
+    size_t n = 0;
+    CUresult rc = crm_drv_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!crm_modules_valid(CRM__MOD(library)))
+        return CUDA_ERROR_INVALID_HANDLE;
+    rc = CRM_DRV_RT(crm_modules_get_global(CRM__MOD(library), name, &p, &n));
+    if (rc == CUDA_SUCCESS)
+        rc = crm_drv_err(crm_managed_adopt(p, n));
+    if (rc == CUDA_SUCCESS && dptr != NULL)
+        *dptr = p;
+    if (rc == CUDA_SUCCESS && bytes != NULL)
+        *bytes = n;
+    return rc;
 }
 
 CRM_EXPORT CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)

@@ -44,6 +44,24 @@ cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags)
     return cudaSuccess;
 }
 
+cudaError_t crm_managed_adopt(uint64_t addr, size_t size)
+{
+    uint64_t base;
+    int dev = crm_thread_device();
+    if (crm_managed_find(addr, &base, NULL))
+        return base == addr ? cudaSuccess : cudaErrorInvalidValue;
+    if (crm_ptrmap_add_fresh(addr, size ? size : 1, dev, CRM_PTRMAP_MANAGED, crm_conn_pooled()) != 0)
+        return cudaErrorMemoryAllocation;
+    if (crm_managed_add(addr, size, dev, 0) != 0) {
+        crm_ptrmap_add_fresh(addr, size ? size : 1, dev, 0, crm_conn_pooled());
+        crm_error("__managed__ variable at 0x%llx: its address cannot be mapped in this process (only the "
+                  "emulated device places module variables where the client can map them)",
+                  (unsigned long long)addr);
+        return cudaErrorNotSupported;
+    }
+    return cudaSuccess;
+}
+
 /* Size 0 succeeds with NULL, as NVIDIA's runtime answers (the driver's call refuses it). */
 CRM_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {

@@ -5,6 +5,7 @@
 #define CRM_RT_MANAGED_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags);
@@ -15,6 +16,9 @@ cudaError_t crm_managed_advice(const void *devPtr, size_t count, int advice, int
 /* attribute: a cudaMemRangeAttribute (the driver's CUmem_range_attribute has the same values). */
 cudaError_t crm_managed_range_attribute(void *data, size_t dataSize, int attribute, const void *devPtr,
                                         size_t count);
+/* Makes a module's variable at [addr, addr + size), already known as device
+ * memory, managed (a __managed__ variable): its first host touch fetches it. */
+cudaError_t crm_managed_adopt(uint64_t addr, size_t size);
 cudaError_t crm_managed_attach(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
 
 #endif

@@ -2,13 +2,17 @@
  * their constructors and launch code (CUDA 13 ABI, crt/host_runtime.h): fatbinaries,
  * kernels and variables (the per-thread <<<>>> configuration: common/crm_launch_cfg.c).
  * None of them contacts the server: modules are shipped at their first use. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
 #include "common/crm_nvcc_rt.h"
 #include "common/crm_log.h"
+#include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_managed.h"
 
 /* What __cudaRegisterFatBinary hands out: the handle points to the module. */
 typedef struct crm__reg {
@@ -19,6 +23,16 @@ static crm_kmodule *crm__mod(void **fatCubinHandle)
 {
     return fatCubinHandle != NULL ? *fatCubinHandle : NULL;
 }
+
+/* The __managed__ variables nvcc registered: the program reaches each through the
+ * pointer at `slot`, which __cudaInitModule sets at the first host use. */
+typedef struct crm__managed_var {
+    void **handle;
+    void **slot;
+} crm__managed_var;
+static crm__managed_var *crm__mvars;
+static size_t crm__nmvars;
+static pthread_mutex_t crm__mvars_lock = PTHREAD_MUTEX_INITIALIZER;
 
 CRM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
@@ -38,14 +52,40 @@ CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
     if (fatCubinHandle == NULL)
         return;
+    pthread_mutex_lock(&crm__mvars_lock);
+    size_t kept = 0;
+    for (size_t i = 0; i < crm__nmvars; i++)
+        if (crm__mvars[i].handle != fatCubinHandle)
+            crm__mvars[kept++] = crm__mvars[i];
+    crm__nmvars = kept;
+    pthread_mutex_unlock(&crm__mvars_lock);
     crm_modules_unregister(crm__mod(fatCubinHandle));
     free((crm__reg *)fatCubinHandle); /* handle is the first member */
 }
 
+/* Points every __managed__ variable of the module at its managed memory: 1 when
+ * all of them are, 0 when one could not be (logged). */
 CRM_EXPORT char __cudaInitModule(void **fatCubinHandle)
 {
-    (void)fatCubinHandle;
-    return 0;
+    char ok = 1;
+    crm_drv_runtime_bind();
+    pthread_mutex_lock(&crm__mvars_lock);
+    for (size_t i = 0; i < crm__nmvars; i++) {
+        if (crm__mvars[i].handle != fatCubinHandle)
+            continue;
+        crm_kvar *v = crm_modules_var(crm__mvars[i].slot);
+        uint64_t addr = 0;
+        size_t size = 0;
+        cudaError_t err = v != NULL ? crm_modules_var_resolve(v, &addr, &size) : cudaErrorInvalidSymbol;
+        if (err == cudaSuccess)
+            err = crm_managed_adopt(addr, size);
+        if (err == cudaSuccess)
+            *crm__mvars[i].slot = (void *)(uintptr_t)addr;
+        else
+            ok = 0;
+    }
+    pthread_mutex_unlock(&crm__mvars_lock);
+    return ok;
 }
 
 CRM_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
@@ -63,14 +103,21 @@ CRM_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *de
     crm_modules_add_var(crm__mod(fatCubinHandle), hostVar, deviceName, size);
 }
 
-/* __managed__ variables need managed memory, which cudarem does not provide yet. */
+/* A __managed__ variable: known by the pointer nvcc's host code reads it through. */
 CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
                                          const char *deviceName, int ext, size_t size, int constant, int global)
 {
-    (void)fatCubinHandle, (void)hostVarPtrAddress, (void)deviceAddress, (void)ext, (void)size;
-    (void)constant, (void)global;
-    crm_error("__managed__ variable %s: managed memory is not supported by cudarem yet; "
-              "the program cannot use it", deviceName ? deviceName : "?");
+    (void)deviceAddress, (void)ext, (void)constant, (void)global;
+    crm_modules_add_var(crm__mod(fatCubinHandle), hostVarPtrAddress, deviceName, size);
+    pthread_mutex_lock(&crm__mvars_lock);
+    crm__managed_var *grown = realloc(crm__mvars, (crm__nmvars + 1) * sizeof *grown);
+    if (grown != NULL) {
+        crm__mvars = grown;
+        crm__mvars[crm__nmvars++] = (crm__managed_var){fatCubinHandle, hostVarPtrAddress};
+    } else {
+        crm_error("__managed__ variable %s: out of memory", deviceName ? deviceName : "?");
+    }
+    pthread_mutex_unlock(&crm__mvars_lock);
 }
 
 /* How the entry points of common/crm_nvcc_rt.h set this thread's last error. */

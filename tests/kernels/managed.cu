@@ -3,7 +3,8 @@
 // rewritten each time); fresh memory reads zero; copies and memsets with managed
 // pointers under every kind; prefetches both ways and the range attributes they
 // and cudaMemAdvise leave; pointer and device attributes at both layers; stream
-// attachment; the driver's cuMemAllocManaged; a freed allocation's addresses used
+// attachment; the driver's cuMemAllocManaged; __managed__ variables (their
+// initialisers, host and kernel updates); a freed allocation's addresses used
 // again; many threads each with its own buffer. With argument "counts" it runs only
 // a fixed pattern whose transfers the end-to-end suite counts (CUDAREM_STATS).
 // Prints "PASS managed".
@@ -25,6 +26,29 @@ __global__ void fill_index(int *x, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         x[i] = i * 3;
+}
+
+__managed__ int mcounter = 5;
+__managed__ float marr[1000];
+
+__global__ void bump()
+{
+    atomicAdd(&mcounter, 1);
+    marr[threadIdx.x] = threadIdx.x * 2.0f;
+}
+
+/* __managed__ variables: the initialiser, a host update, a kernel's, read back. */
+static void variables(void)
+{
+    KCHECK(mcounter == 5, "initialiser: %d", mcounter);
+    mcounter += 10;
+    bump<<<1, 100>>>();
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(mcounter == 115 && marr[7] == 14.0f && marr[99] == 198.0f && marr[100] == 0.0f,
+           "after a kernel: %d %g %g %g", mcounter, marr[7], marr[99], marr[100]);
+    cudaPointerAttributes pa;
+    KCUDA(cudaPointerGetAttributes(&pa, &mcounter));
+    KCHECK(pa.type == cudaMemoryTypeManaged, "a __managed__ variable's type: %d", (int)pa.type);
 }
 
 static void launch_add(int *x, int n, int v, cudaStream_t s = 0)
@@ -275,6 +299,7 @@ int main(int argc, char **argv)
         counts();
         return kcheck_finish("managed");
     }
+    variables();
     rounds();
     copies();
     attributes();

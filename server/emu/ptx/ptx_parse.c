@@ -140,9 +140,11 @@ static int ptx__type_of(const char *tok, enum ptx_type *out)
     return 1;
 }
 
-/* `.align N` and the type among other attributes (`.ptr`, `.global`...), then
- * `name`, `name[N]` or `name[]`: a variable or parameter of space sp, made a
- * symbol; what follows it (an initialiser, ',' or ')') is the caller's. */
+/* `.align N` and the type among other attributes (`.ptr`, `.global`,
+ * `.attribute(.managed)`...), then `name`, `name[N]` or `name[]`: a variable or
+ * parameter of space sp, made a symbol; what follows it (an initialiser, ',' or
+ * ')') is the caller's. A managed variable is ordinary memory here: the client
+ * keeps the host's view coherent (client/crm_managed.h). */
 static int32_t ptx__declarator(ptx__parser *P, enum ptx_space sp)
 {
     uint32_t align = 0;
@@ -151,6 +153,11 @@ static int32_t ptx__declarator(ptx__parser *P, enum ptx_space sp)
     while (P->lx.tok[0] == '.' && !P->failed) {
         if (ptx_lex_is(&P->lx, ".ptr")) {
             pointer = 1; /* `.ptr [.space] .align N`: N is what it points to's alignment */
+        } else if (ptx_lex_is(&P->lx, ".attribute")) {
+            ptx__next(P);
+            ptx__expect(P, "(");
+            while (!P->failed && !ptx_lex_is(&P->lx, ")") && P->lx.tok[0] != '\0')
+                ptx__next(P);
         } else if (ptx_lex_is(&P->lx, ".align")) {
             ptx__next(P);
             if (!pointer)
