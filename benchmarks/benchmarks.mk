@@ -15,6 +15,7 @@
 
 BENCH_BIN   := $(BUILD)/bench/bin
 BENCH_PROGS := $(BENCH_BIN)/bench_raw $(BENCH_BIN)/bench_cuda $(BENCH_BIN)/bench_kernel $(BENCH_BIN)/bench_graph \
+               $(BENCH_BIN)/bench_managed \
                $(BENCH_BIN)/bench_cuda_static $(BENCH_BIN)/bench_ptx $(BENCH_BIN)/bench_ptx_kernels.ptx
 # The kernel's CPU twin for the emulated device, once its interface exists.
 ifneq ($(wildcard server/emu/cudarem_emu_kernel.h),)

@@ -70,7 +70,7 @@ GOAL_COMPRESS_X = 3.0
 GOAL_INCOMPRESSIBLE_LOSS = 0.05
 GOAL_AUTO_OF_BEST = 0.95   # compression auto vs the better of on and off
 SHAPED_MODES = ("auto", "on", "off")
-SECTIONS = ("latency", "async", "graph", "copy", "sgemm", "ptx", "load", "tls", "pool", "train", "shaped")
+SECTIONS = ("latency", "async", "graph", "managed", "copy", "sgemm", "ptx", "load", "tls", "pool", "train", "shaped")
 GRAPH_SIZES = (10, 100, 1000)   # kernels per step, eager or graphed
 GOAL_SGEMM_RATIO = 1.05
 GOAL_TRAIN_RT = 2.0
@@ -640,6 +640,44 @@ class Bench:
                   flat and all(r["round_trips_per_step"] * steps <= 1 for r in graph_rows),
                   "; ".join("N=%d: %s RT, %.0f B" % (n, f2(r["round_trips_per_step"]), r["queued_bytes_per_step"])
                             for n, r in zip(GRAPH_SIZES, graph_rows)))
+
+    # ---- 2c: managed memory -------------------------------------------------------------
+
+    def sec_managed(self):
+        """Each access pattern of bench_managed over a 16 MiB managed buffer: the round
+        trips, faults and bytes it adds to the same program's set-up (R = the pattern
+        on a 1 MiB buffer is not subtracted: the counts are the whole run's), beside
+        one explicit cudaMemcpy of the same bytes."""
+        mib = 4 if self.profile_name == "smoke" else 16
+        out = {"mib": mib, "transport": "tcp", "rows": []}
+        rows = []
+        for pattern in ("write", "read", "sparse", "prefetch", "copy"):
+            d, st = self.stats_run([self.prog("bench_managed"), pattern, str(mib)], "bench_managed %s" % pattern)
+            if not (d and st):
+                continue
+            row = {"pattern": pattern, "ms": d["ms"], "verified": d["verified"], "round_trips": st["round_trips"],
+                   "faults": st.get("managed_faults", 0), "fetches": st.get("managed_fetches", 0),
+                   "fetched_bytes": st.get("managed_fetched_bytes", 0), "pushes": st.get("managed_pushes", 0),
+                   "pushed_bytes": st.get("managed_pushed_bytes", 0), "bytes_d2h": st["bytes_d2h"]}
+            out["rows"].append(row)
+            rows.append([pattern, row["round_trips"], row["faults"], row["fetches"], fmt_size(row["fetched_bytes"]),
+                         row["pushes"], fmt_size(row["pushed_bytes"]), f2(row["ms"], "%.1f")])
+        self.res["managed"] = out
+        table("2c. Managed memory: one access pattern over %d MiB (remote over TCP; whole program's counts)" % mib,
+              ["pattern", "RT", "faults", "fetches", "fetched", "pushes", "pushed", "ms"], rows)
+        log("   write: the host writes every int, a kernel sums them; read: the host reads every int after a kernel "
+            "wrote them (read-ahead doubles from 64 KiB to 4 MiB); sparse: one int per MiB (one 64 KiB block each); "
+            "prefetch: cudaMemPrefetchAsync to the host, then the reads; copy: cudaMalloc and one cudaMemcpy, the "
+            "explicit baseline. ms is the pattern alone, the device's work included")
+        by = {r["pattern"]: r for r in out["rows"]}
+        if "read" in by and "sparse" in by:
+            self.goal("managed memory moves only the blocks touched: a sparse read fetches one 64 KiB block per "
+                      "touch, a full read each byte once",
+                      by["sparse"]["fetched_bytes"] == mib * 64 * 1024 and
+                      by["read"]["fetched_bytes"] == mib << 20,
+                      "sparse: %s in %d fetches; read: %s in %d fetches" %
+                      (fmt_size(by["sparse"]["fetched_bytes"]), by["sparse"]["fetches"],
+                       fmt_size(by["read"]["fetched_bytes"]), by["read"]["fetches"]))
 
     # ---- 3 + 4: copy bandwidth, local vs remote ---------------------------------------
 
