@@ -262,23 +262,21 @@ static cudaError_t crm__fetch(crm__region *r, uint64_t off, uint64_t len, uint64
     return err;
 }
 
-/* Pushes every DIRTY run of blocks [first, end) of r, which become CLEAN. */
-static cudaError_t crm__push_dirty(crm__region *r, size_t first, size_t end)
+/* Calls fn(r, i, j, off, len, arg) for each run [i, j) of blocks of r in state
+ * `state` within [first, end), the run's bytes at [off, off + len); stops at an error. */
+typedef cudaError_t (*crm__run_fn)(crm__region *r, size_t i, size_t j, uint64_t off, uint64_t len, void *arg);
+static cudaError_t crm__runs(crm__region *r, size_t first, size_t end, uint8_t state, crm__run_fn fn, void *arg)
 {
     for (size_t i = first; i < end;) {
-        if (r->blocks[i].state != CRM__DIRTY) {
+        if (r->blocks[i].state != state) {
             i++;
             continue;
         }
         size_t j = i;
-        while (j < end && r->blocks[j].state == CRM__DIRTY)
+        while (j < end && r->blocks[j].state == state)
             j++;
         uint64_t off = (uint64_t)i * CRM_MANAGED_BLOCK;
-        uint64_t len = (uint64_t)(j - 1) * CRM_MANAGED_BLOCK + crm__block_len(r, j - 1) - off;
-        /* read-only first: a write racing the copy faults and waits for the lock */
-        if (crm__set(r, i, j, CRM__CLEAN) != 0)
-            return cudaErrorUnknown;
-        cudaError_t err = crm__push(r, off, len);
+        cudaError_t err = fn(r, i, j, off, (uint64_t)(j - 1) * CRM_MANAGED_BLOCK + crm__block_len(r, j - 1) - off, arg);
         if (err != cudaSuccess)
             return err;
         i = j;
@@ -286,27 +284,30 @@ static cudaError_t crm__push_dirty(crm__region *r, size_t first, size_t end)
     return cudaSuccess;
 }
 
-/* Fetches every INVALID run of blocks [first, end) of r, which become CLEAN. */
+/* A dirty run becomes read-only first, so a write racing the copy faults and waits for the lock. */
+static cudaError_t crm__push_run(crm__region *r, size_t i, size_t j, uint64_t off, uint64_t len, void *arg)
+{
+    (void)arg;
+    return crm__set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : crm__push(r, off, len);
+}
+
+static cudaError_t crm__fetch_run(crm__region *r, size_t i, size_t j, uint64_t off, uint64_t len, void *arg)
+{
+    cudaError_t err = crm__fetch(r, off, len, *(const uint64_t *)arg);
+    return err != cudaSuccess ? err : crm__set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : cudaSuccess;
+}
+
+/* Pushes every DIRTY run of blocks [first, end) of r, which become CLEAN. */
+static cudaError_t crm__push_dirty(crm__region *r, size_t first, size_t end)
+{
+    return crm__runs(r, first, end, CRM__DIRTY, crm__push_run, NULL);
+}
+
+/* Fetches every INVALID run of blocks [first, end) of r, after the work queued on
+ * `stream`; they become CLEAN. */
 static cudaError_t crm__fetch_invalid(crm__region *r, size_t first, size_t end, uint64_t stream)
 {
-    for (size_t i = first; i < end;) {
-        if (r->blocks[i].state != CRM__INVALID) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < end && r->blocks[j].state == CRM__INVALID)
-            j++;
-        uint64_t off = (uint64_t)i * CRM_MANAGED_BLOCK;
-        uint64_t len = (uint64_t)(j - 1) * CRM_MANAGED_BLOCK + crm__block_len(r, j - 1) - off;
-        cudaError_t err = crm__fetch(r, off, len, stream);
-        if (err != cudaSuccess)
-            return err;
-        if (crm__set(r, i, j, CRM__CLEAN) != 0)
-            return cudaErrorUnknown;
-        i = j;
-    }
-    return cudaSuccess;
+    return crm__runs(r, first, end, CRM__INVALID, crm__fetch_run, &stream);
 }
 
 /* ---- the hooks ---------------------------------------------------------------------- */
