@@ -36,7 +36,7 @@ static int crm__decode(const crm_device_desc *d, crm__device *out)
  * mean nothing to a client on another machine; the virtual memory management
  * itself (102) is remoted (interpose/crm_drv_vmm.c). */
 static const int crm__absent[] = {
-    cudaDevAttrCanMapHostMemory, cudaDevAttrPageableMemoryAccess,
+    cudaDevAttrPageableMemoryAccess,
     cudaDevAttrConcurrentManagedAccess, cudaDevAttrCanUseHostPointerForRegisteredMem,
     cudaDevAttrPageableMemoryAccessUsesHostPageTables, cudaDevAttrDirectManagedMemAccessFromHost,
     103, 104, 105, 128, cudaDevAttrGPUDirectRDMASupported, cudaDevAttrMemoryPoolSupportedHandleTypes,
@@ -45,7 +45,7 @@ static const int crm__absent[] = {
 
 void crm_devices_mask_props(struct cudaDeviceProp *p)
 {
-    p->canMapHostMemory = 0;
+    p->canMapHostMemory = 1; /* cudaHostAllocMapped: managed memory's machinery */
     p->managedMemory = 1; /* client/crm_managed.h, without concurrent access */
     p->pageableMemoryAccess = 0;
     p->concurrentManagedAccess = 0;
@@ -60,6 +60,8 @@ void crm_devices_mask_attrs(int *pairs)
 {
     pairs[2 * cudaDevAttrManagedMemory] = 0;
     pairs[2 * cudaDevAttrManagedMemory + 1] = 1;
+    pairs[2 * cudaDevAttrCanMapHostMemory] = 0;
+    pairs[2 * cudaDevAttrCanMapHostMemory + 1] = 1;
     for (size_t i = 0; i < sizeof crm__absent / sizeof crm__absent[0]; i++)
         if (pairs[2 * crm__absent[i]] == 0) /* answered: say it is absent */
             pairs[2 * crm__absent[i] + 1] = 0;

@@ -15,9 +15,9 @@ int crm_devices_props(int dev, struct cudaDeviceProp *out);
 int crm_devices_attrs(int dev, int *pairs);
 
 /* What a device can do through cudarem, whatever the GPU can: managed memory
- * without concurrent access (client/crm_managed.h); capabilities that need the
- * client's own memory mapped into the device (mapped pinned memory, pageable
- * access, concurrent managed access) or handles shared outside the session (IPC,
+ * without concurrent access and memory allocated mapped (client/crm_managed.h);
+ * capabilities that need the client's own memory mapped into the device (other
+ * page-locked or registered memory, pageable access, concurrent managed access) or handles shared outside the session (IPC,
  * virtual memory, RDMA) are not remoted, so every layer reports them absent
  * (frameworks test these before they use them). Applied to the properties and
  * attribute pairs the client keeps. */

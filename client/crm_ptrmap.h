@@ -20,6 +20,10 @@ enum crm_mem_kind {
 /* Flag of crm_ptrmap_add: managed memory (client/crm_managed.h), a device range the
  * program may also touch. */
 #define CRM_PTRMAP_MANAGED 2u
+/* With CRM_PTRMAP_MANAGED: mapped host memory (cudaHostAlloc with
+ * cudaHostAllocMapped), whose cudaHostAlloc flags are CRM_PTRMAP_HOST_FLAGS(flags). */
+#define CRM_PTRMAP_HOSTMAPPED 4u
+#define CRM_PTRMAP_HOST_FLAGS(flags) ((flags) >> 4)
 
 /* Records a range; 0, or -1 when it overlaps a known range of the same side. */
 int crm_ptrmap_add(enum crm_mem_kind kind, uint64_t base, uint64_t size, int device, uint32_t flags);

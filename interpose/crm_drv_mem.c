@@ -139,13 +139,14 @@ CRM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, un
 static CUresult crm__attr(void *data, CUpointer_attribute a, CUdeviceptr ptr, enum crm_mem_kind k, const crm_range *r)
 {
     int device = k == CRM_MEM_DEVICE ? r->device : 0;
-    int managed = k == CRM_MEM_DEVICE && ((r->kind >> 8) & CRM_PTRMAP_MANAGED);
+    int mapped_host = k == CRM_MEM_DEVICE && ((r->kind >> 8) & CRM_PTRMAP_HOSTMAPPED);
+    int managed = k == CRM_MEM_DEVICE && ((r->kind >> 8) & CRM_PTRMAP_MANAGED) && !mapped_host;
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = crm_drv_primary(device);
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        *(unsigned *)data = k == CRM_MEM_DEVICE ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+        *(unsigned *)data = k == CRM_MEM_DEVICE && !mapped_host ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
         if (k != CRM_MEM_DEVICE)
@@ -153,7 +154,7 @@ static CUresult crm__attr(void *data, CUpointer_attribute a, CUdeviceptr ptr, en
         *(CUdeviceptr *)data = ptr;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (k == CRM_MEM_DEVICE && !managed)
+        if (k == CRM_MEM_DEVICE && !managed && !mapped_host)
             return CUDA_ERROR_INVALID_VALUE;
         *(void **)data = CRM__PTR(ptr);
         return CUDA_SUCCESS;

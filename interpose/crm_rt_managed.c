@@ -17,23 +17,22 @@
 #include "interpose/crm_export.h"
 #include "interpose/crm_rt_managed.h"
 
-cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags)
+/* Managed memory of size bytes whose pointer-table entry carries `ptrmap_flags`. */
+static cudaError_t crm__alloc(void **devPtr, size_t size, uint32_t ptrmap_flags)
 {
     uint64_t ptr = 0;
     int dev = crm_thread_device();
-    if (devPtr == NULL || size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
-        return cudaErrorInvalidValue;
     cudaError_t err = crm_capture_refuse_sync(CRM_WIRE_BAD_HANDLE, CRM_WIRE_BAD_HANDLE);
     if (err == cudaSuccess)
         err = crm_rpc_crm_malloc_managed(size, &ptr);
     if (err != cudaSuccess)
         return err;
-    if (crm_ptrmap_add_fresh(ptr, size, dev, CRM_PTRMAP_MANAGED, crm_conn_pooled()) != 0) {
+    if (crm_ptrmap_add_fresh(ptr, size, dev, ptrmap_flags, crm_conn_pooled()) != 0) {
         crm_rpc_cudaFree(ptr);
         return cudaErrorMemoryAllocation;
     }
     if (crm_managed_add(ptr, size, dev, 1) != 0) {
-        crm_error("cudaMallocManaged: the server's address 0x%llx cannot be mapped in this process "
+        crm_error("managed or mapped memory: the server's address 0x%llx cannot be mapped in this process "
                   "(its device address window is not reserved here)",
                   (unsigned long long)ptr);
         crm_ptrmap_remove(CRM_MEM_DEVICE, ptr, NULL);
@@ -42,6 +41,18 @@ cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags)
     }
     *devPtr = (void *)(uintptr_t)ptr;
     return cudaSuccess;
+}
+
+cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags)
+{
+    if (devPtr == NULL || size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
+        return cudaErrorInvalidValue;
+    return crm__alloc(devPtr, size, CRM_PTRMAP_MANAGED);
+}
+
+cudaError_t crm_mapped_host_alloc(void **pHost, size_t size, unsigned int flags)
+{
+    return crm__alloc(pHost, size, CRM_PTRMAP_MANAGED | CRM_PTRMAP_HOSTMAPPED | (flags << 4));
 }
 
 cudaError_t crm_managed_adopt(uint64_t addr, size_t size)

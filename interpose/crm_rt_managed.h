@@ -9,6 +9,9 @@
 #include <cuda_runtime_api.h>
 
 cudaError_t crm_managed_alloc(void **devPtr, size_t size, unsigned int flags);
+/* Mapped host memory (cudaHostAllocMapped): managed memory the program knows as
+ * page-locked host memory, its host pointer also its device pointer. */
+cudaError_t crm_mapped_host_alloc(void **pHost, size_t size, unsigned int flags);
 /* ptds: stream 0 names the per-thread default stream. */
 cudaError_t crm_managed_prefetch(const void *devPtr, size_t count, int where, cudaStream_t stream, int ptds);
 /* advice: a cudaMemoryAdvise (the driver's CUmem_advise has the same values). */

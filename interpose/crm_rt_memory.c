@@ -17,6 +17,7 @@
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
 #include "interpose/crm_export.h"
+#include "interpose/crm_rt_managed.h"
 
 /* Records a new device allocation of the thread's device. A pointer must name one
  * server's memory, so in a pool one overlapping another device's is refused, and
@@ -29,6 +30,13 @@ static cudaError_t crm__track(uint64_t ptr, uint64_t size)
               "refused with cudaErrorMemoryAllocation",
               crm_thread_device(), (unsigned long long)ptr);
     return cudaErrorMemoryAllocation;
+}
+
+/* 1 when p lies in mapped host memory (cudaHostAllocMapped), its entry in *r. */
+static int crm__mapped_host(const void *p, crm_range *r)
+{
+    return crm_ptrmap_classify((uint64_t)(uintptr_t)p, r) == CRM_MEM_DEVICE &&
+           ((r->kind >> 8) & CRM_PTRMAP_HOSTMAPPED);
 }
 
 cudaError_t crm_device_alloc(void **devPtr, size_t size)
@@ -85,6 +93,8 @@ CRM_EXPORT cudaError_t cudaFree(void *devPtr)
     if (crm_gmem_free((uint64_t)(uintptr_t)devPtr))
         return cudaSuccess; /* a graph's memory: free once no graph holds it (client/crm_graph_mem.h) */
     crm_range gone;
+    if (crm__mapped_host(devPtr, &gone))
+        return crm_set_error(cudaErrorInvalidValue); /* host memory: cudaFreeHost's */
     int known = crm_ptrmap_remove(CRM_MEM_DEVICE, (uint64_t)(uintptr_t)devPtr, &gone) == 0, local;
     if (known && ((gone.kind >> 8) & CRM_PTRMAP_MANAGED))
         crm_managed_remove(gone.base); /* gone here first too: its addresses may come back at once */
@@ -126,6 +136,8 @@ static cudaError_t crm__host_alloc(void **ptr, size_t size, unsigned int flags)
         *ptr = NULL;
         return cudaSuccess;
     }
+    if (flags & cudaHostAllocMapped) /* the device reaches it: managed memory's machinery */
+        return crm_mapped_host_alloc(ptr, size, flags);
     void *p = NULL;
     int shared = crm_hostmem_alloc(size, &p) == 0;
     if (!shared && posix_memalign(&p, (size_t)sysconf(_SC_PAGESIZE), size) != 0)
@@ -154,10 +166,31 @@ CRM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int fla
     return crm_set_error(crm__host_alloc(pHost, size, flags));
 }
 
+/* Mapped host memory is the server's too: freed there, after the work queued before. */
+static cudaError_t crm__free_mapped(void *ptr)
+{
+    crm_range r;
+    uint64_t p = (uint64_t)(uintptr_t)ptr;
+    if (!crm__mapped_host(ptr, &r) || r.base != p)
+        return cudaErrorInvalidValue;
+    crm_ptrmap_remove(CRM_MEM_DEVICE, p, NULL);
+    crm_managed_remove(p);
+    if (crm_conn_pooled()) {
+        int local, saved = crm_conn_device_begin(r.device, &local);
+        cudaError_t err = crm_rpc_cudaFree(p);
+        crm_conn_device_end(saved);
+        return err;
+    }
+    return crm_rpc_cudaFree_queued(p);
+}
+
 CRM_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
+    crm_range r;
     if (ptr == NULL)
         return cudaSuccess;
+    if (crm__mapped_host(ptr, &r))
+        return crm_set_error(crm__free_mapped(ptr));
     if (crm_ptrmap_remove(CRM_MEM_PINNED, (uint64_t)(uintptr_t)ptr, NULL) != 0)
         return crm_set_error(cudaErrorInvalidValue);
     if (crm_hostmem_free(ptr) != 0)
@@ -188,6 +221,10 @@ CRM_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 CRM_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
     crm_range r;
+    if (pFlags != NULL && crm__mapped_host(pHost, &r)) {
+        *pFlags = CRM_PTRMAP_HOST_FLAGS(r.kind >> 8);
+        return cudaSuccess;
+    }
     if (pFlags == NULL || crm_ptrmap_classify((uint64_t)(uintptr_t)pHost, &r) != CRM_MEM_PINNED)
         return crm_set_error(cudaErrorInvalidValue);
     *pFlags = r.kind >> 8;
@@ -197,11 +234,17 @@ CRM_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 CRM_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
     static int logged;
+    crm_range r;
     if (pDevice == NULL || pHost == NULL || flags != 0)
         return crm_set_error(cudaErrorInvalidValue);
+    if (crm__mapped_host(pHost, &r)) { /* one address on both sides */
+        *pDevice = pHost;
+        return cudaSuccess;
+    }
     if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
-        crm_warn("cudaHostGetDevicePointer: mapped host memory lives in this client and cannot be "
-                 "reached by the remote GPU; returning cudaErrorNotSupported");
+        crm_warn("cudaHostGetDevicePointer: only memory allocated with cudaHostAllocMapped (cuMemHostAlloc with "
+                 "CU_MEMHOSTALLOC_DEVICEMAP) is reachable by the remote device; this memory (page-locked without "
+                 "the flag, or registered) lives in this client alone: cudaErrorNotSupported");
     return crm_set_error(cudaErrorNotSupported);
 }
 
@@ -213,10 +256,12 @@ CRM_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at
     memset(attributes, 0, sizeof *attributes);
     switch (crm_ptrmap_classify((uint64_t)(uintptr_t)ptr, &r)) {
     case CRM_MEM_DEVICE:
-        attributes->type = (r.kind >> 8) & CRM_PTRMAP_MANAGED ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+        attributes->type = (r.kind >> 8) & CRM_PTRMAP_HOSTMAPPED ? cudaMemoryTypeHost
+                           : (r.kind >> 8) & CRM_PTRMAP_MANAGED  ? cudaMemoryTypeManaged
+                                                                 : cudaMemoryTypeDevice;
         attributes->device = r.device;
         attributes->devicePointer = (void *)ptr;
-        if (attributes->type == cudaMemoryTypeManaged)
+        if (attributes->type != cudaMemoryTypeDevice)
             attributes->hostPointer = (void *)ptr;
         break;
     case CRM_MEM_PINNED:

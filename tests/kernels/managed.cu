@@ -5,7 +5,9 @@
 // and cudaMemAdvise leave; pointer and device attributes at both layers; stream
 // attachment; the driver's cuMemAllocManaged; __managed__ variables (their
 // initialisers, host and kernel updates); a freed allocation's addresses used
-// again; many threads each with its own buffer. With argument "counts" it runs only
+// again; many threads each with its own buffer; mapped host memory
+// (cudaHostAllocMapped, cuMemHostAlloc with DEVICEMAP) reached by kernels through
+// its device pointer, which is its host pointer. With argument "counts" it runs only
 // a fixed pattern whose transfers the end-to-end suite counts (CUDAREM_STATS).
 // Prints "PASS managed".
 #include "kcheck.h"
@@ -234,6 +236,67 @@ static void reuse(void)
     KCUDA(cudaFree(b));
 }
 
+/* Mapped host memory: kernels reach it through cudaHostGetDevicePointer's pointer. */
+static void mapped(void)
+{
+    const int n = 70000;
+    int *h = nullptr, *d = nullptr, *dev = nullptr, value = 0;
+    unsigned flags = 0;
+    KCUDA(cudaDeviceGetAttribute(&value, cudaDevAttrCanMapHostMemory, 0));
+    KCHECK(value == 1, "canMapHostMemory %d", value);
+    KCUDA(cudaHostAlloc(&h, n * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+    for (int i = 0; i < n; i++)
+        h[i] = 4 * i;
+    KCUDA(cudaHostGetDevicePointer((void **)&d, h, 0));
+    KCHECK(d == h, "device pointer %p of host pointer %p", (void *)d, (void *)h);
+    launch_add(d, n, 3);
+    KCUDA(cudaDeviceSynchronize());
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += h[i] != 4 * i + 3;
+    KCHECK(bad == 0, "mapped memory after a kernel: %d wrong (h[1] = %d)", bad, h[1]);
+    KCUDA(cudaHostGetFlags(&flags, h + 5));
+    KCHECK(flags == (cudaHostAllocMapped | cudaHostAllocPortable), "flags %u", flags);
+    cudaPointerAttributes pa;
+    KCUDA(cudaPointerGetAttributes(&pa, h));
+    KCHECK(pa.type == cudaMemoryTypeHost && pa.hostPointer == h && pa.devicePointer == h, "attributes: type %d",
+           (int)pa.type);
+    KCUDA(cudaMalloc(&dev, n * sizeof(int)));
+    KCUDA(cudaMemcpy(dev, h, n * sizeof(int), cudaMemcpyHostToDevice));
+    KCUDA(cudaMemset(h, 0, n * sizeof(int)));
+    KCUDA(cudaMemcpy(h, dev, n * sizeof(int), cudaMemcpyDeviceToHost));
+    KCHECK(h[n - 1] == 4 * (n - 1) + 3, "copies through mapped memory: %d", h[n - 1]);
+    KCHECK(cudaFree(h) == cudaErrorInvalidValue, "cudaFree of host memory accepted");
+    cudaGetLastError();
+    KCUDA(cudaFreeHost(h));
+    KCUDA(cudaFree(dev));
+    int *plain = nullptr;
+    void *none = nullptr;
+    KCUDA(cudaMallocHost(&plain, 4096));
+    KCHECK(cudaHostGetDevicePointer(&none, plain, 0) == cudaErrorNotSupported,
+           "page-locked memory without the flag is not the device's");
+    cudaGetLastError();
+    KCUDA(cudaFreeHost(plain));
+    typedef CUresult (*halloc_fn)(void **, size_t, unsigned);
+    typedef CUresult (*hptr_fn)(CUdeviceptr *, void *, unsigned);
+    typedef CUresult (*hfree_fn)(void *);
+    halloc_fn halloc = (halloc_fn)kcheck_driver_fn("cuMemHostAlloc", 3020);
+    hptr_fn hptr = (hptr_fn)kcheck_driver_fn("cuMemHostGetDevicePointer", 3020);
+    hfree_fn hfree = (hfree_fn)kcheck_driver_fn("cuMemFreeHost", 2000);
+    void *hp = nullptr;
+    CUdeviceptr dp = 0;
+    if (halloc == nullptr || hptr == nullptr || hfree == nullptr)
+        return;
+    KCHECK(halloc(&hp, 4096, CU_MEMHOSTALLOC_DEVICEMAP) == CUDA_SUCCESS, "cuMemHostAlloc");
+    KCHECK(hptr(&dp, hp, 0) == CUDA_SUCCESS && dp == (CUdeviceptr)hp, "cuMemHostGetDevicePointer");
+    ((int *)hp)[10] = 7;
+    launch_add((int *)dp, 1024, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(((int *)hp)[10] == 8 && ((int *)hp)[11] == 1, "driver mapped memory: %d %d", ((int *)hp)[10],
+           ((int *)hp)[11]);
+    KCHECK(hfree(hp) == CUDA_SUCCESS, "cuMemFreeHost");
+}
+
 /* Threads each with a buffer of their own, each round written, added to, read. */
 static void threads(void)
 {
@@ -305,6 +368,7 @@ int main(int argc, char **argv)
     attributes();
     driver();
     reuse();
+    mapped();
     threads();
     return kcheck_finish("managed");
 }
