@@ -450,6 +450,8 @@ int crm_capture_call(uint64_t stream, crm_call *call, cudaError_t *err)
     crm__capture *c = NULL;
     int handled = 1;
     *err = cudaSuccess;
+    if (call->api == CRM_API_cudaStreamDestroy)
+        return 0; /* not work of the stream: a member whose work was joined may go (graphMemoryNodes) */
     pthread_mutex_lock(&crm__lock);
     if (crm__legacy_refused(stream, 1))
         *err = cudaErrorStreamCaptureImplicit;

@@ -834,6 +834,36 @@ static void memory_nodes(void)
     KCUDA(cudaGraphDestroy(g));
     KCUDA(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &after));
     KCHECK(after == before, "everything given back: %llu in use, want %llu", after, before);
+
+    /* a stream created during the capture joins it, frees there, is joined back and
+     * destroyed before the capture ends, as graphMemoryNodes does */
+    cudaStream_t side;
+    cudaEvent_t forked, freed;
+    KCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    KCUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    KCUDA(cudaEventCreate(&forked));
+    KCUDA(cudaEventCreate(&freed));
+    KCUDA(cudaMallocAsync((void **)&scratch, sizeof ones, s));
+    KCUDA(cudaMemcpyAsync(scratch, ones, sizeof ones, cudaMemcpyHostToDevice, s));
+    scale<<<1, 64, 0, s>>>(scratch, 64, 2.0f);
+    KCUDA(cudaMemcpyAsync(back, scratch, sizeof back, cudaMemcpyDeviceToHost, s));
+    KCUDA(cudaEventRecord(forked, s));
+    KCUDA(cudaStreamWaitEvent(side, forked, 0));
+    KCUDA(cudaFreeAsync(scratch, side));
+    KCUDA(cudaEventRecord(freed, side));
+    KCUDA(cudaStreamWaitEvent(s, freed, 0));
+    KCUDA(cudaStreamDestroy(side));
+    KCUDA(cudaEventDestroy(forked));
+    KCUDA(cudaEventDestroy(freed));
+    KCUDA(cudaStreamEndCapture(s, &g));
+    KCUDA(cudaGraphInstantiate(&exec, g, 0));
+    back[0] = 0.0f;
+    ones[0] = 3.0f;
+    KCUDA(cudaGraphLaunch(exec, s));
+    KCUDA(cudaStreamSynchronize(s));
+    KCHECK(back[0] == 6.0f && back[63] == 2.0f, "a graph whose side stream was destroyed: %g %g", back[0], back[63]);
+    KCUDA(cudaGraphExecDestroy(exec));
+    KCUDA(cudaGraphDestroy(g));
     KCUDA(cudaStreamDestroy(s));
 }
 
