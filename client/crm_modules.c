@@ -17,6 +17,7 @@
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
+#include "client/crm_cubin_ptx.h"
 #include "client/crm_ptrmap.h"
 #include "common/crm_digest.h"
 #include "common/crm_image.h"
@@ -286,24 +287,37 @@ static unsigned crm__device_arch(void)
     return (unsigned)(major * 10 + minor);
 }
 
-/* 1 when the server's device is the emulated one, whose PTX engine runs a module's
- * PTX where no CPU implementation of a kernel is given. */
 static int crm__server_runs_ptx(void)
 {
     crm_session_info info;
     return crm_conn_session(&info) == cudaSuccess && strcmp(info.backend, "emu") == 0;
 }
 
+int crm_modules_server_runs_ptx(void)
+{
+    return crm__server_runs_ptx();
+}
+
 /* What crosses the wire for m: of a fatbinary, only the entry the server's device
  * loads (its machine code, else its PTX), so a module built for many architectures
  * costs one; the emulated device gets it whole (it needs the PTX beside the
- * cubin); any other image whole. *owned is set when the bytes are a new buffer. */
+ * cubin), and for a cubin this process compiled (NVRTC) the PTX kept beside it
+ * (client/crm_cubin_ptx.h); any other image whole. *owned is set when the bytes
+ * are a new buffer. */
 static void crm__shipped_image(crm_kmodule *m, const unsigned char **bytes, size_t *len, unsigned char **owned)
 {
     unsigned arch = crm__device_arch();
+    size_t ptx_len = 0;
+    const char *ptx;
     *bytes = m->fatbin;
     *len = m->len;
     *owned = NULL;
+    if (crm_image_kind(m->fatbin, m->len) == CRM_IMAGE_ELF && crm__server_runs_ptx() &&
+        (ptx = crm_cubin_ptx_find(m->fatbin, m->len, &ptx_len)) != NULL) {
+        *bytes = (const unsigned char *)ptx;
+        *len = ptx_len + 1; /* with its NUL */
+        return;
+    }
     if (crm_image_kind(m->fatbin, m->len) == CRM_IMAGE_FATBIN && !crm__server_runs_ptx() &&
         crm_fatbin_slim(m->fatbin, m->len, arch, owned, len) == 0)
         *bytes = *owned;

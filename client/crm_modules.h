@@ -59,6 +59,10 @@ size_t crm_modules_var_size(const crm_kvar *v);
  * pointer table as device memory). */
 cudaError_t crm_modules_var_resolve(crm_kvar *v, uint64_t *addr, size_t *size);
 
+/* 1 when the server's device is the emulated one, whose PTX engine runs a module's
+ * PTX where no CPU implementation of a kernel is given (opens the session). */
+int crm_modules_server_runs_ptx(void);
+
 /* ---- lookups by name (the driver API) --------------------------------------------- */
 
 /* The kernel `name` of m (one handle per module and name), found in the module's

@@ -132,7 +132,7 @@ static void kserver_done(kserver *k, char *log)
 /* Programs that only have to pass; loop tests over them run index i as
  * kprograms[i % NKPROGRAMS] in variants[i / NKPROGRAMS]. */
 static const char *const kprograms[] = {"vadd", "saxpy", "scalars", "symbols", "multi_tu", "vadd_compressed",
-                                        "loop", "graphs", "graphcond", "managed"};
+                                        "loop", "graphs", "graphcond", "managed", "nvrtc"};
 #define NKPROGRAMS ((int)(sizeof kprograms / sizeof kprograms[0]))
 
 START_TEST(test_program)

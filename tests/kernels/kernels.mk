@@ -26,7 +26,7 @@ $(EMU_LIB): $(KERNEL_PARSER_OBJS) $(KERNEL_LIB_FILES)
 # holds the CPU kernels and the fatbinaries.
 KTEST_DIR   := $(call test_dir,kernels,shared)
 KTEST_NAMES := vadd vadd_compressed vadd_ptx saxpy scalars symbols multi_tu dlopen badlaunch loop kprintf step \
-               graphs graphstep graphcond managed
+               graphs graphstep graphcond managed nvrtc
 KTEST_PROGS := $(foreach rt,$(TEST_RUNTIMES),$(addprefix $(call test_dir,kernels,$(rt))/,$(KTEST_NAMES) \
                    libktest_shlib.so)) $(KTEST_DIR)/libktest_cpu_kernels.so
 KTEST_DEFS_shared :=
@@ -54,6 +54,8 @@ $(1)/step: tests/kernels/step.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/graphs: tests/kernels/graphs.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas -lcudnn
+$(1)/nvrtc: tests/kernels/nvrtc.cu $(KTEST_HDRS) | $(1)
+	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lnvrtc
 $(1)/graphstep: tests/kernels/graphstep.cu $(KTEST_HDRS) | $(1)
 	$$(call KTEST_NVCC,$(2)) -o $$@ $$< -lcublas
 $(1)/dlopen: tests/kernels/dlopen_main.cu $(KTEST_HDRS) | $(1)
