@@ -2,7 +2,6 @@
  * handler (client/crm_managed_fault.h). */
 #include "client/crm_managed_fault.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -11,27 +10,20 @@
 
 #include "common/crm_log.h"
 
-typedef int (*crm__sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+/* glibc's own name for sigaction, which nobody interposes: reached without dlsym,
+ * which a sanitizer's runtime may call this before it can serve (its interceptor
+ * takes this library's sigaction as the real one). */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 static pthread_once_t crm__once = PTHREAD_ONCE_INIT;
-static int crm__installed;          /* 1 once the handler is in place (atomic) */
+int crm_managed_fault_on;           /* 1 once the handler is in place (atomic) */
 static int crm__window;             /* the device address window is reserved here */
 static struct sigaction crm__prev;  /* the program's handler, called for faults not ours */
 static pthread_mutex_t crm__prev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int crm_managed_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    static crm__sigaction_fn real;
-    crm__sigaction_fn fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
-    if (fn == NULL) {
-        fn = (crm__sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-        if (fn == NULL) {
-            errno = ENOSYS;
-            return -1;
-        }
-        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
-    }
-    return fn(sig, act, old);
+    return __sigaction(sig, act, old);
 }
 
 /* 1 for a write, 0 for a read, -1 when the machine does not say. */
@@ -95,7 +87,7 @@ static void crm__install(void)
     int rc = crm_managed_real_sigaction(SIGSEGV, &sa, &crm__prev);
     pthread_mutex_unlock(&crm__prev_lock);
     if (rc == 0)
-        __atomic_store_n(&crm__installed, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&crm_managed_fault_on, 1, __ATOMIC_RELEASE);
     else
         crm_error("managed memory: cannot install the SIGSEGV handler (%s)", strerror(errno));
 }
@@ -108,7 +100,7 @@ int crm_managed_fault_install(void)
 
 int crm_managed_fault_installed(void)
 {
-    return __atomic_load_n(&crm__installed, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&crm_managed_fault_on, __ATOMIC_ACQUIRE);
 }
 
 int crm_managed_fault_chain(const struct sigaction *act, struct sigaction *old)

@@ -14,9 +14,10 @@ int crm_managed_fault_install(void);
 /* The program's sigaction for SIGSEGV once ours is installed: its handler is kept
  * and called for faults that are not ours; *old gets the one it replaces. */
 int crm_managed_fault_chain(const struct sigaction *act, struct sigaction *old);
-/* 1 once the handler is installed. */
+/* 1 once the handler is installed (read it atomically). */
+extern int crm_managed_fault_on;
 int crm_managed_fault_installed(void);
-/* libc's sigaction, whatever this library exports in its place. */
+/* libc's sigaction (its __sigaction), whatever this library exports in its place. */
 int crm_managed_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* crm_init.c reserved the device address window at load (1) or could not (0). */

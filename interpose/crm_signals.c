@@ -3,18 +3,24 @@
  * installs its own (Python's faulthandler, which pytest enables) gets it chained
  * behind ours instead of replacing it, as a JVM's libjsig chains; every other
  * signal, and SIGSEGV before then, goes straight to libc. Exported under glibc's
- * version of both names, which is what programs' references carry. */
+ * version of both names, which is what programs' references carry.
+ *
+ * A sanitizer's runtime takes this sigaction as the real one and calls it while it
+ * initialises, before it can run instrumented code: so this file is built without
+ * sanitizers (interpose/interpose.mk) and calls nothing instrumented on that path. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include "client/crm_managed_fault.h"
 #include "interpose/crm_export.h"
 
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
 CRM_EXPORT int crm_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    if (sig == SIGSEGV && crm_managed_fault_installed())
+    if (sig == SIGSEGV && __atomic_load_n(&crm_managed_fault_on, __ATOMIC_ACQUIRE))
         return crm_managed_fault_chain(act, old);
-    return crm_managed_real_sigaction(sig, act, old);
+    return __sigaction(sig, act, old);
 }
 
 CRM_EXPORT sighandler_t crm_signal(int sig, sighandler_t handler)

@@ -119,3 +119,9 @@ $(SHIM_ALIASES): | $(SHIM)
 	ln -sf ../libcudarem.so $@
 
 all: $(SHIM) $(SHIM_ALIASES) $(SHIM_LOADER_STUBS)
+
+# sigaction's stand-in runs inside a sanitizer's initialisation (interpose/crm_signals.c):
+# never instrumented.
+$(BUILD)/obj/interpose/crm_signals.o: interpose/crm_signals.c $(GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(CFLAGS)) -MMD -MP -c $< -o $@
