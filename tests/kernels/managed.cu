@@ -12,7 +12,10 @@
 // Prints "PASS managed".
 #include "kcheck.h"
 #include <cuda.h>
+#include <csignal>
 #include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <thread>
 #include <vector>
 
@@ -297,6 +300,51 @@ static void mapped(void)
     KCHECK(hfree(hp) == CUDA_SUCCESS, "cuMemFreeHost");
 }
 
+/* The program's own SIGSEGV handler, installed after managed memory is in use (as
+ * Python's faulthandler is under pytest): its faults still reach it, and managed
+ * memory's still reach cudarem. */
+static char *guarded;
+static size_t guarded_len;
+static volatile sig_atomic_t handled;
+
+static void own_handler(int, siginfo_t *si, void *)
+{
+    char *a = (char *)si->si_addr;
+    if (a >= guarded && a < guarded + guarded_len) {
+        mprotect(guarded, guarded_len, PROT_READ | PROT_WRITE);
+        handled = handled + 1;
+        return;
+    }
+    signal(SIGSEGV, SIG_DFL); /* not ours either: die of it */
+}
+
+static void chained(void)
+{
+    int *m = nullptr;
+    KCUDA(cudaMallocManaged(&m, 1 << 20));
+    m[0] = 1; /* cudarem's handler is in place from here */
+    guarded_len = (size_t)sysconf(_SC_PAGESIZE);
+    guarded = (char *)mmap(nullptr, guarded_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct sigaction sa, before;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = own_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    KCHECK(sigaction(SIGSEGV, &sa, &before) == 0, "sigaction");
+    guarded[10] = 42; /* the program's own fault */
+    KCHECK(handled == 1 && guarded[10] == 42, "the program's handler ran %d times", (int)handled);
+    launch_add(m, 1 << 18, 5);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(m[0] == 6 && m[(1 << 18) - 1] == 5, "managed memory after the program's handler: %d %d", m[0],
+           m[(1 << 18) - 1]);
+    KCHECK(handled == 1, "managed memory's faults reached the program's handler (%d)", (int)handled);
+    struct sigaction now;
+    KCHECK(sigaction(SIGSEGV, &before, &now) == 0 && now.sa_sigaction == own_handler,
+           "sigaction answers with the program's own handler");
+    munmap(guarded, guarded_len);
+    KCUDA(cudaFree(m));
+}
+
 /* Threads each with a buffer of their own, each round written, added to, read. */
 static void threads(void)
 {
@@ -369,6 +417,7 @@ int main(int argc, char **argv)
     driver();
     reuse();
     mapped();
+    chained();
     threads();
     return kcheck_finish("managed");
 }
