@@ -54,7 +54,7 @@ static double run(const crm_ptx_module *m, const char *name, int n, void **args,
     uint64_t lanes = 0;
     char msg[512];
     crm_ptx_launch l = {{(unsigned)(n + 255) / 256, 1, 1}, {256, 1, 1}, args, sizes, nargs, 0, memory, NULL, NULL,
-                        &lanes, NULL};
+                        &lanes, NULL, 0};
     double t0 = now();
     cudaError_t err = crm_ptx_run(m, name, &l, msg, sizeof msg);
     double s = now() - t0;

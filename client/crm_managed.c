@@ -320,6 +320,7 @@ static int crm__pure(int api)
     case CRM_API_cudaSetDevice: case CRM_API_cudaGetDeviceProperties: case CRM_API_cudaDeviceGetAttribute:
     case CRM_API_cudaDeviceSynchronize: case CRM_API_cudaSetDeviceFlags: case CRM_API_cudaGetDeviceFlags:
     case CRM_API_cudaMemGetInfo: case CRM_API_cudaDeviceGetStreamPriorityRange: case CRM_API_crm_device_attrs:
+    case CRM_API_cudaDeviceSetLimit: case CRM_API_cudaDeviceGetLimit:
     case CRM_API_cudaMalloc: case CRM_API_cudaFree: case CRM_API_cudaMallocPitch: case CRM_API_crm_malloc_managed:
     case CRM_API_crm_stream_create: case CRM_API_cudaStreamDestroy: case CRM_API_cudaStreamSynchronize:
     case CRM_API_cudaStreamQuery: case CRM_API_cudaStreamWaitEvent: case CRM_API_cudaStreamGetFlags:

@@ -273,6 +273,17 @@ CRM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     return CUDA_SUCCESS;
 }
 
+/* The context's limits are its device's on the server (CUlimit and cudaLimit share values). */
+CRM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
+{
+    CRM_DRV_IN_CTX(cudaDeviceSetLimit((enum cudaLimit)limit, value));
+}
+
+CRM_EXPORT CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+    CRM_DRV_IN_CTX(cudaDeviceGetLimit(pvalue, (enum cudaLimit)limit));
+}
+
 CRM_EXPORT CUresult cuCtxSynchronize(void)
 {
     CUresult rc = crm_drv_need_ctx();

@@ -5,7 +5,9 @@
  * client remembers per function) as NVIDIA's cuda_occupancy.h does, calling the
  * program's block-size-to-shared-memory function here, where it lives; and
  * cuOccupancyAvailableDynamicSMemPerBlock divides an SM's shared memory among the
- * blocks asked for. */
+ * blocks asked for; cuOccupancyMaxActiveClusters and
+ * cuOccupancyMaxPotentialClusterSize count clusters among the blocks the device
+ * keeps resident (NVIDIA's cuBLAS asks for them as it creates a handle). */
 #include <cuda.h>
 #include "interpose/crm_export.h"
 
@@ -90,5 +92,74 @@ CRM_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemS
     if ((long long)numBlocks * blockSize > threads || numBlocks > blocks || each < 0)
         each = 0;
     *dynamicSmemSize = (size_t)(each < max_dyn ? each : max_dyn);
+    return CUDA_SUCCESS;
+}
+
+/* ---- clusters --------------------------------------------------------------------- */
+
+/* The cluster size a launch of func with config asks for: the config's cluster
+ * dimension, else the function's required one; 0 when neither says, -1 when they
+ * disagree. */
+static int crm__cluster_size(CUfunction func, const CUlaunchConfig *config)
+{
+    int w = 0, h = 0, d = 0, asked = 0;
+    for (unsigned i = 0; i < config->numAttrs && config->attrs != NULL; i++)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            const CUlaunchAttributeValue *v = &config->attrs[i].value;
+            asked = (int)(v->clusterDim.x * v->clusterDim.y * v->clusterDim.z);
+        }
+    if (cuFuncGetAttribute(&w, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, func) != CUDA_SUCCESS || w <= 0)
+        return asked;
+    cuFuncGetAttribute(&h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, func);
+    cuFuncGetAttribute(&d, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, func);
+    int required = w * (h > 0 ? h : 1) * (d > 0 ? d : 1);
+    return asked == 0 || asked == required ? required : -1;
+}
+
+/* The most blocks of one cluster the device co-schedules: 8 (the portable size), 16
+ * when the function allows non-portable sizes; 1 on a device without cluster launch. */
+static int crm__cluster_limit(CUfunction func)
+{
+    int non_portable = 0;
+    if (!crm__dev_attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH))
+        return 1;
+    cuFuncGetAttribute(&non_portable, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, func);
+    return non_portable ? 16 : 8;
+}
+
+/* Clusters of `size` blocks that fit at once: the device's resident blocks for this
+ * block shape (SMs times blocks per SM), a cluster's blocks together. */
+static CUresult crm__clusters(CUfunction func, const CUlaunchConfig *config, int size, int *out)
+{
+    int per_sm = 0;
+    unsigned threads = config->blockDimX * config->blockDimY * config->blockDimZ;
+    CUresult rc = cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)threads, config->sharedMemBytes);
+    if (rc == CUDA_SUCCESS)
+        *out = per_sm * crm__dev_attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) / size;
+    return rc;
+}
+
+CRM_EXPORT CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
+{
+    if (numClusters == NULL || config == NULL || func == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    int size = crm__cluster_size(func, config);
+    if (size <= 0)
+        return size < 0 ? CUDA_ERROR_INVALID_CLUSTER_SIZE : CUDA_ERROR_INVALID_VALUE;
+    if (size > crm__cluster_limit(func))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    return crm__clusters(func, config, size, numClusters);
+}
+
+CRM_EXPORT CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+                                                       const CUlaunchConfig *config)
+{
+    if (clusterSize == NULL || config == NULL || func == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    int limit = crm__cluster_limit(func), fit = 0, size = limit;
+    for (; size > 1; size /= 2) /* the largest power of two whose clusters fit at least once */
+        if (crm__clusters(func, config, size, &fit) == CUDA_SUCCESS && fit > 0)
+            break;
+    *clusterSize = size;
     return CUDA_SUCCESS;
 }

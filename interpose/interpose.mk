@@ -45,10 +45,10 @@ empty :=
 space := $(empty) $(empty)
 CUDNN_HEADERS := $(subst $(space),$(comma),$(addprefix $(CUDA_HOME)/include/,cudnn_graph.h cudnn_ops.h cudnn_cnn.h cudnn_adv.h))
 FALLBACK_SPECS := interpose/cudart13.syms:801:1 \
-                  interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h:cublasHandle_t \
+                  interpose/cublas13.syms:15:0:$(CUDA_HOME)/include/cublas_api.h,interpose/cublas_internal.h:cublasHandle_t \
                   'interpose/cudnn9.syms:3000:0:$(CUDNN_HEADERS):cudnnHandle_t:\bcudnn(?!Backend)\w*Descriptor_t\b' \
                   'interpose/cublasLt13.syms:15:0:$(CUDA_HOME)/include/cublasLt.h:cublasLtHandle_t:\bcublasLt(MatmulDesc|MatrixLayout|MatmulPreference)_t\b:forward'
-$(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms \
+$(GEN)/crm_fallback_gen.c: tools/gen_fallback.py interpose/cudart13.syms interpose/cublas13.syms interpose/cublas_internal.h \
                            interpose/cudnn9.syms interpose/cublasLt13.syms | $(GEN)
 	$(PYTHON) tools/gen_fallback.py $@.tmp $(FALLBACK_SPECS)
 	mv $@.tmp $@

@@ -16,6 +16,10 @@
 
 #define CRM_EMU_MAX_DEVICES 8
 
+/* --- crm_emu_limits.c: context limits (cudaDeviceSetLimit) --- */
+size_t crm__emu_limit(int dev, enum cudaLimit limit); /* dev's value of limit, its default until set */
+void crm__emu_limits_reset(int dev);                  /* back to the defaults (cudaDeviceReset) */
+
 /* --- crm_emu_log.c: the device's messages, one line each (no newline in fmt) --- */
 void crm__emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

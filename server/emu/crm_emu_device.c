@@ -90,6 +90,7 @@ CRM_EXPORT cudaError_t cudaDeviceReset(void)
     crm__stream_release_device(dev);
     crm__event_release_device(dev);
     crm__emu_unlock();
+    crm__emu_limits_reset(dev);
     atomic_store(&crm__dev_flags[dev], 0);
     crm__emu_unpoison();
     return cudaSuccess;

@@ -101,7 +101,8 @@ static cudaError_t crm__launch_ptx(struct CUkern_st *k, dim3 g, dim3 b, void **a
     if (m == NULL)
         return cudaErrorNoKernelImageForDevice;
     crm_ptx_launch l = {{g.x, g.y, g.z}, {b.x, b.y, b.z}, args, k->k->params, k->k->nparams, shmem,
-                        crm__engine_memory, crm__engine_variable, k, NULL, crm__engine_output};
+                        crm__engine_memory, crm__engine_variable, k, NULL, crm__engine_output,
+                        crm__emu_limit(crm__emu_current(), cudaLimitPrintfFifoSize)};
     cudaError_t err = crm_ptx_run(m, k->k->name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
         crm__emu_log("%s (%s)", msg, crm_error_name((int)err));

@@ -39,7 +39,7 @@ static void run_kernel(const crm_ptx_module *m, const crm_kernel_info *k)
         memcpy(arg_bytes[i], &at, sizeof at);
         args[i] = arg_bytes[i];
     }
-    crm_ptx_launch l = {{1, 1, 1}, {2, 1, 1}, args, k->params, k->nparams, 0, device_memory, NULL, NULL, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {2, 1, 1}, args, k->params, k->nparams, 0, device_memory, NULL, NULL, NULL, NULL, 0};
     crm_ptx_run(m, k->name, &l, msg, sizeof msg);
 }
 

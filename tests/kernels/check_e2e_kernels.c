@@ -207,6 +207,10 @@ START_TEST(test_printf_and_assert)
         }
     ck_assert_msg(strstr(after, "block: [0,0,0], thread: [2,0,0] Assertion `x[threadIdx.x] >= 0` failed.") != NULL,
                   "no assert line: %s", out);
+    /* a 4 KiB printf FIFO (cudaDeviceSetLimit) keeps the first lines of 200 */
+    ck_assert_msg(strstr(out, "fifo line 0000 ") != NULL && strstr(out, "fifo line 0040 ") != NULL &&
+                      strstr(out, "fifo line 0199 ") == NULL,
+                  "the printf FIFO limit: %s", strstr(out, "fifo line") ? strstr(out, "fifo line") : out);
     free(out);
     kserver_done(&k, kserver_stop(&k));
 }

@@ -133,7 +133,7 @@ static const crm_kparam_info arg_sizes[] = {{0, 16}, {16, 16}, {32, 16}, {48, 16
 
 static cudaError_t run_n(const char *name, unsigned grid, unsigned block, size_t smem, void **args, unsigned nargs)
 {
-    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, variable, NULL, NULL, capture};
+    crm_ptx_launch l = {{grid, 1, 1}, {block, 1, 1}, args, arg_sizes, nargs, smem, device_memory, variable, NULL, NULL, capture, 0};
     char msg[512];
     cudaError_t err = crm_ptx_run(mod, name, &l, msg, sizeof msg);
     if (err != cudaSuccess)
@@ -305,7 +305,7 @@ START_TEST(test_unsupported_and_bad_text)
     ck_assert_int_eq(crm_ptx_load(ptx, sizeof ptx - 1, &m, err, sizeof err), 0);
     uint64_t p = 0;
     void *args[] = {&p};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, variable, NULL, NULL, capture};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, variable, NULL, NULL, capture, 0};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaErrorNoKernelImageForDevice);
     ck_assert_ptr_nonnull(strstr(msg, "tex.1d.v4.f32.s32"));
     ck_assert_int_eq(crm_ptx_run(m, "nope", &l, msg, sizeof msg), cudaErrorInvalidDeviceFunction);
@@ -606,7 +606,7 @@ START_TEST(test_unknown_special_register_refuses_one_kernel)
     ck_assert_ptr_nonnull(strstr(msg, "%reserved_smem_offset_1"));
     int *out = dev(4);
     void *args[] = {&out};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, arg_sizes, 1, 0, device_memory, NULL, NULL, NULL, NULL, 0};
     ck_assert_int_eq(crm_ptx_run(m, name, &l, msg, sizeof msg), cudaSuccess);
     ck_assert_int_eq(*out, 5);
     crm_ptx_free(m);
@@ -629,7 +629,7 @@ START_TEST(test_fuzzer_findings)
     ck_assert_int_eq(crm_ptx_load(bad_arg, sizeof bad_arg - 1, &m, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "not a parameter variable"));
     ck_assert_msg(crm_ptx_load(empty, sizeof empty - 1, &m, err, sizeof err) == 0, "%s", err);
-    crm_ptx_launch l = {{2, 1, 1}, {40, 1, 1}, NULL, NULL, 0, 0, device_memory, NULL, NULL, NULL, NULL};
+    crm_ptx_launch l = {{2, 1, 1}, {40, 1, 1}, NULL, NULL, 0, 0, device_memory, NULL, NULL, NULL, NULL, 0};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaSuccess);
     crm_ptx_free(m);
 }
@@ -658,7 +658,7 @@ START_TEST(test_pointer_parameter_layout)
     ck_assert_uint_eq(mi.kernels[0].params[1].offset, 16);
     int s[3] = {1, 2, 40}, *out = dev(4);
     void *args[] = {s, &out};
-    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, mi.kernels[0].params, 2, 0, device_memory, NULL, NULL, NULL, NULL};
+    crm_ptx_launch l = {{1, 1, 1}, {1, 1, 1}, args, mi.kernels[0].params, 2, 0, device_memory, NULL, NULL, NULL, NULL, 0};
     ck_assert_int_eq(crm_ptx_run(m, "k", &l, msg, sizeof msg), cudaSuccess);
     ck_assert_int_eq(*out, 72);
     crm_module_info_free(&mi);

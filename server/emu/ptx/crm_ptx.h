@@ -33,6 +33,7 @@ typedef struct crm_ptx_launch {
     /* when not NULL: receives the text the kernel printed (printf, failed asserts),
      * once, after the launch, as a GPU prints it at the next synchronisation */
     void (*output)(void *ctx, const char *text, size_t len);
+    size_t printf_fifo;   /* bytes of printed text kept (cudaLimitPrintfFifoSize); 0: PTX_OUT_MAX */
 } crm_ptx_launch;
 
 /* Prepares the PTX text of a module: 0 and *out, or -1 with the reason in err. */

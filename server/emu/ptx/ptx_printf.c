@@ -165,7 +165,7 @@ static void ptx__emit(ptx_out *o, const ptx__line *l)
     if (o == NULL || l->len == 0)
         return;
     pthread_mutex_lock(&o->lock);
-    if (o->len + l->len > PTX_OUT_MAX) {
+    if (o->len + l->len > o->max) {
         o->dropped += l->len;
     } else {
         if (o->len + l->len > o->cap) {

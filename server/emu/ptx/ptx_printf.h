@@ -18,6 +18,7 @@ typedef struct ptx_out {
     char *text;
     size_t len, cap;
     size_t dropped;               /* bytes that did not fit */
+    size_t max;                   /* bytes kept at most: the launch's FIFO size */
 } ptx_out;
 
 /* vprintf(format, args) for each thread: its text appended to b->out, its result

@@ -459,7 +459,7 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
     }
     ptx__grid g = {.proto = {.m = m, .f = f, .l = l, .started = crm_emu_now(), .timeout = crm_emu_watchdog_limit()},
                    .lock = PTHREAD_MUTEX_INITIALIZER, .msg = msg, .msglen = msglen,
-                   .out = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+                   .out = {.lock = PTHREAD_MUTEX_INITIALIZER, .max = l->printf_fifo ? l->printf_fifo : PTX_OUT_MAX}};
     g.proto.out = &g.out;
     g.proto.nthreads = l->block[0] * l->block[1] * l->block[2];
     g.proto.nwarps = (g.proto.nthreads + 31) / 32;
@@ -475,8 +475,8 @@ cudaError_t crm_ptx_run(const crm_ptx_module *m, const char *name, const crm_ptx
     if (l->output != NULL && g.out.len > 0)
         l->output(l->ctx, g.out.text, g.out.len);
     if (g.out.dropped > 0)
-        fprintf(stderr, "cudarem-emu: kernel %s: %zu bytes of printf output past the %u-byte FIFO dropped\n", name,
-                g.out.dropped, PTX_OUT_MAX);
+        fprintf(stderr, "cudarem-emu: kernel %s: %zu bytes of printf output past the %zu-byte FIFO dropped\n", name,
+                g.out.dropped, g.out.max);
     ptx_out_free(&g.out);
     free(params);
     return err;
