@@ -102,6 +102,10 @@ CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
     crm_blas_state st;
     uint64_t a, b;
     int quick;
+    /* double complex scalars do not fit GemmEx's scalar words: the same product as Zgemm's row */
+    if (Atype == CUDA_C_64F && Btype == CUDA_C_64F && Ctype == CUDA_C_64F &&
+        (computeType == CUBLAS_COMPUTE_64F || computeType == CUBLAS_COMPUTE_64F_PEDANTIC))
+        return cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cublasStatus_t rc = crm__gemm_begin(handle, &st, transa, transb, m, n, k, lda, ldb, ldc, 1, alpha, beta,
                                         crm_blas_scale_size(computeType, Ctype), &a, &b, &quick);
     if (rc != CUBLAS_STATUS_SUCCESS || quick)

@@ -99,6 +99,12 @@ double crm_emu_dzasum(int n, const void *x, int incx);
 void crm_emu_crot(int n, void *x, int incx, void *y, int incy, float c, const void *s);
 void crm_emu_zrot(int n, void *x, int incx, void *y, int incy, double c, const void *s);
 
+/* A complex matrix product (crm_emu_blas_cgemm.c): cublasGemmEx's arguments, types
+ * CUDA_C_32F or CUDA_C_64F throughout. */
+cublasStatus_t crm__emu_gemm_complex(cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha,
+                                     const void *A, int atype, int lda, const void *B, int btype, int ldb,
+                                     const void *beta, void *C, int ctype, int ldc, int compute);
+
 /* trmm out of place, dgmm, syrkx and herkx, in the order the generated rows call them
  * (crm_emu_blas_l3.c); CBLAS's enums are ints here, so that this header needs no
  * cblas.h. */

@@ -231,6 +231,9 @@ CRM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
                                        cublasGemmAlgo_t algo)
 {
     (void)algo; /* every algorithm computes the same product here */
+    if (Ctype == CUDA_C_32F || Ctype == CUDA_C_64F) /* crm_emu_blas_cgemm.c */
+        return crm__emu_gemm_complex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                                     Ctype, ldc, computeType);
     crm__gemm g = CRM__GEMM_INIT(transa, transb, m, n, k, lda, ldb, ldc, Atype, Btype, Ctype);
     return crm__gemm_one(handle, &g, computeType, alpha, A, B, beta, C);
 }

@@ -4,8 +4,10 @@
  * Prints `PASS blas` when everything matched. Run through the shim it exercises the
  * whole remoting path; run on a GPU it checks the same semantics on real cuBLAS. */
 #include <cublas_v2.h>
+#include <cuComplex.h>
 #include <cuda_fp16.h>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -576,6 +578,56 @@ static void test_logger(cublasHandle_t h)
     CT_OK(cudaFree(x));
 }
 
+/* GemmEx on complex float and double (CuPy's complex matmul), op(B) conjugate-
+ * transposed, in both pointer modes; a NaN in C is not read when beta is 0. */
+template <typename T>
+static void test_gemm_complex(cublasHandle_t h, cublasPointerMode_t pm)
+{
+    typedef std::complex<T> C;
+    const int m = 5, n = 4, k = 3, lda = 6, ldb = 5, ldc = 7;
+    cudaDataType dt = sizeof(T) == 4 ? CUDA_C_32F : CUDA_C_64F;
+    cublasComputeType_t ct = sizeof(T) == 4 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
+    std::vector<C> A((size_t)lda * k), B((size_t)ldb * k), Cm((size_t)ldc * n, C(NAN, 0));
+    for (auto &v : A)
+        v = C((T)rnd(), (T)rnd());
+    for (auto &v : B)
+        v = C((T)rnd(), (T)rnd());
+    C alpha((T)1.5, (T)-0.5), beta(0, 0);
+    C *dA, *dB, *dC, *dal, *dbe;
+    CT_OK(cudaMalloc(&dA, A.size() * sizeof(C)));
+    CT_OK(cudaMalloc(&dB, B.size() * sizeof(C)));
+    CT_OK(cudaMalloc(&dC, Cm.size() * sizeof(C)));
+    CT_OK(cudaMalloc(&dal, sizeof(C)));
+    CT_OK(cudaMalloc(&dbe, sizeof(C)));
+    CT_OK(cudaMemcpy(dA, A.data(), A.size() * sizeof(C), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dB, B.data(), B.size() * sizeof(C), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dC, Cm.data(), Cm.size() * sizeof(C), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dal, &alpha, sizeof(C), cudaMemcpyHostToDevice));
+    CT_OK(cudaMemcpy(dbe, &beta, sizeof(C), cudaMemcpyHostToDevice));
+    CB_OK(cublasSetPointerMode(h, pm));
+    bool dev = pm == CUBLAS_POINTER_MODE_DEVICE;
+    CB_OK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_C, m, n, k, dev ? (void *)dal : (void *)&alpha, dA, dt, lda, dB,
+                       dt, ldb, dev ? (void *)dbe : (void *)&beta, dC, dt, ldc, ct, CUBLAS_GEMM_DEFAULT));
+    CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    std::vector<C> got(Cm.size());
+    CT_OK(cudaMemcpy(got.data(), dC, got.size() * sizeof(C), cudaMemcpyDeviceToHost));
+    double tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            C want(0, 0);
+            for (int l = 0; l < k; l++) /* B is n x k stored, op = conjugate transpose */
+                want += A[(size_t)l * lda + i] * std::conj(B[(size_t)l * ldb + j]);
+            want *= alpha;
+            NEAR((double)got[(size_t)j * ldc + i].real(), (double)want.real(), tol);
+            NEAR((double)got[(size_t)j * ldc + i].imag(), (double)want.imag(), tol);
+        }
+    CT_OK(cudaFree(dA));
+    CT_OK(cudaFree(dB));
+    CT_OK(cudaFree(dC));
+    CT_OK(cudaFree(dal));
+    CT_OK(cudaFree(dbe));
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
@@ -602,6 +654,8 @@ int main(int argc, char **argv)
         test_gemm<float>(h, pm, BATCHED_EX);
         test_geam_trsm<float>(h, pm);
         test_geam_trsm<double>(h, pm);
+        test_gemm_complex<float>(h, pm);
+        test_gemm_complex<double>(h, pm);
     }
     test_half(h);
     test_logger(h);
