@@ -259,6 +259,10 @@ pair "kernel saxpy" build/kernels/saxpy
 pair "CUDA graphs: capture, nodes, update, memory nodes (shared runtime)" build/kernels/graphs
 pair "CUDA graphs (static runtime: the driver's graph API)" build/kernels-static/graphs
 pair "a graphed training step, graphs of 10-1,000 kernels" build/kernels/graphstep
+pair "managed and mapped memory (shared runtime; the server maps it in the session's address slot)" \
+    build/kernels/managed
+pair "managed memory and __managed__ variables (static runtime)" build/kernels-static/managed
+pair "kernels compiled by NVRTC to a cubin" build/kernels/nvrtc
 # The same graphs through a server that makes each program one CUDA graph on the GPU
 # (--graph-capture; the emulated device replays them all the same): what it captured
 # and what it replayed, from its log.
