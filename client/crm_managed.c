@@ -196,6 +196,25 @@ int crm_managed_remove(uint64_t base)
     return 0;
 }
 
+void crm_managed_drop_device(int device)
+{
+    pthread_mutex_lock(&crm__lock);
+    size_t kept = 0;
+    for (size_t i = 0; i < crm__count; i++) {
+        crm__region *r = &crm__regions[i];
+        if (r->device != device) {
+            crm__regions[kept++] = *r;
+            continue;
+        }
+        crm_managed_window_restore(r->base, r->mapped);
+        munmap(r->alias, r->mapped);
+        free(r->blocks);
+    }
+    crm__count = kept;
+    __atomic_store_n(&crm__live, crm__count > 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__lock);
+}
+
 int crm_managed_find(uint64_t addr, uint64_t *base, uint64_t *size)
 {
     if (!__atomic_load_n(&crm__live, __ATOMIC_RELAXED))

@@ -33,6 +33,8 @@ int crm_managed_add(uint64_t base, uint64_t size, int device, int zeroed);
 /* Forgets the allocation starting at base and gives its addresses back to the
  * reservation: 0, or -1 when none starts there. */
 int crm_managed_remove(uint64_t base);
+/* Forgets every allocation of `device` (cudaDeviceReset freed them on the server). */
+void crm_managed_drop_device(int device);
 /* 1 when addr lies in managed memory, with the allocation in *base and *size
  * (either may be NULL). */
 int crm_managed_find(uint64_t addr, uint64_t *base, uint64_t *size);

@@ -10,6 +10,7 @@
 #include "client/crm_devices.h"
 #include "client/crm_graph.h"
 #include "client/crm_handles.h"
+#include "client/crm_managed.h"
 #include "client/crm_ptrmap.h"
 #include "crm_client_gen.h"
 #include "interpose/crm_drv.h"
@@ -181,6 +182,7 @@ CRM_EXPORT cudaError_t cudaDeviceReset(void)
     cudaError_t err = crm_rpc_cudaDeviceReset();
     if (err == cudaSuccess) {
         crm_ptrmap_drop_device(crm_thread_device());
+        crm_managed_drop_device(crm_thread_device());
         crm_handles_reset();
         crm_capture_reset(); /* the streams it captured are gone */
     }

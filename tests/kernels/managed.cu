@@ -356,6 +356,26 @@ static void chained(void)
     KCUDA(cudaFree(m));
 }
 
+/* cudaDeviceReset frees managed memory with the rest; what is allocated after it works. */
+static void after_reset(void)
+{
+    int *a = nullptr, *b = nullptr;
+    KCUDA(cudaMallocManaged(&a, 1 << 20));
+    for (int i = 0; i < 1024; i++)
+        a[i] = 7;
+    launch_add(a, 1024, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(a[5] == 8, "before the reset: %d", a[5]);
+    KCUDA(cudaDeviceReset());
+    KCUDA(cudaMallocManaged(&b, 1 << 20));
+    KCHECK(b[5] == 0, "after the reset a new allocation reads %d", b[5]);
+    b[5] = 3;
+    launch_add(b, 1024, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(b[5] == 4 && b[6] == 1, "after the reset: %d %d", b[5], b[6]);
+    KCUDA(cudaFree(b));
+}
+
 /* Threads each with a buffer of their own, each round written, added to, read. */
 static void threads(void)
 {
@@ -430,5 +450,6 @@ int main(int argc, char **argv)
     mapped();
     chained();
     threads();
+    after_reset();
     return kcheck_finish("managed");
 }
