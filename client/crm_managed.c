@@ -29,7 +29,9 @@ typedef struct crm__block {
 } crm__block;
 
 typedef struct crm__region {
-    uint64_t base;     /* device address = the program's view */
+    uint64_t base;     /* the program's view: the device address, but for registered memory */
+    uint64_t dev;      /* the device address of the view's first byte */
+    int registered;    /* cudaHostRegister'ed memory: the program's own pages, now the memory file's */
     uint64_t size;     /* bytes asked for */
     uint64_t mapped;   /* size rounded up to pages */
     char *alias;       /* the same bytes, always read-write, for cudarem alone */
@@ -49,6 +51,8 @@ static int crm__dirty;            /* some block may be DIRTY (atomic) */
 static int crm__valid;            /* some block may be CLEAN or DIRTY (atomic) */
 static __thread int crm__inside;  /* this thread runs managed memory's own calls */
 static crm_managed_stats crm__stats;
+
+static cudaError_t crm__fetch_invalid(crm__region *r, size_t first, size_t end, uint64_t stream);
 
 static size_t crm__page(void)
 {
@@ -148,7 +152,7 @@ static int crm__map(crm__region *r, int zeroed)
 int crm_managed_add(uint64_t base, uint64_t size, int device, int zeroed)
 {
     size_t page = crm__page();
-    crm__region r = {.base = base, .size = size, .device = device, .valid = zeroed};
+    crm__region r = {.base = base, .dev = base, .size = size, .device = device, .valid = zeroed};
     if (size == 0 || base % page != 0 || size > CRM_EMU_SPAN || !crm_emu_in_window((void *)(uintptr_t)base) ||
         !crm_emu_in_window((void *)(uintptr_t)(base + size - 1)) || !crm_managed_window_ours())
         return -1;
@@ -181,7 +185,7 @@ int crm_managed_remove(uint64_t base)
 {
     pthread_mutex_lock(&crm__lock);
     crm__region *r = crm__lookup(base);
-    if (r == NULL || r->base != base) {
+    if (r == NULL || r->base != base || r->registered) {
         pthread_mutex_unlock(&crm__lock);
         return -1;
     }
@@ -196,6 +200,98 @@ int crm_managed_remove(uint64_t base)
     return 0;
 }
 
+/* Maps the memory file over the program's own pages at r->base, their bytes copied
+ * into it first; r->alias gets the second view. 0, or -1 with nothing changed. */
+static int crm__adopt_pages(crm__region *r)
+{
+    int fd = memfd_create("cudarem-registered", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int ok = ftruncate(fd, (off_t)r->mapped) == 0 &&
+             pwrite(fd, (const void *)(uintptr_t)r->base, r->mapped, 0) == (ssize_t)r->mapped;
+    r->alias = ok ? mmap(NULL, r->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (r->alias != MAP_FAILED &&
+        mmap((void *)(uintptr_t)r->base, r->mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+            MAP_FAILED) {
+        munmap(r->alias, r->mapped);
+        r->alias = MAP_FAILED;
+    }
+    close(fd);
+    return r->alias == MAP_FAILED ? -1 : 0;
+}
+
+int crm_managed_register(uint64_t base, uint64_t size, uint64_t dev, int device)
+{
+    size_t page = crm__page();
+    crm__region r = {.base = base, .dev = dev, .registered = 1, .size = size, .device = device, .valid = 1};
+    if (size == 0 || base % page != 0 || size % page != 0 || base + size < base || crm_managed_fault_install() != 0)
+        return -1;
+    r.mapped = size;
+    r.nblocks = (r.mapped + CRM_MANAGED_BLOCK - 1) / CRM_MANAGED_BLOCK;
+    r.blocks = calloc(r.nblocks, sizeof *r.blocks);
+    if (r.blocks == NULL)
+        return -1;
+    for (size_t i = 0; i < r.nblocks; i++) /* the host's bytes: to the device before it may use them */
+        r.blocks[i] = (crm__block){.state = CRM__DIRTY, .preferred = cudaInvalidDeviceId,
+                                   .last_prefetch = cudaInvalidDeviceId};
+    pthread_mutex_lock(&crm__lock);
+    int bad = crm__lookup(base) != NULL || crm__lookup(base + size - 1) != NULL || crm__adopt_pages(&r) != 0;
+    if (!bad && crm__insert(&r) != 0)
+        bad = 1; /* the pages stay the file's, with the program's bytes: harmless */
+    if (!bad)
+        __atomic_store_n(&crm__dirty, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&crm__lock);
+    if (bad)
+        free(r.blocks);
+    return bad ? -1 : 0;
+}
+
+int crm_managed_unregister(uint64_t base)
+{
+    pthread_mutex_lock(&crm__lock);
+    crm__region *r = crm__lookup(base);
+    if (r == NULL || r->base != base || !r->registered) {
+        pthread_mutex_unlock(&crm__lock);
+        return -1;
+    }
+    crm__inside = 1;
+    cudaError_t err = crm__fetch_invalid(r, 0, r->nblocks, CRM_WIRE_LEGACY_STREAM); /* the device's last bytes */
+    crm__inside = 0;
+    if (err != cudaSuccess)
+        crm_error("cudaHostUnregister at 0x%llx: the device's bytes could not be read back (%s); the memory keeps "
+                  "the host's", (unsigned long long)base, cudaGetErrorName(err));
+    void *own = mmap((void *)(uintptr_t)r->base, r->mapped, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (own != MAP_FAILED)
+        memcpy(own, r->alias, r->mapped);
+    munmap(r->alias, r->mapped);
+    free(r->blocks);
+    size_t at = (size_t)(r - crm__regions);
+    memmove(r, r + 1, (crm__count - at - 1) * sizeof *r);
+    crm__count--;
+    __atomic_store_n(&crm__live, crm__count > 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__lock);
+    return own != MAP_FAILED ? 0 : -1;
+}
+
+uint64_t crm_managed_device_address(uint64_t addr, int *registered)
+{
+    uint64_t out = addr;
+    int reg = 0;
+    if (__atomic_load_n(&crm__live, __ATOMIC_RELAXED)) {
+        pthread_mutex_lock(&crm__lock);
+        crm__region *r = crm__lookup(addr);
+        if (r != NULL && addr - r->base < r->size) {
+            out = r->dev + (addr - r->base);
+            reg = r->registered;
+        }
+        pthread_mutex_unlock(&crm__lock);
+    }
+    if (registered != NULL)
+        *registered = reg;
+    return out;
+}
+
 void crm_managed_drop_device(int device)
 {
     pthread_mutex_lock(&crm__lock);
@@ -206,7 +302,14 @@ void crm_managed_drop_device(int device)
             crm__regions[kept++] = *r;
             continue;
         }
-        crm_managed_window_restore(r->base, r->mapped);
+        if (r->registered) { /* the program's memory again, with the bytes the host last had */
+            void *own = mmap((void *)(uintptr_t)r->base, r->mapped, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            if (own != MAP_FAILED)
+                memcpy(own, r->alias, r->mapped);
+        } else {
+            crm_managed_window_restore(r->base, r->mapped);
+        }
         munmap(r->alias, r->mapped);
         free(r->blocks);
     }
@@ -248,7 +351,7 @@ static cudaError_t crm__push(crm__region *r, uint64_t off, uint64_t len)
     int queued;
     int level = crm_conn_copy_level(len, &queued);
     crm_h2d_args args = {
-        .dst = r->base + off, .dpitch = len, .width = len, .height = 1, .stream = CRM_WIRE_LEGACY_STREAM,
+        .dst = r->dev + off, .dpitch = len, .width = len, .height = 1, .stream = CRM_WIRE_LEGACY_STREAM,
         .async = 0, .src = r->alias + off, .spitch = len, .level = level,
     };
     cudaError_t err;
@@ -273,7 +376,7 @@ static cudaError_t crm__fetch(crm__region *r, uint64_t off, uint64_t len, uint64
     int queued;
     int level = crm_conn_copy_level(len, &queued);
     crm_d2h_res data = {.dst = r->alias + off, .dpitch = len, .width = len, .height = 1};
-    cudaError_t err = crm_rpc_crm_memcpy_d2h(r->base + off, len, len, 1, stream,
+    cudaError_t err = crm_rpc_crm_memcpy_d2h(r->dev + off, len, len, 1, stream,
                                              stream != CRM_WIRE_LEGACY_STREAM, level, &data);
     crm__stats.fetches++;
     crm__stats.fetched_bytes += len;

@@ -33,6 +33,19 @@ int crm_managed_add(uint64_t base, uint64_t size, int device, int zeroed);
 /* Forgets the allocation starting at base and gives its addresses back to the
  * reservation: 0, or -1 when none starts there. */
 int crm_managed_remove(uint64_t base);
+/* Registered host memory made reachable by the device (cudaHostRegisterMapped):
+ * the program's page-aligned [base, base + size) becomes a view of a memory file
+ * holding its bytes, coherent with the server's allocation of size bytes at dev
+ * exactly as managed memory is (every block starts DIRTY). 0, or -1 when the range
+ * overlaps tracked memory or cannot be mapped (nothing changed then). */
+int crm_managed_register(uint64_t base, uint64_t size, uint64_t dev, int device);
+/* Gives the pages back as the program's own memory, holding the bytes the device
+ * last wrote where it may have: 0, or -1 when base starts no registration. */
+int crm_managed_unregister(uint64_t base);
+/* The device address of program address addr (itself but in registered memory);
+ * *registered (may be NULL) says whether addr lies in registered memory. */
+uint64_t crm_managed_device_address(uint64_t addr, int *registered);
+
 /* Forgets every allocation of `device` (cudaDeviceReset freed them on the server). */
 void crm_managed_drop_device(int device);
 /* 1 when addr lies in managed memory, with the allocation in *base and *size

@@ -326,6 +326,9 @@ static cudaError_t crm__memcpy(crm__copy *c)
         return cudaErrorInvalidPitchValue;
     if (c->dst == NULL || c->src == NULL)
         return cudaErrorInvalidValue;
+    /* registered memory the device reaches is copied at its device address (client/crm_managed.h) */
+    c->dst = (void *)(uintptr_t)crm_managed_device_address((uint64_t)(uintptr_t)c->dst, NULL);
+    c->src = (const void *)(uintptr_t)crm_managed_device_address((uint64_t)(uintptr_t)c->src, NULL);
     cudaError_t err = crm__resolve_kind(c);
     if (err == cudaSuccess && c->kind != cudaMemcpyHostToHost)
         err = crm__stream_for(&c->stream, c->kind == cudaMemcpyDeviceToHost ? c->src : c->dst);

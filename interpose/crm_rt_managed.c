@@ -90,7 +90,9 @@ CRM_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned in
 static int crm__managed_range(const void *p, size_t count)
 {
     uint64_t base, size, a = (uint64_t)(uintptr_t)p;
-    return crm_managed_find(a, &base, &size) && count <= size && a - base <= size - count;
+    int registered;
+    crm_managed_device_address(a, &registered);
+    return !registered && crm_managed_find(a, &base, &size) && count <= size && a - base <= size - count;
 }
 
 /* The location a cudaMemLocation names: a device, cudaCpuDeviceId for the host, or

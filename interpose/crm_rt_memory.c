@@ -198,6 +198,36 @@ CRM_EXPORT cudaError_t cudaFreeHost(void *ptr)
     return cudaSuccess;
 }
 
+/* The pages holding [p, p + size). */
+static void crm__pages(const void *p, size_t size, uint64_t *first, uint64_t *len)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), a = (uint64_t)(uintptr_t)p;
+    *first = a / page * page;
+    *len = (a + size + page - 1) / page * page - *first;
+}
+
+/* Registered memory the device reaches (cudaHostRegisterMapped): the server
+ * allocates a device twin of its pages and the client keeps the two coherent as
+ * managed memory (client/crm_managed.h). A registration that cannot be made so
+ * (pages shared with another registration) stays the client's alone, said once. */
+static void crm__register_mapped(void *ptr, size_t size)
+{
+    static int logged;
+    uint64_t first, len, dev = 0;
+    crm__pages(ptr, size, &first, &len);
+    cudaError_t err = crm_rpc_crm_malloc_managed(len, &dev);
+    if (err == cudaSuccess && crm_managed_register(first, len, dev, crm_thread_device()) == 0) {
+        crm_ptrmap_add_fresh(dev, len, crm_thread_device(), 0, crm_conn_pooled());
+        return;
+    }
+    if (err == cudaSuccess)
+        crm_rpc_cudaFree(dev);
+    if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+        crm_warn("cudaHostRegister(cudaHostRegisterMapped) at %p: the device cannot reach this memory (%s); "
+                 "cudaHostGetDevicePointer will answer cudaErrorNotSupported",
+                 ptr, err != cudaSuccess ? cudaGetErrorName(err) : "its pages are shared with tracked memory");
+}
+
 CRM_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     const unsigned valid = cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
@@ -206,15 +236,26 @@ CRM_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int fla
         return crm_set_error(cudaErrorInvalidValue);
     if (crm_ptrmap_add(CRM_MEM_REGISTERED, (uint64_t)(uintptr_t)ptr, size, crm_thread_device(), flags) != 0)
         return crm_set_error(cudaErrorHostMemoryAlreadyRegistered);
+    if (flags & cudaHostRegisterMapped)
+        crm__register_mapped(ptr, size);
     return cudaSuccess;
 }
 
 CRM_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
+    crm_range r;
+    int registered;
     if (ptr == NULL)
         return crm_set_error(cudaErrorInvalidValue);
-    if (crm_ptrmap_remove(CRM_MEM_REGISTERED, (uint64_t)(uintptr_t)ptr, NULL) != 0)
+    if (crm_ptrmap_remove(CRM_MEM_REGISTERED, (uint64_t)(uintptr_t)ptr, &r) != 0)
         return crm_set_error(cudaErrorHostMemoryNotRegistered);
+    uint64_t first, len, dev = crm_managed_device_address((uint64_t)(uintptr_t)ptr, &registered);
+    crm__pages(ptr, r.size, &first, &len);
+    if (registered && crm_managed_unregister(first) == 0) { /* the pages are the program's again */
+        dev -= (uint64_t)(uintptr_t)ptr - first;
+        crm_ptrmap_remove(CRM_MEM_DEVICE, dev, NULL);
+        return crm_set_error(crm_rpc_cudaFree(dev));
+    }
     return cudaSuccess;
 }
 
@@ -241,10 +282,16 @@ CRM_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, uns
         *pDevice = pHost;
         return cudaSuccess;
     }
+    int registered;
+    uint64_t dev = crm_managed_device_address((uint64_t)(uintptr_t)pHost, &registered);
+    if (registered) { /* registered with cudaHostRegisterMapped: its device twin */
+        *pDevice = (void *)(uintptr_t)dev;
+        return cudaSuccess;
+    }
     if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
-        crm_warn("cudaHostGetDevicePointer: only memory allocated with cudaHostAllocMapped (cuMemHostAlloc with "
-                 "CU_MEMHOSTALLOC_DEVICEMAP) is reachable by the remote device; this memory (page-locked without "
-                 "the flag, or registered) lives in this client alone: cudaErrorNotSupported");
+        crm_warn("cudaHostGetDevicePointer: only memory allocated or registered mapped (cudaHostAllocMapped, "
+                 "cudaHostRegisterMapped, or the driver's DEVICEMAP flags) is reachable by the remote device; "
+                 "this memory lives in this client alone: cudaErrorNotSupported");
     return crm_set_error(cudaErrorNotSupported);
 }
 
@@ -265,11 +312,16 @@ CRM_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at
             attributes->hostPointer = (void *)ptr;
         break;
     case CRM_MEM_PINNED:
-    case CRM_MEM_REGISTERED:
+    case CRM_MEM_REGISTERED: {
+        int registered;
+        uint64_t dev = crm_managed_device_address((uint64_t)(uintptr_t)ptr, &registered);
         attributes->type = cudaMemoryTypeHost;
         attributes->device = r.device;
         attributes->hostPointer = (void *)ptr;
+        if (registered) /* registered mapped: its device twin */
+            attributes->devicePointer = (void *)(uintptr_t)dev;
         break;
+    }
     default:
         attributes->type = cudaMemoryTypeUnregistered;
         attributes->device = -2;

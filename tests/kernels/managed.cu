@@ -282,6 +282,26 @@ static void mapped(void)
     cudaGetLastError();
     KCUDA(cudaFreeHost(h));
     KCUDA(cudaFree(dev));
+    /* registered memory made mapped: the device reaches it through its device pointer */
+    int *reg = nullptr, *regdev = nullptr;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), rn = 3 * page / sizeof(int) + 100;
+    KCHECK(posix_memalign((void **)&reg, page, rn * sizeof(int) + page) == 0, "posix_memalign");
+    for (size_t i = 0; i < rn; i++)
+        reg[i] = (int)i;
+    KCUDA(cudaHostRegister(reg + 10, (rn - 10) * sizeof(int), cudaHostRegisterMapped));
+    KCUDA(cudaHostGetDevicePointer((void **)&regdev, reg + 10, 0));
+    launch_add(regdev, (int)(rn - 10), 1000);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(reg[9] == 9 && reg[10] == 1010 && reg[rn - 1] == (int)rn - 1 + 1000,
+           "registered mapped memory after a kernel: %d %d %d", reg[9], reg[10], reg[rn - 1]);
+    reg[11] = -5; /* the host's write reaches the device before its next use */
+    launch_add(regdev, 2, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(reg[11] == -4 && reg[10] == 1011, "after a host write: %d %d", reg[11], reg[10]);
+    KCUDA(cudaHostUnregister(reg + 10));
+    reg[12] += 1; /* ordinary memory again, holding the device's last bytes */
+    KCHECK(reg[12] == 1013 && reg[10] == 1011, "after cudaHostUnregister: %d %d", reg[12], reg[10]);
+    free(reg);
     int *plain = nullptr;
     void *none = nullptr;
     KCUDA(cudaMallocHost(&plain, 4096));
