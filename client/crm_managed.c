@@ -1,6 +1,7 @@
 /* crm_managed.c -- managed memory's table of allocations, the state of each block,
- * and the transfers that keep the program's view coherent (client/crm_managed.h).
- * Faults reach crm_managed_fault from client/crm_managed_fault.c. */
+ * the transfers that keep the program's view coherent, the hooks of every call,
+ * faults (from client/crm_managed_fault.c) and prefetches (client/crm_managed.h).
+ * Registered memory: crm_managed_register.c; advice: crm_managed_advice.c. */
 #include "client/crm_managed.h"
 
 #include <errno.h>
@@ -13,54 +14,28 @@
 #include "client/crm_conn.h"
 #include "client/crm_handles.h"
 #include "client/crm_managed_fault.h"
+#include "client/crm_managed_int.h"
 #include "common/crm_emu_window.h"
 #include "common/crm_log.h"
 #include "crm_client_gen.h"
 
 
-enum { CRM__INVALID = 0, CRM__CLEAN = 1, CRM__DIRTY = 2 };
-
-typedef struct crm__block {
-    uint8_t state;
-    uint8_t read_mostly;
-    int8_t preferred;     /* cudaMemAdvise's preferred location, cudaInvalidDeviceId when none */
-    int8_t last_prefetch; /* where cudaMemPrefetchAsync last sent it, cudaInvalidDeviceId when never */
-    uint32_t accessed_by; /* bit d + 1 for device d, bit 0 for the CPU */
-} crm__block;
-
-typedef struct crm__region {
-    uint64_t base;     /* the program's view: the device address, but for registered memory */
-    uint64_t dev;      /* the device address of the view's first byte */
-    int registered;    /* cudaHostRegister'ed memory: the program's own pages, now the memory file's */
-    uint64_t size;     /* bytes asked for */
-    uint64_t mapped;   /* size rounded up to pages */
-    char *alias;       /* the same bytes, always read-write, for cudarem alone */
-    int device;
-    size_t nblocks;
-    crm__block *blocks;
-    int valid;           /* some block may be CLEAN or DIRTY */
-    uint64_t next_fetch; /* block after the last fetched run: a fault there reads ahead */
-    uint64_t ahead;      /* bytes the next forward fault fetches */
-} crm__region;
-
-static pthread_mutex_t crm__lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t crm__managed_lock = PTHREAD_MUTEX_INITIALIZER;
 static crm__region *crm__regions; /* sorted by base */
 static size_t crm__count, crm__cap;
-static int crm__live;             /* regions exist: the hooks have work to look at (atomic) */
-static int crm__dirty;            /* some block may be DIRTY (atomic) */
-static int crm__valid;            /* some block may be CLEAN or DIRTY (atomic) */
-static __thread int crm__inside;  /* this thread runs managed memory's own calls */
+int crm__managed_live;             /* regions exist: the hooks have work to look at (atomic) */
+int crm__managed_dirty;            /* some block may be DIRTY (atomic) */
+int crm__managed_valid;            /* some block may be CLEAN or DIRTY (atomic) */
+__thread int crm__managed_inside;  /* this thread runs managed memory's own calls */
 static crm_managed_stats crm__stats;
 
-static cudaError_t crm__fetch_invalid(crm__region *r, size_t first, size_t end, uint64_t stream);
-
-static size_t crm__page(void)
+size_t crm__managed_page(void)
 {
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
 /* The region holding addr, or NULL; lock held. */
-static crm__region *crm__lookup(uint64_t addr)
+crm__region *crm__managed_lookup(uint64_t addr)
 {
     size_t lo = 0, hi = crm__count;
     while (lo < hi) {
@@ -77,18 +52,18 @@ static crm__region *crm__lookup(uint64_t addr)
 }
 
 /* Bytes of block i of r (the last one may be short). */
-static uint64_t crm__block_len(const crm__region *r, size_t i)
+uint64_t crm__managed_block_len(const crm__region *r, size_t i)
 {
     uint64_t off = (uint64_t)i * CRM_MANAGED_BLOCK;
     return r->mapped - off < CRM_MANAGED_BLOCK ? r->mapped - off : CRM_MANAGED_BLOCK;
 }
 
 /* Sets the program's view of blocks [first, end) to `state`, with its protection. */
-static int crm__set(crm__region *r, size_t first, size_t end, uint8_t state)
+int crm__managed_set(crm__region *r, size_t first, size_t end, uint8_t state)
 {
     static const int prot[] = {PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE};
     uint64_t off = (uint64_t)first * CRM_MANAGED_BLOCK;
-    uint64_t len = (uint64_t)(end - 1) * CRM_MANAGED_BLOCK + crm__block_len(r, end - 1) - off;
+    uint64_t len = (uint64_t)(end - 1) * CRM_MANAGED_BLOCK + crm__managed_block_len(r, end - 1) - off;
     if (mprotect((void *)(uintptr_t)(r->base + off), len, prot[state]) != 0) {
         crm_error("managed memory at 0x%llx: mprotect failed (%s)", (unsigned long long)(r->base + off),
                   strerror(errno));
@@ -97,17 +72,17 @@ static int crm__set(crm__region *r, size_t first, size_t end, uint8_t state)
     for (size_t i = first; i < end; i++)
         r->blocks[i].state = state;
     if (state == CRM__DIRTY)
-        __atomic_store_n(&crm__dirty, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&crm__managed_dirty, 1, __ATOMIC_RELEASE);
     if (state != CRM__INVALID) {
         r->valid = 1;
-        __atomic_store_n(&crm__valid, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&crm__managed_valid, 1, __ATOMIC_RELAXED);
     }
     return 0;
 }
 
 /* ---- the table --------------------------------------------------------------------- */
 
-static int crm__insert(const crm__region *r)
+int crm__managed_insert(const crm__region *r)
 {
     if (crm__count == crm__cap) {
         size_t cap = crm__cap ? 2 * crm__cap : 16;
@@ -123,7 +98,7 @@ static int crm__insert(const crm__region *r)
     memmove(&crm__regions[at + 1], &crm__regions[at], (crm__count - at) * sizeof *r);
     crm__regions[at] = *r;
     crm__count++;
-    __atomic_store_n(&crm__live, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&crm__managed_live, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -151,7 +126,7 @@ static int crm__map(crm__region *r, int zeroed)
 
 int crm_managed_add(uint64_t base, uint64_t size, int device, int zeroed)
 {
-    size_t page = crm__page();
+    size_t page = crm__managed_page();
     crm__region r = {.base = base, .dev = base, .size = size, .device = device, .valid = zeroed};
     if (size == 0 || base % page != 0 || size > CRM_EMU_SPAN || !crm_emu_in_window((void *)(uintptr_t)base) ||
         !crm_emu_in_window((void *)(uintptr_t)(base + size - 1)) || !crm_managed_window_ours())
@@ -164,16 +139,16 @@ int crm_managed_add(uint64_t base, uint64_t size, int device, int zeroed)
     for (size_t i = 0; i < r.nblocks; i++)
         r.blocks[i] = (crm__block){.state = zeroed ? CRM__CLEAN : CRM__INVALID, .preferred = cudaInvalidDeviceId,
                                    .last_prefetch = cudaInvalidDeviceId};
-    pthread_mutex_lock(&crm__lock);
-    int bad = crm__lookup(base) != NULL || crm__lookup(base + r.mapped - 1) != NULL || crm__map(&r, zeroed) != 0;
-    if (!bad && crm__insert(&r) != 0) {
+    pthread_mutex_lock(&crm__managed_lock);
+    int bad = crm__managed_lookup(base) != NULL || crm__managed_lookup(base + r.mapped - 1) != NULL || crm__map(&r, zeroed) != 0;
+    if (!bad && crm__managed_insert(&r) != 0) {
         crm_managed_window_restore(base, r.mapped);
         munmap(r.alias, r.mapped);
         bad = 1;
     }
     if (!bad && zeroed)
-        __atomic_store_n(&crm__valid, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&crm__lock);
+        __atomic_store_n(&crm__managed_valid, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__managed_lock);
     if (!bad)
         return 0;
 fail:
@@ -181,120 +156,33 @@ fail:
     return -1;
 }
 
+void crm__managed_forget(crm__region *r)
+{
+    free(r->blocks);
+    size_t at = (size_t)(r - crm__regions);
+    memmove(r, r + 1, (crm__count - at - 1) * sizeof *r);
+    crm__count--;
+    __atomic_store_n(&crm__managed_live, crm__count > 0, __ATOMIC_RELAXED);
+}
+
 int crm_managed_remove(uint64_t base)
 {
-    pthread_mutex_lock(&crm__lock);
-    crm__region *r = crm__lookup(base);
+    pthread_mutex_lock(&crm__managed_lock);
+    crm__region *r = crm__managed_lookup(base);
     if (r == NULL || r->base != base || r->registered) {
-        pthread_mutex_unlock(&crm__lock);
+        pthread_mutex_unlock(&crm__managed_lock);
         return -1;
     }
     crm_managed_window_restore(r->base, r->mapped);
     munmap(r->alias, r->mapped);
-    free(r->blocks);
-    size_t at = (size_t)(r - crm__regions);
-    memmove(r, r + 1, (crm__count - at - 1) * sizeof *r);
-    crm__count--;
-    __atomic_store_n(&crm__live, crm__count > 0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&crm__lock);
+    crm__managed_forget(r);
+    pthread_mutex_unlock(&crm__managed_lock);
     return 0;
-}
-
-/* Maps the memory file over the program's own pages at r->base, their bytes copied
- * into it first; r->alias gets the second view. 0, or -1 with nothing changed. */
-static int crm__adopt_pages(crm__region *r)
-{
-    int fd = memfd_create("cudarem-registered", MFD_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int ok = ftruncate(fd, (off_t)r->mapped) == 0 &&
-             pwrite(fd, (const void *)(uintptr_t)r->base, r->mapped, 0) == (ssize_t)r->mapped;
-    r->alias = ok ? mmap(NULL, r->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    if (r->alias != MAP_FAILED &&
-        mmap((void *)(uintptr_t)r->base, r->mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-            MAP_FAILED) {
-        munmap(r->alias, r->mapped);
-        r->alias = MAP_FAILED;
-    }
-    close(fd);
-    return r->alias == MAP_FAILED ? -1 : 0;
-}
-
-int crm_managed_register(uint64_t base, uint64_t size, uint64_t dev, int device)
-{
-    size_t page = crm__page();
-    crm__region r = {.base = base, .dev = dev, .registered = 1, .size = size, .device = device, .valid = 1};
-    if (size == 0 || base % page != 0 || size % page != 0 || base + size < base || crm_managed_fault_install() != 0)
-        return -1;
-    r.mapped = size;
-    r.nblocks = (r.mapped + CRM_MANAGED_BLOCK - 1) / CRM_MANAGED_BLOCK;
-    r.blocks = calloc(r.nblocks, sizeof *r.blocks);
-    if (r.blocks == NULL)
-        return -1;
-    for (size_t i = 0; i < r.nblocks; i++) /* the host's bytes: to the device before it may use them */
-        r.blocks[i] = (crm__block){.state = CRM__DIRTY, .preferred = cudaInvalidDeviceId,
-                                   .last_prefetch = cudaInvalidDeviceId};
-    pthread_mutex_lock(&crm__lock);
-    int bad = crm__lookup(base) != NULL || crm__lookup(base + size - 1) != NULL || crm__adopt_pages(&r) != 0;
-    if (!bad && crm__insert(&r) != 0)
-        bad = 1; /* the pages stay the file's, with the program's bytes: harmless */
-    if (!bad)
-        __atomic_store_n(&crm__dirty, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&crm__lock);
-    if (bad)
-        free(r.blocks);
-    return bad ? -1 : 0;
-}
-
-int crm_managed_unregister(uint64_t base)
-{
-    pthread_mutex_lock(&crm__lock);
-    crm__region *r = crm__lookup(base);
-    if (r == NULL || r->base != base || !r->registered) {
-        pthread_mutex_unlock(&crm__lock);
-        return -1;
-    }
-    crm__inside = 1;
-    cudaError_t err = crm__fetch_invalid(r, 0, r->nblocks, CRM_WIRE_LEGACY_STREAM); /* the device's last bytes */
-    crm__inside = 0;
-    if (err != cudaSuccess)
-        crm_error("cudaHostUnregister at 0x%llx: the device's bytes could not be read back (%s); the memory keeps "
-                  "the host's", (unsigned long long)base, cudaGetErrorName(err));
-    void *own = mmap((void *)(uintptr_t)r->base, r->mapped, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (own != MAP_FAILED)
-        memcpy(own, r->alias, r->mapped);
-    munmap(r->alias, r->mapped);
-    free(r->blocks);
-    size_t at = (size_t)(r - crm__regions);
-    memmove(r, r + 1, (crm__count - at - 1) * sizeof *r);
-    crm__count--;
-    __atomic_store_n(&crm__live, crm__count > 0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&crm__lock);
-    return own != MAP_FAILED ? 0 : -1;
-}
-
-uint64_t crm_managed_device_address(uint64_t addr, int *registered)
-{
-    uint64_t out = addr;
-    int reg = 0;
-    if (__atomic_load_n(&crm__live, __ATOMIC_RELAXED)) {
-        pthread_mutex_lock(&crm__lock);
-        crm__region *r = crm__lookup(addr);
-        if (r != NULL && addr - r->base < r->size) {
-            out = r->dev + (addr - r->base);
-            reg = r->registered;
-        }
-        pthread_mutex_unlock(&crm__lock);
-    }
-    if (registered != NULL)
-        *registered = reg;
-    return out;
 }
 
 void crm_managed_drop_device(int device)
 {
-    pthread_mutex_lock(&crm__lock);
+    pthread_mutex_lock(&crm__managed_lock);
     size_t kept = 0;
     for (size_t i = 0; i < crm__count; i++) {
         crm__region *r = &crm__regions[i];
@@ -314,23 +202,23 @@ void crm_managed_drop_device(int device)
         free(r->blocks);
     }
     crm__count = kept;
-    __atomic_store_n(&crm__live, crm__count > 0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&crm__lock);
+    __atomic_store_n(&crm__managed_live, crm__count > 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__managed_lock);
 }
 
 int crm_managed_find(uint64_t addr, uint64_t *base, uint64_t *size)
 {
-    if (!__atomic_load_n(&crm__live, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&crm__managed_live, __ATOMIC_RELAXED))
         return 0;
-    pthread_mutex_lock(&crm__lock);
-    crm__region *r = crm__lookup(addr);
+    pthread_mutex_lock(&crm__managed_lock);
+    crm__region *r = crm__managed_lookup(addr);
     if (r != NULL && addr - r->base >= r->size)
         r = NULL;
     if (r != NULL && base != NULL)
         *base = r->base;
     if (r != NULL && size != NULL)
         *size = r->size;
-    pthread_mutex_unlock(&crm__lock);
+    pthread_mutex_unlock(&crm__managed_lock);
     return r != NULL;
 }
 
@@ -398,7 +286,7 @@ static cudaError_t crm__runs(crm__region *r, size_t first, size_t end, uint8_t s
         while (j < end && r->blocks[j].state == state)
             j++;
         uint64_t off = (uint64_t)i * CRM_MANAGED_BLOCK;
-        cudaError_t err = fn(r, i, j, off, (uint64_t)(j - 1) * CRM_MANAGED_BLOCK + crm__block_len(r, j - 1) - off, arg);
+        cudaError_t err = fn(r, i, j, off, (uint64_t)(j - 1) * CRM_MANAGED_BLOCK + crm__managed_block_len(r, j - 1) - off, arg);
         if (err != cudaSuccess)
             return err;
         i = j;
@@ -410,13 +298,13 @@ static cudaError_t crm__runs(crm__region *r, size_t first, size_t end, uint8_t s
 static cudaError_t crm__push_run(crm__region *r, size_t i, size_t j, uint64_t off, uint64_t len, void *arg)
 {
     (void)arg;
-    return crm__set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : crm__push(r, off, len);
+    return crm__managed_set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : crm__push(r, off, len);
 }
 
 static cudaError_t crm__fetch_run(crm__region *r, size_t i, size_t j, uint64_t off, uint64_t len, void *arg)
 {
     cudaError_t err = crm__fetch(r, off, len, *(const uint64_t *)arg);
-    return err != cudaSuccess ? err : crm__set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : cudaSuccess;
+    return err != cudaSuccess ? err : crm__managed_set(r, i, j, CRM__CLEAN) != 0 ? cudaErrorUnknown : cudaSuccess;
 }
 
 /* Pushes every DIRTY run of blocks [first, end) of r, which become CLEAN. */
@@ -427,7 +315,7 @@ static cudaError_t crm__push_dirty(crm__region *r, size_t first, size_t end)
 
 /* Fetches every INVALID run of blocks [first, end) of r, after the work queued on
  * `stream`; they become CLEAN. */
-static cudaError_t crm__fetch_invalid(crm__region *r, size_t first, size_t end, uint64_t stream)
+cudaError_t crm__managed_fetch_invalid(crm__region *r, size_t first, size_t end, uint64_t stream)
 {
     return crm__runs(r, first, end, CRM__INVALID, crm__fetch_run, &stream);
 }
@@ -477,25 +365,25 @@ static int crm__touches(const crm_call *calls, unsigned n, int *writes)
 void crm_managed_before(const crm_call *calls, unsigned n)
 {
     int writes, failed = 0;
-    if (!__atomic_load_n(&crm__dirty, __ATOMIC_ACQUIRE) || crm__inside || !crm__touches(calls, n, &writes))
+    if (!__atomic_load_n(&crm__managed_dirty, __ATOMIC_ACQUIRE) || crm__managed_inside || !crm__touches(calls, n, &writes))
         return;
-    pthread_mutex_lock(&crm__lock);
-    crm__inside = 1;
+    pthread_mutex_lock(&crm__managed_lock);
+    crm__managed_inside = 1;
     for (size_t i = 0; i < crm__count && !failed; i++)
         failed = crm__push_dirty(&crm__regions[i], 0, crm__regions[i].nblocks) != cudaSuccess;
     if (!failed) /* else what did not travel waits for the next call */
-        __atomic_store_n(&crm__dirty, 0, __ATOMIC_RELEASE);
-    crm__inside = 0;
-    pthread_mutex_unlock(&crm__lock);
+        __atomic_store_n(&crm__managed_dirty, 0, __ATOMIC_RELEASE);
+    crm__managed_inside = 0;
+    pthread_mutex_unlock(&crm__managed_lock);
 }
 
 void crm_managed_after(const crm_call *calls, unsigned n)
 {
     int writes;
-    if (!__atomic_load_n(&crm__valid, __ATOMIC_RELAXED) || crm__inside || !crm__touches(calls, n, &writes) ||
+    if (!__atomic_load_n(&crm__managed_valid, __ATOMIC_RELAXED) || crm__managed_inside || !crm__touches(calls, n, &writes) ||
         !writes)
         return;
-    pthread_mutex_lock(&crm__lock);
+    pthread_mutex_lock(&crm__managed_lock);
     int kept = 0;
     for (size_t i = 0; i < crm__count; i++) {
         crm__region *r = &crm__regions[i];
@@ -504,13 +392,13 @@ void crm_managed_after(const crm_call *calls, unsigned n)
             continue;
         for (size_t b = 0; b < r->nblocks && !dirty; b++)
             dirty = r->blocks[b].state == CRM__DIRTY; /* written since the call left: the host's */
-        if (dirty || crm__set(r, 0, r->nblocks, CRM__INVALID) != 0)
+        if (dirty || crm__managed_set(r, 0, r->nblocks, CRM__INVALID) != 0)
             kept = 1;
         else
             r->valid = 0;
     }
-    __atomic_store_n(&crm__valid, kept, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&crm__lock);
+    __atomic_store_n(&crm__managed_valid, kept, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__managed_lock);
 }
 
 /* ---- faults and prefetches ---------------------------------------------------------- */
@@ -535,25 +423,25 @@ static size_t crm__fetch_end(crm__region *r, size_t b)
 
 int crm_managed_fault(uint64_t addr, int write)
 {
-    if (!__atomic_load_n(&crm__live, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&crm__managed_live, __ATOMIC_RELAXED))
         return 0;
-    if (crm__inside || crm_conn_held_here()) {
+    if (crm__managed_inside || crm_conn_held_here()) {
         crm_error("cudarem touched managed memory at 0x%llx inside one of its own calls: a bug in cudarem",
                   (unsigned long long)addr);
         return -1;
     }
-    pthread_mutex_lock(&crm__lock);
-    crm__region *r = crm__lookup(addr);
+    pthread_mutex_lock(&crm__managed_lock);
+    crm__region *r = crm__managed_lookup(addr);
     if (r == NULL) {
-        pthread_mutex_unlock(&crm__lock);
+        pthread_mutex_unlock(&crm__managed_lock);
         return 0;
     }
-    crm__inside = 1;
+    crm__managed_inside = 1;
     crm__stats.faults++;
     size_t b = (size_t)((addr - r->base) / CRM_MANAGED_BLOCK);
     int rc = 1;
     if (r->blocks[b].state == CRM__INVALID) {
-        cudaError_t err = crm__fetch_invalid(r, b, crm__fetch_end(r, b), CRM_WIRE_LEGACY_STREAM);
+        cudaError_t err = crm__managed_fetch_invalid(r, b, crm__fetch_end(r, b), CRM_WIRE_LEGACY_STREAM);
         if (err != cudaSuccess) {
             crm_error("managed memory at 0x%llx could not be read from the device: %s", (unsigned long long)addr,
                       cudaGetErrorName(err));
@@ -561,10 +449,10 @@ int crm_managed_fault(uint64_t addr, int write)
         }
     }
     /* write < 0: unknown; a fault on a readable block can only be a write */
-    if (rc == 1 && r->blocks[b].state == CRM__CLEAN && write != 0 && crm__set(r, b, b + 1, CRM__DIRTY) != 0)
+    if (rc == 1 && r->blocks[b].state == CRM__CLEAN && write != 0 && crm__managed_set(r, b, b + 1, CRM__DIRTY) != 0)
         rc = -1;
-    crm__inside = 0;
-    pthread_mutex_unlock(&crm__lock);
+    crm__managed_inside = 0;
+    pthread_mutex_unlock(&crm__managed_lock);
     return rc;
 }
 
@@ -580,14 +468,13 @@ static void crm__span(const crm__region *r, uint64_t addr, uint64_t len, size_t 
 
 /* Runs fn over the part of [addr, addr + len) in each region it crosses; every byte
  * must be managed. Lock held. */
-typedef cudaError_t (*crm__range_fn)(crm__region *r, size_t first, size_t end, void *arg);
-static cudaError_t crm__each(uint64_t addr, uint64_t len, crm__range_fn fn, void *arg)
+cudaError_t crm__managed_each(uint64_t addr, uint64_t len, crm__range_fn fn, void *arg)
 {
     uint64_t end = addr + (len ? len : 1);
     if (end < addr)
         return cudaErrorInvalidValue;
     while (addr < end) {
-        crm__region *r = crm__lookup(addr);
+        crm__region *r = crm__managed_lookup(addr);
         if (r == NULL)
             return cudaErrorInvalidValue;
         uint64_t stop = r->base + r->mapped < end ? r->base + r->mapped : end;
@@ -610,7 +497,7 @@ static cudaError_t crm__note_prefetch(crm__region *r, size_t first, size_t end, 
 
 static cudaError_t crm__to_host(crm__region *r, size_t first, size_t end, void *arg)
 {
-    cudaError_t err = crm__fetch_invalid(r, first, end, *(uint64_t *)arg);
+    cudaError_t err = crm__managed_fetch_invalid(r, first, end, *(uint64_t *)arg);
     return err == cudaSuccess ? crm__note_prefetch(r, first, end, cudaCpuDeviceId) : err;
 }
 
@@ -618,7 +505,7 @@ static cudaError_t crm__to_device(crm__region *r, size_t first, size_t end, void
 {
     (void)arg;
     cudaError_t err = crm__push_dirty(r, first, end);
-    if (err == cudaSuccess && crm__set(r, first, end, CRM__INVALID) != 0)
+    if (err == cudaSuccess && crm__managed_set(r, first, end, CRM__INVALID) != 0)
         err = cudaErrorUnknown;
     return err == cudaSuccess ? crm__note_prefetch(r, first, end, r->device) : err;
 }
@@ -626,11 +513,11 @@ static cudaError_t crm__to_device(crm__region *r, size_t first, size_t end, void
 /* Runs fn over the range with the lock held and this thread marked inside. */
 static cudaError_t crm__locked_each(uint64_t addr, uint64_t len, crm__range_fn fn, void *arg)
 {
-    pthread_mutex_lock(&crm__lock);
-    crm__inside = 1;
-    cudaError_t err = crm__each(addr, len, fn, arg);
-    crm__inside = 0;
-    pthread_mutex_unlock(&crm__lock);
+    pthread_mutex_lock(&crm__managed_lock);
+    crm__managed_inside = 1;
+    cudaError_t err = crm__managed_each(addr, len, fn, arg);
+    crm__managed_inside = 0;
+    pthread_mutex_unlock(&crm__managed_lock);
     return err;
 }
 
@@ -644,97 +531,9 @@ cudaError_t crm_managed_to_device(uint64_t addr, uint64_t len)
     return crm__locked_each(addr, len, crm__to_device, NULL);
 }
 
-/* ---- advice ------------------------------------------------------------------------- */
-
-typedef struct crm__advice {
-    enum crm_managed_advice what;
-    int loc, set;
-} crm__advice;
-
-static uint32_t crm__loc_bit(int loc)
-{
-    return loc == cudaCpuDeviceId ? 1u : loc >= 0 && loc < 31 ? 1u << (loc + 1) : 0;
-}
-
-static cudaError_t crm__advise(crm__region *r, size_t first, size_t end, void *arg)
-{
-    const crm__advice *a = arg;
-    for (size_t i = first; i < end; i++) {
-        crm__block *blk = &r->blocks[i];
-        if (a->what == CRM_ADV_READ_MOSTLY)
-            blk->read_mostly = (uint8_t)a->set;
-        else if (a->what == CRM_ADV_PREFERRED)
-            blk->preferred = (int8_t)(a->set ? a->loc : cudaInvalidDeviceId);
-        else if (a->set)
-            blk->accessed_by |= crm__loc_bit(a->loc);
-        else
-            blk->accessed_by &= ~crm__loc_bit(a->loc);
-    }
-    return cudaSuccess;
-}
-
-cudaError_t crm_managed_advise(uint64_t addr, uint64_t len, enum crm_managed_advice what, int loc, int set)
-{
-    crm__advice a = {what, loc, set};
-    pthread_mutex_lock(&crm__lock);
-    cudaError_t err = crm__each(addr, len, crm__advise, &a);
-    pthread_mutex_unlock(&crm__lock);
-    return err;
-}
-
-typedef struct crm__gather {
-    enum crm_managed_advice what;
-    int seen;        /* a block was looked at */
-    int value;       /* read-mostly, or the location all blocks agree on */
-    uint32_t common; /* accessed-by locations every block names */
-} crm__gather;
-
-static cudaError_t crm__gather_fn(crm__region *r, size_t first, size_t end, void *arg)
-{
-    crm__gather *g = arg;
-    for (size_t i = first; i < end; i++) {
-        const crm__block *blk = &r->blocks[i];
-        int v = g->what == CRM_ADV_READ_MOSTLY ? blk->read_mostly
-                : g->what == CRM_ADV_PREFERRED ? blk->preferred
-                                               : blk->last_prefetch;
-        if (g->what == CRM_ADV_ACCESSED_BY)
-            g->common = g->seen ? g->common & blk->accessed_by : blk->accessed_by;
-        else if (g->what == CRM_ADV_READ_MOSTLY)
-            g->value = g->seen ? g->value && v : v;
-        else
-            g->value = !g->seen || g->value == v ? v : cudaInvalidDeviceId;
-        g->seen = 1;
-    }
-    return cudaSuccess;
-}
-
-cudaError_t crm_managed_range_attr(uint64_t addr, uint64_t len, enum crm_managed_advice what, int *out, size_t n)
-{
-    crm__gather g = {.what = what};
-    pthread_mutex_lock(&crm__lock);
-    cudaError_t err = crm__each(addr, len, crm__gather_fn, &g);
-    pthread_mutex_unlock(&crm__lock);
-    if (err != cudaSuccess)
-        return err;
-    if (what != CRM_ADV_ACCESSED_BY) {
-        if (n > 0)
-            out[0] = g.value;
-        return cudaSuccess;
-    }
-    size_t k = 0;
-    if ((g.common & 1u) && k < n)
-        out[k++] = cudaCpuDeviceId;
-    for (int d = 0; d < 31 && k < n; d++)
-        if (g.common & (1u << (d + 1)))
-            out[k++] = d;
-    while (k < n)
-        out[k++] = cudaInvalidDeviceId;
-    return cudaSuccess;
-}
-
 void crm_managed_get_stats(crm_managed_stats *out)
 {
-    pthread_mutex_lock(&crm__lock);
+    pthread_mutex_lock(&crm__managed_lock);
     *out = crm__stats;
-    pthread_mutex_unlock(&crm__lock);
+    pthread_mutex_unlock(&crm__managed_lock);
 }
