@@ -273,15 +273,36 @@ CRM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     return CUDA_SUCCESS;
 }
 
-/* The context's limits are its device's on the server (CUlimit and cudaLimit share values). */
+/* The context's limits are its device's on the server (CUlimit and cudaLimit share
+ * values). The driver's own three are about CIG contexts (CUDA in graphics), which
+ * this driver never makes: none is CIG-enabled, the shared memory a kernel may use
+ * is the device's, and the CIG fallback is on. They can only be read (the fallback
+ * can be set on a CIG context alone). */
 CRM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
+    if (limit == CU_LIMIT_SHMEM_SIZE || limit == CU_LIMIT_CIG_ENABLED)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED)
+        return CUDA_ERROR_NOT_SUPPORTED;
     CRM_DRV_IN_CTX(cudaDeviceSetLimit((enum cudaLimit)limit, value));
 }
 
 CRM_EXPORT CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
-    CRM_DRV_IN_CTX(cudaDeviceGetLimit(pvalue, (enum cudaLimit)limit));
+    CUdevice dev;
+    int smem = 0;
+    CUresult rc = crm_drv_need_ctx();
+    if (rc != CUDA_SUCCESS || pvalue == NULL || (limit != CU_LIMIT_SHMEM_SIZE && limit != CU_LIMIT_CIG_ENABLED &&
+                                                 limit != CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED))
+        CRM_DRV_IN_CTX(cudaDeviceGetLimit(pvalue, (enum cudaLimit)limit));
+    if (limit == CU_LIMIT_SHMEM_SIZE) {
+        if ((rc = cuCtxGetDevice(&dev)) == CUDA_SUCCESS)
+            rc = cuDeviceGetAttribute(&smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+        *pvalue = (size_t)smem;
+        return rc;
+    }
+    *pvalue = limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED;
+    return CUDA_SUCCESS;
 }
 
 CRM_EXPORT CUresult cuCtxSynchronize(void)

@@ -16,7 +16,7 @@
  *       [7]  a notification with one word argument; nothing to do
  *       [8]  [6] taking the fatbinary itself before the result pointer
  *       [12] load the JIT compilers: nothing to load on the client
- *   42D85A81-23F6-CB47-8298-F6E78A3AECDC  tools thread-local state: size only
+ *   42D85A81-23F6-CB47-8298-F6E78A3AECDC  tools thread-local state: each slot "not supported"
  *   A094798C-2E74-2E74-93F2-0800200C0A66  tools callback hooks: [2] and [6] hand
  *       out buffers (4 KiB and 56 bytes) the runtime writes its callback state to
  *   C693336E-1121-DF11-A8C3-68F355D89593  context-local storage (no size slot):
@@ -118,7 +118,20 @@ static void crm__hook_buffer2(void **ptr, size_t *size)
     *size = sizeof crm__hook_buf2 / sizeof crm__hook_buf2[0];
 }
 
-static void *crm__tools_tls[4] = {[0] = CRM__SIZE(4)};
+/* The tools' thread-local state is never kept here: each function answers "not
+ * supported" whatever its arguments (cuBLASLt calls slot 2 as it creates a handle
+ * and takes a failure, as it takes the table's absence, for "no tool attached"). */
+static CUresult crm__tools_tls_absent(void)
+{
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static void *crm__tools_tls[4] = {
+    [0] = CRM__SIZE(4),
+    [1] = (void *)crm__tools_tls_absent,
+    [2] = (void *)crm__tools_tls_absent,
+    [3] = (void *)crm__tools_tls_absent,
+};
 static void *crm__tools_hooks[7] = {
     [0] = CRM__SIZE(7),
     [2] = (void *)crm__hook_buffer1,

@@ -50,6 +50,9 @@ static void limits(void)
     if (get != nullptr && set != nullptr) {
         KCHECK(get(&v, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS && v == 4000, "stack size %zu", v);
         KCHECK(set(CU_LIMIT_MALLOC_HEAP_SIZE, 64u << 20) == CUDA_SUCCESS, "cuCtxSetLimit");
+        v = 7; /* the driver's own: no context here is a CIG one (NVIDIA's cuBLASLt asks) */
+        KCHECK(get(&v, CU_LIMIT_CIG_ENABLED) == CUDA_SUCCESS && v == 0, "CIG enabled %zu", v);
+        KCHECK(get(&v, CU_LIMIT_SHMEM_SIZE) == CUDA_SUCCESS && v >= 48 * 1024, "shared memory limit %zu", v);
     } else {
         KCUDA(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64u << 20));
     }
