@@ -15,6 +15,7 @@
 #include "interpose/crm_export.h"
 
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+extern sighandler_t bsd_signal(int sig, sighandler_t handler); /* glibc's signal under its other name */
 
 CRM_EXPORT int crm_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -26,7 +27,9 @@ CRM_EXPORT int crm_sigaction(int sig, const struct sigaction *act, struct sigact
 CRM_EXPORT sighandler_t crm_signal(int sig, sighandler_t handler)
 {
     struct sigaction sa, old;
-    if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+    if (sig != SIGSEGV || !__atomic_load_n(&crm_managed_fault_on, __ATOMIC_ACQUIRE))
+        return bsd_signal(sig, handler); /* libc's, exactly */
+    if (handler == SIG_ERR) {
         errno = EINVAL;
         return SIG_ERR;
     }
