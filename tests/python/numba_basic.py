@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """numba_basic.py -- numba-cuda (numba-cuda[cu13]) through the cudarem shim: driver
 initialisation, cuda.detect(), list_devices(), the current device's name and
-compute capability, memory info, exact device_array copies up to 32 MiB, and a
-@cuda.jit kernel.
+compute capability, memory info, exact device_array copies up to 32 MiB, a
+@cuda.jit kernel, and the same kernel on managed and mapped arrays the host writes
+and reads directly (Python's faulthandler enabled after the first managed
+allocation: cudarem's fault handler stays in front of it).
 
 numba compiles kernels to PTX on the client (NVVM) and links them with nvJitLink
 (cuda.core's linker), which it loads by name: the shim's nvJitLink keeps a
@@ -77,6 +79,20 @@ def body(c):
     got = c.step("@cuda.jit kernel add_one", run_kernel)
     c.check(got is not None and numpy.array_equal(got, want), "kernel add_one computed right")
     c.step("get_memory_info() after the kernel", lambda: cuda.current_context().get_memory_info())
+
+    def run_on(make):
+        import faulthandler
+        kernel = cuda.jit(add_one)
+        x = make(1000, dtype=numpy.float32)
+        faulthandler.enable()  # its SIGSEGV handler goes in after cudarem's
+        x[:] = numpy.arange(1000, dtype=numpy.float32)  # the host writes it directly
+        kernel[4, 256](x)
+        cuda.synchronize()
+        return numpy.array(x)  # and reads it directly
+
+    for what in ("managed_array", "mapped_array"):
+        got = c.step("@cuda.jit kernel on a %s" % what, run_on, getattr(cuda, what))
+        c.check(got is not None and numpy.array_equal(got, want), "kernel add_one on a %s computed right" % what)
 
 
 def _fill(arr, host):
