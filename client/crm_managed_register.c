@@ -4,6 +4,7 @@
  * another address; unregistering gives the pages back with the device's last bytes. */
 #include "client/crm_managed.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +14,29 @@
 #include "client/crm_managed_fault.h"
 #include "client/crm_managed_int.h"
 #include "common/crm_log.h"
+
+/* 1 when every page of [base, base + len) belongs to private anonymous memory (the
+ * heap, malloc'd or mmap'd anonymous regions): only such pages may be replaced by a
+ * memory file without changing what they mean (a file's or a shared mapping's
+ * pages would stop being the file's or the other process's). */
+static int crm__anonymous(uint64_t base, uint64_t len)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    uint64_t covered = base, end = base + len;
+    while (maps != NULL && covered < end && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long long lo, hi;
+        char perms[8] = "", path[256] = "";
+        if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) < 3 || hi <= covered)
+            continue;
+        if (lo > covered || perms[3] != 'p' || (path[0] != '\0' && strcmp(path, "[heap]") != 0))
+            break; /* a hole, or memory that is not private anonymous */
+        covered = hi;
+    }
+    if (maps != NULL)
+        fclose(maps);
+    return covered >= end;
+}
 
 /* Maps the memory file over the program's own pages at r->base, their bytes copied
  * into it first; r->alias gets the second view. 0, or -1 with nothing changed. */
@@ -49,7 +73,8 @@ int crm_managed_register(uint64_t base, uint64_t size, uint64_t dev, int device)
         r.blocks[i] = (crm__block){.state = CRM__DIRTY, .preferred = cudaInvalidDeviceId,
                                    .last_prefetch = cudaInvalidDeviceId};
     pthread_mutex_lock(&crm__managed_lock);
-    int bad = crm__managed_lookup(base) != NULL || crm__managed_lookup(base + size - 1) != NULL || crm__adopt_pages(&r) != 0;
+    int bad = crm__managed_lookup(base) != NULL || crm__managed_lookup(base + size - 1) != NULL ||
+              !crm__anonymous(base, size) || crm__adopt_pages(&r) != 0;
     if (!bad && crm__managed_insert(&r) != 0)
         bad = 1; /* the pages stay the file's, with the program's bytes: harmless */
     if (!bad)

@@ -284,6 +284,7 @@ static void mapped(void)
     KCUDA(cudaFree(dev));
     /* registered memory made mapped: the device reaches it through its device pointer */
     int *reg = nullptr, *regdev = nullptr;
+    void *none_reg = nullptr;
     size_t page = (size_t)sysconf(_SC_PAGESIZE), rn = 3 * page / sizeof(int) + 100;
     KCHECK(posix_memalign((void **)&reg, page, rn * sizeof(int) + page) == 0, "posix_memalign");
     for (size_t i = 0; i < rn; i++)
@@ -302,6 +303,29 @@ static void mapped(void)
     reg[12] += 1; /* ordinary memory again, holding the device's last bytes */
     KCHECK(reg[12] == 1013 && reg[10] == 1011, "after cudaHostUnregister: %d %d", reg[12], reg[10]);
     free(reg);
+    /* a file's pages stay the file's: cudarem does not give the device a twin of them */
+    char path[] = "/tmp/managed_test_XXXXXX";
+    int fd = mkstemp(path);
+    KCHECK(fd >= 0 && ftruncate(fd, (off_t)page) == 0, "a scratch file");
+    char *file = (char *)mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    KCHECK(file != MAP_FAILED, "mmap of the file");
+    if (fd >= 0 && file != MAP_FAILED) {
+        KCUDA(cudaHostRegister(file, page, cudaHostRegisterMapped));
+        if (through_cudarem()) {
+            KCHECK(cudaHostGetDevicePointer(&none_reg, file, 0) == cudaErrorNotSupported,
+                   "a file's pages were given a device twin");
+            cudaGetLastError();
+        }
+        file[3] = 'x';
+        char byte = 0;
+        KCHECK(pread(fd, &byte, 1, 3) == 1 && byte == 'x', "a write to the registered file mapping reached the file");
+        KCUDA(cudaHostUnregister(file));
+        munmap(file, page);
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
     int *plain = nullptr;
     void *none = nullptr;
     KCUDA(cudaMallocHost(&plain, 4096));
