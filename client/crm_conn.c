@@ -616,6 +616,13 @@ static cudaError_t crm__deferred_as_cuda(int api, int status)
     return cudaErrorUnknown;
 }
 
+void crm_conn_keep_failure(int api, int status)
+{
+    crm__lock();
+    crm_deferred_note(&crm__conn.deferred, 0, api, status);
+    crm__unlock();
+}
+
 cudaError_t crm_conn_take_deferred(void)
 {
     cudaError_t err = cudaSuccess;

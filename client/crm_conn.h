@@ -72,6 +72,9 @@ cudaError_t crm_conn_post(crm_call *call);
 
 /* Sends whatever is queued now (program exit, cudaGetLastError); transport error. */
 cudaError_t crm_conn_flush(void);
+/* Keeps a failure cudarem met on the program's behalf (a synchronisation managed
+ * memory made) for whichever thread synchronises next, as an asynchronous failure. */
+void crm_conn_keep_failure(int api, int status);
 /* Returns and clears the first failure of a call this thread queued or posted, as a
  * runtime error (client/crm_deferred.h). */
 cudaError_t crm_conn_take_deferred(void);

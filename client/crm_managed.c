@@ -256,16 +256,36 @@ static cudaError_t crm__push(crm__region *r, uint64_t off, uint64_t len)
     return err;
 }
 
-/* Reads bytes [off, off + len) of r from the device into the alias, after the work
- * queued on `stream`. */
+/* Reads bytes [off, off + len) of r from the device into the alias: after the work
+ * queued on `stream`, or with stream 0 after all of the device's work (a fault: one
+ * message holds a device synchronisation and the copy, so a touch while a kernel
+ * still runs on any stream reads what it wrote, never bytes from before it). A
+ * failure the synchronisation reports is kept for the program's next synchronising
+ * call, as a GPU reports it. */
 static cudaError_t crm__fetch(crm__region *r, uint64_t off, uint64_t len, uint64_t stream)
 {
     len = crm__clip(r, off, len);
     int queued;
     int level = crm_conn_copy_level(len, &queued);
-    crm_d2h_res data = {.dst = r->alias + off, .dpitch = len, .width = len, .height = 1};
-    cudaError_t err = crm_rpc_crm_memcpy_d2h(r->dev + off, len, len, 1, stream,
-                                             stream != CRM_WIRE_LEGACY_STREAM, level, &data);
+    crm_call calls[2] = {{.api = CRM_API_cudaDeviceSynchronize}, {.api = CRM_API_crm_memcpy_d2h}};
+    crm_reply replies[2];
+    memset(replies, 0, sizeof replies);
+    calls[1].crm_call_u.crm_memcpy_d2h = (crm_args_crm_memcpy_d2h){
+        .src = r->dev + off, .spitch = len, .width = len, .height = 1, .stream = stream,
+        .async = stream != CRM_WIRE_LEGACY_STREAM, .level = level};
+    replies[1].crm_reply_u.crm_memcpy_d2h.data = (crm_d2h_res){.dst = r->alias + off, .dpitch = len, .width = len,
+                                                                .height = 1};
+    int first = stream != CRM_WIRE_LEGACY_STREAM; /* a prefetch orders on its stream alone */
+    cudaError_t err = crm_conn_exec(&calls[first], &replies[first], 2 - (unsigned)first);
+    cudaError_t synced = (cudaError_t)replies[0].crm_reply_u.cudaDeviceSynchronize.err;
+    if (err == cudaSuccess && !first && synced != cudaSuccess)
+        crm_conn_keep_failure(CRM_API_cudaDeviceSynchronize, synced);
+    if (err == cudaSuccess)
+        err = (cudaError_t)replies[1].crm_reply_u.crm_memcpy_d2h.err;
+    if (err == cudaSuccess)
+        memset(&replies[1].crm_reply_u.crm_memcpy_d2h, 0, sizeof replies[1].crm_reply_u.crm_memcpy_d2h);
+    for (int i = first; i < 2; i++)
+        crm_conn_reply_free(&replies[i]);
     crm__stats.fetches++;
     crm__stats.fetched_bytes += len;
     crm_conn_count_bulk(0, len);

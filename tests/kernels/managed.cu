@@ -400,6 +400,31 @@ static void chained(void)
     KCUDA(cudaFree(m));
 }
 
+/* A touch before the program synchronised, while a kernel on a non-blocking stream
+ * may still run: a GPU without concurrent access would stop the program; through
+ * cudarem the touch waits for the device and reads what the kernel wrote, never
+ * bytes from before it. (A local GPU with concurrent access races: cudarem only.) */
+static void touch_while_running(void)
+{
+    const int n = 1 << 18;
+    int *x = nullptr;
+    cudaStream_t s;
+    if (!through_cudarem())
+        return;
+    KCUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    KCUDA(cudaMallocManaged(&x, n * sizeof(int)));
+    for (int round = 1; round <= 3; round++) {
+        fill_index<<<(n + 255) / 256, 256, 0, s>>>(x, n);
+        add<<<(n + 255) / 256, 256, 0, s>>>(x, n, round);
+        int last = x[n - 1], first = x[0]; /* no synchronisation first */
+        KCHECK(first == round && last == 3 * (n - 1) + round, "round %d read %d %d before synchronising", round,
+               first, last);
+    }
+    KCUDA(cudaStreamSynchronize(s));
+    KCUDA(cudaStreamDestroy(s));
+    KCUDA(cudaFree(x));
+}
+
 /* cudaDeviceReset frees managed memory with the rest; what is allocated after it works. */
 static void after_reset(void)
 {
@@ -494,6 +519,7 @@ int main(int argc, char **argv)
     mapped();
     chained();
     threads();
+    touch_while_running();
     after_reset();
     return kcheck_finish("managed");
 }
