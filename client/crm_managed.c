@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "client/crm_conn.h"
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_managed_fault.h"
 #include "client/crm_managed_int.h"
@@ -22,7 +23,7 @@
 
 pthread_mutex_t crm__managed_lock = PTHREAD_MUTEX_INITIALIZER;
 static crm__region *crm__regions; /* sorted by base */
-static size_t crm__count, crm__cap;
+static unsigned crm__count, crm__cap;
 int crm__managed_live;             /* regions exist: the hooks have work to look at (atomic) */
 int crm__managed_dirty;            /* some block may be DIRTY (atomic) */
 int crm__managed_valid;            /* some block may be CLEAN or DIRTY (atomic) */
@@ -84,15 +85,11 @@ int crm__managed_set(crm__region *r, size_t first, size_t end, uint8_t state)
 
 int crm__managed_insert(const crm__region *r)
 {
-    if (crm__count == crm__cap) {
-        size_t cap = crm__cap ? 2 * crm__cap : 16;
-        crm__region *grown = realloc(crm__regions, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        crm__regions = grown;
-        crm__cap = cap;
-    }
-    size_t at = 0;
+    crm__region *grown = crm_grow(crm__regions, &crm__cap, crm__count, sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    crm__regions = grown;
+    unsigned at = 0;
     while (at < crm__count && crm__regions[at].base < r->base)
         at++;
     memmove(&crm__regions[at + 1], &crm__regions[at], (crm__count - at) * sizeof *r);

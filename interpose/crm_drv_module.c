@@ -112,23 +112,30 @@ CRM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const 
     return CUDA_SUCCESS;
 }
 
-CRM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+/* Global `name` of a module: its address and size (either may be NULL); managed:
+ * made managed memory (a __managed__ variable). */
+static CUresult crm__global(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name, int managed)
 {
     uint64_t addr = 0;
     size_t size = 0;
-    CUresult rc = crm_drv_need_ctx();
-    if (rc != CUDA_SUCCESS)
-        return rc;
     if (name == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (!crm_modules_valid(CRM__MOD(hmod)))
         return CUDA_ERROR_INVALID_HANDLE;
-    rc = CRM_DRV_RT(crm_modules_get_global(CRM__MOD(hmod), name, &addr, &size));
+    CUresult rc = CRM_DRV_RT(crm_modules_get_global(CRM__MOD(hmod), name, &addr, &size));
+    if (rc == CUDA_SUCCESS && managed)
+        rc = crm_drv_err(crm_managed_adopt(addr, size));
     if (rc == CUDA_SUCCESS && dptr != NULL)
         *dptr = addr;
     if (rc == CUDA_SUCCESS && bytes != NULL)
         *bytes = size;
     return rc;
+}
+
+CRM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    CUresult rc = crm_drv_need_ctx();
+    return rc != CUDA_SUCCESS ? rc : crm__global(dptr, bytes, hmod, name, 0);
 }
 
 CRM_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
@@ -215,23 +222,8 @@ CRM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibra
  * host use, with or without a current context: managed memory belongs to none. */
 CRM_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
-    uint64_t p = 0;
-    size_t n = 0;
     CUresult rc = crm_drv_check_init();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (name == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!crm_modules_valid(CRM__MOD(library)))
-        return CUDA_ERROR_INVALID_HANDLE;
-    rc = CRM_DRV_RT(crm_modules_get_global(CRM__MOD(library), name, &p, &n));
-    if (rc == CUDA_SUCCESS)
-        rc = crm_drv_err(crm_managed_adopt(p, n));
-    if (rc == CUDA_SUCCESS && dptr != NULL)
-        *dptr = p;
-    if (rc == CUDA_SUCCESS && bytes != NULL)
-        *bytes = n;
-    return rc;
+    return rc != CUDA_SUCCESS ? rc : crm__global(dptr, bytes, (CUmodule)library, name, 1);
 }
 
 CRM_EXPORT CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
+#include "client/crm_graph.h"
 #include "client/crm_handles.h"
 #include "client/crm_modules.h"
 #include "common/crm_nvcc_rt.h"
@@ -31,7 +32,7 @@ typedef struct crm__managed_var {
     void **slot;
 } crm__managed_var;
 static crm__managed_var *crm__mvars;
-static size_t crm__nmvars;
+static unsigned crm__nmvars, crm__mvars_cap;
 static pthread_mutex_t crm__mvars_lock = PTHREAD_MUTEX_INITIALIZER;
 
 CRM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
@@ -53,8 +54,8 @@ CRM_EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     if (fatCubinHandle == NULL)
         return;
     pthread_mutex_lock(&crm__mvars_lock);
-    size_t kept = 0;
-    for (size_t i = 0; i < crm__nmvars; i++)
+    unsigned kept = 0;
+    for (unsigned i = 0; i < crm__nmvars; i++)
         if (crm__mvars[i].handle != fatCubinHandle)
             crm__mvars[kept++] = crm__mvars[i];
     crm__nmvars = kept;
@@ -70,7 +71,7 @@ CRM_EXPORT char __cudaInitModule(void **fatCubinHandle)
     char ok = 1;
     crm_drv_runtime_bind();
     pthread_mutex_lock(&crm__mvars_lock);
-    for (size_t i = 0; i < crm__nmvars; i++) {
+    for (unsigned i = 0; i < crm__nmvars; i++) {
         if (crm__mvars[i].handle != fatCubinHandle)
             continue;
         crm_kvar *v = crm_modules_var(crm__mvars[i].slot);
@@ -110,7 +111,7 @@ CRM_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPt
     (void)deviceAddress, (void)ext, (void)constant, (void)global;
     crm_modules_add_var(crm__mod(fatCubinHandle), hostVarPtrAddress, deviceName, size);
     pthread_mutex_lock(&crm__mvars_lock);
-    crm__managed_var *grown = realloc(crm__mvars, (crm__nmvars + 1) * sizeof *grown);
+    crm__managed_var *grown = crm_grow(crm__mvars, &crm__mvars_cap, crm__nmvars, sizeof *grown);
     if (grown != NULL) {
         crm__mvars = grown;
         crm__mvars[crm__nmvars++] = (crm__managed_var){fatCubinHandle, hostVarPtrAddress};
