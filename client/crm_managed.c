@@ -99,6 +99,43 @@ int crm__managed_insert(const crm__region *r)
     return 0;
 }
 
+/* A forked child inherits neither view (its touch faults where no memory is, and
+ * ends it, as CUDA memory is not a child's), nor the table: a shared memory file
+ * would let a child's writes reach the parent's memory without a word. */
+static void crm__fork_prepare(void)
+{
+    pthread_mutex_lock(&crm__managed_lock);
+}
+
+static void crm__fork_parent(void)
+{
+    pthread_mutex_unlock(&crm__managed_lock);
+}
+
+static void crm__fork_child(void)
+{
+    crm__count = 0; /* the regions' memory is the parent's */
+    __atomic_store_n(&crm__managed_live, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&crm__managed_dirty, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&crm__managed_valid, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&crm__managed_lock);
+}
+
+static void crm__watch_forks(void)
+{
+    pthread_atfork(crm__fork_prepare, crm__fork_parent, crm__fork_child);
+}
+
+void crm__managed_not_inherited(crm__region *r)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, crm__watch_forks);
+    if (madvise((void *)(uintptr_t)r->base, r->mapped, MADV_DONTFORK) != 0 ||
+        madvise(r->alias, r->mapped, MADV_DONTFORK) != 0)
+        crm_warn("managed memory at 0x%llx: a forked child would share it (%s)", (unsigned long long)r->base,
+                 strerror(errno));
+}
+
 /* Maps the memory file twice: the view at base (state's protection), the alias anywhere. */
 static int crm__map(crm__region *r, int zeroed)
 {
@@ -118,6 +155,7 @@ static int crm__map(crm__region *r, int zeroed)
             munmap(r->alias, r->mapped);
         return -1;
     }
+    crm__managed_not_inherited(r);
     return 0;
 }
 

@@ -46,6 +46,8 @@ size_t crm__managed_page(void);
 crm__region *crm__managed_lookup(uint64_t addr);
 /* Adds r to the table (sorted by view); 0, or -1 when memory runs out. Lock held. */
 int crm__managed_insert(const crm__region *r);
+/* Keeps both views of r out of forked children (and the table too). Lock held. */
+void crm__managed_not_inherited(crm__region *r);
 /* Removes r from the table and frees its blocks (its mappings are the caller's). Lock held. */
 void crm__managed_forget(crm__region *r);
 /* Sets blocks [first, end) of r to state, with the view's protection; 0 or -1. Lock held. */

@@ -55,7 +55,10 @@ static int crm__adopt_pages(crm__region *r)
         r->alias = MAP_FAILED;
     }
     close(fd);
-    return r->alias == MAP_FAILED ? -1 : 0;
+    if (r->alias == MAP_FAILED)
+        return -1;
+    crm__managed_not_inherited(r);
+    return 0;
 }
 
 int crm_managed_register(uint64_t base, uint64_t size, uint64_t dev, int device)

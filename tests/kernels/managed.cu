@@ -16,6 +16,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <thread>
 #include <vector>
@@ -425,6 +426,31 @@ static void touch_while_running(void)
     KCUDA(cudaFree(x));
 }
 
+/* A forked child does not share managed memory with its parent: a write there ends
+ * the child (no memory is there) instead of reaching the parent's bytes. cudarem
+ * only: a local driver's behaviour after fork is its own. */
+static void forked(void)
+{
+    int *x = nullptr;
+    if (!through_cudarem())
+        return;
+    KCUDA(cudaMallocManaged(&x, 4096 * sizeof(int)));
+    x[0] = 41;
+    pid_t child = fork();
+    if (child == 0) {
+        x[0] = 99; /* must not reach the parent */
+        _exit(0);
+    }
+    int status = 0;
+    KCHECK(child > 0 && waitpid(child, &status, 0) == child, "fork and wait");
+    KCHECK(WIFSIGNALED(status), "the child's write to managed memory did not end it (status %d)", status);
+    KCHECK(x[0] == 41, "the child's write reached the parent: %d", x[0]);
+    launch_add(x, 1, 1);
+    KCUDA(cudaDeviceSynchronize());
+    KCHECK(x[0] == 42, "managed memory after a fork: %d", x[0]);
+    KCUDA(cudaFree(x));
+}
+
 /* cudaDeviceReset frees managed memory with the rest; what is allocated after it works. */
 static void after_reset(void)
 {
@@ -520,6 +546,7 @@ int main(int argc, char **argv)
     chained();
     threads();
     touch_while_running();
+    forked();
     after_reset();
     return kcheck_finish("managed");
 }
